@@ -1,0 +1,126 @@
+"""A content-addressed, atomic on-disk cache shared by every notebook.
+
+Entries live under ``$ANISOTROPY_CACHE`` (default ``~/.cache/anisotropy``), one directory per
+entry: ``<kind>/<key>/``. The key is a sha256 of a JSON description of everything that
+changes the result (model id and weight hashes, data hashes, parameters, code version).
+
+An entry is written into a temporary sibling directory and renamed into place in one step,
+so a reader never sees half an entry. Each entry carries ``_complete.json`` with the byte
+size of every file; an entry whose files do not match it (truncated, deleted, corrupt) is
+removed and recomputed, never loaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["cache_root", "make_key", "entry_dir", "is_complete", "get_or_create", "file_hash"]
+
+_MARKER = "_complete.json"
+
+
+def cache_root() -> Path:
+    """Return the cache root (``$ANISOTROPY_CACHE`` or ``~/.cache/anisotropy``), created."""
+    root = Path(os.environ.get("ANISOTROPY_CACHE", "~/.cache/anisotropy")).expanduser()
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def make_key(description: dict[str, Any]) -> str:
+    """Hash a JSON-serializable description into a 24-hex-digit key (order-independent)."""
+    payload = json.dumps(description, sort_keys=True, default=str).encode()
+    return hashlib.sha256(payload).hexdigest()[:24]
+
+
+def file_hash(path: str | Path, block: int = 1 << 22) -> str:
+    """sha256 of a file, for keying caches on weight files."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(block), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def entry_dir(kind: str, key: str) -> Path:
+    """Directory where the entry ``kind/key`` lives (it may not exist)."""
+    return cache_root() / kind / key
+
+
+def is_complete(path: Path) -> bool:
+    """True when ``path`` holds a finished entry whose files match their recorded sizes."""
+    marker = path / _MARKER
+    if not marker.is_file():
+        return False
+    try:
+        sizes = json.loads(marker.read_text())["sizes"]
+    except (OSError, ValueError, KeyError):
+        return False
+    for name, size in sizes.items():
+        file = path / name
+        if not file.is_file() or file.stat().st_size != size:
+            return False
+    return True
+
+
+def _seal(path: Path, description: dict[str, Any]) -> None:
+    sizes = {
+        str(p.relative_to(path)): p.stat().st_size
+        for p in sorted(path.rglob("*"))
+        if p.is_file() and p.name != _MARKER
+    }
+    (path / _MARKER).write_text(json.dumps({"sizes": sizes, "description": description},
+                                           indent=1, default=str))
+
+
+def get_or_create(
+    kind: str,
+    description: dict[str, Any],
+    build: Callable[[Path], None],
+) -> Path:
+    """Return the directory of a complete cache entry, building it first if needed.
+
+    Parameters
+    ----------
+    kind : str
+        A namespace such as ``"tokens"`` or ``"models"``.
+    description : dict
+        Everything that changes the result; hashed by :func:`make_key`.
+    build : callable
+        ``build(tmpdir)`` writes the entry's files into ``tmpdir``. If it raises, nothing is
+        left in the cache.
+
+    Returns
+    -------
+    pathlib.Path
+        The entry directory.
+    """
+    key = make_key(description)
+    final = entry_dir(kind, key)
+    if is_complete(final):
+        return final
+    if final.exists():  # partial or corrupt: never load it
+        shutil.rmtree(final, ignore_errors=True)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", suffix=f".{uuid.uuid4().hex[:6]}",
+                                dir=final.parent))
+    try:
+        build(tmp)
+        _seal(tmp, description)
+        try:
+            os.rename(tmp, final)
+        except OSError:  # another process finished first
+            if not is_complete(final):
+                raise
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final

@@ -1,0 +1,567 @@
+"""Isotropy and similarity measures: pure functions, numpy in, a float or a small frame out.
+
+Every public function validates its input at the top (2-D, finite, enough points, enough
+groups) and raises :class:`ValueError` naming the problem. Embeddings may be float32; sums
+run in float64.
+
+The functions, in the order the book uses them:
+
+=================================  ======================================================
+:func:`cosine_baseline`            mean cosine of random pairs (Ethayarajh 2019)
+:func:`self_similarity`            per-word mean cosine across contexts (Ethayarajh 2019)
+:func:`intra_sentence_similarity`  per-sentence cosine to the sentence mean (Ethayarajh)
+:func:`max_explainable_variance`   per-word share of variance on the first PC (Ethayarajh)
+:func:`inter_type_similarity`      S_inter (Cai et al. 2021)
+:func:`intra_type_similarity`      S_intra (Cai et al. 2021)
+:func:`isoscore`                   IsoScore (Rudman et al. 2022)
+:func:`partition_isotropy`         I(W) (Mu & Viswanath 2018), in log space
+:func:`silhouette`                 exact Euclidean silhouette (Rousseeuw 1987)
+:func:`lid_mle`                    Levina-Bickel local intrinsic dimension
+=================================  ======================================================
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "cosine_baseline",
+    "self_similarity",
+    "intra_sentence_similarity",
+    "max_explainable_variance",
+    "mev_baseline",
+    "inter_type_similarity",
+    "intra_type_similarity",
+    "isoscore",
+    "partition_isotropy",
+    "PartitionIsotropy",
+    "silhouette",
+    "lid_mle",
+    "check_embeddings",
+]
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def check_embeddings(X, *, min_points: int = 2, name: str = "X") -> np.ndarray:
+    """Return ``X`` as a 2-D floating array after checking shape, size and finiteness.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not 2-D, has fewer than ``min_points`` rows, no columns, or contains
+        NaN or infinite values.
+    """
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_points, dim); got shape {X.shape}.")
+    if not np.issubdtype(X.dtype, np.floating):
+        X = X.astype(np.float64)
+    if X.shape[0] < min_points:
+        raise ValueError(
+            f"{name} has {X.shape[0]} points; this metric needs at least {min_points}."
+        )
+    if X.shape[1] < 1:
+        raise ValueError(f"{name} has no dimensions.")
+    if not np.isfinite(X).all():
+        bad = int((~np.isfinite(X)).any(axis=1).sum())
+        raise ValueError(f"{name} contains NaN or infinite values in {bad} rows.")
+    return X
+
+
+def _check_labels(labels, n: int, name: str, min_groups: int = 1) -> np.ndarray:
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or labels.shape[0] != n:
+        raise ValueError(f"{name} must be 1-D with one entry per point ({n}); got {labels.shape}.")
+    n_groups = np.unique(labels).size
+    if n_groups < min_groups:
+        raise ValueError(f"{name} has {n_groups} distinct value(s); need at least {min_groups}.")
+    return labels
+
+
+def _unit_rows(X: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm (float64); zero rows stay zero."""
+    X = np.asarray(X, dtype=np.float64)
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    return X / np.where(norms > 0, norms, 1.0)
+
+
+def _mean_offdiagonal_cosine(unit: np.ndarray) -> float:
+    """Mean cosine over ordered pairs i != j of unit rows: (|sum u|^2 - n) / (n^2 - n)."""
+    n = unit.shape[0]
+    total = unit.sum(axis=0)
+    return float((total @ total - (unit * unit).sum()) / (n * n - n))
+
+
+# --------------------------------------------------------------------------- Ethayarajh 2019
+
+
+def cosine_baseline(X, groups=None, n_pairs: int = 1000, seed: int = 0) -> float:
+    """Anisotropy baseline: mean cosine similarity of random pairs of points.
+
+    .. math:: \\mathrm{Baseline}(f_\\ell) = \\mathbb{E}_{x \\ne y}[\\cos(f_\\ell(x), f_\\ell(y))]
+
+    Pairs are drawn uniformly with replacement, never a point with itself; when ``groups``
+    is given (e.g. sentence ids), the two points of a pair come from different groups.
+
+    Parameters
+    ----------
+    X : array of shape (n_points, dim)
+    groups : array of shape (n_points,), optional
+    n_pairs : int
+        Number of random pairs (Ethayarajh's code uses 1,000).
+    seed : int
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Ethayarajh, K. (2019). How contextual are contextualized word representations? EMNLP.
+    """
+    X = check_embeddings(X)
+    if n_pairs < 1:
+        raise ValueError(f"n_pairs must be >= 1, got {n_pairs}.")
+    n = X.shape[0]
+    rng = np.random.default_rng(seed)
+    if groups is not None:
+        groups = _check_labels(groups, n, "groups", min_groups=2)
+    first = rng.integers(0, n, size=n_pairs)
+    second = rng.integers(0, n, size=n_pairs)
+    for _ in range(1000):  # redraw the few invalid pairs
+        bad = first == second
+        if groups is not None:
+            bad |= groups[first] == groups[second]
+        if not bad.any():
+            break
+        second[bad] = rng.integers(0, n, size=int(bad.sum()))
+    else:  # pragma: no cover - only with pathological groupings
+        raise ValueError("Could not draw pairs from different groups; groups are too unbalanced.")
+    unit = _unit_rows(X)
+    return float(np.mean(np.einsum("ij,ij->i", unit[first], unit[second])))
+
+
+def self_similarity(X, word_ids, max_occurrences: int | None = None, seed: int = 0) -> pd.Series:
+    """Self-similarity of each word: mean cosine between its occurrences in different contexts.
+
+    .. math:: \\mathrm{SelfSim}_\\ell(w) = \\frac{1}{n^2-n} \\sum_j \\sum_{k \\ne j}
+              \\cos(f_\\ell(s_j, i_j), f_\\ell(s_k, i_k))
+
+    computed exactly as :math:`(\\lVert \\sum_j u_j \\rVert^2 - n)/(n^2-n)` on unit vectors.
+
+    Parameters
+    ----------
+    X : array of shape (n_points, dim)
+        One row per occurrence.
+    word_ids : array of shape (n_points,)
+        The word (type) of each row. Words with fewer than 2 occurrences are left out.
+    max_occurrences : int, optional
+        Subsample words with more occurrences to this many (seeded), as Cai et al. cap
+        S_intra at 1,000 instances.
+    seed : int
+
+    Returns
+    -------
+    pandas.Series
+        Indexed by word id; the per-word self-similarity.
+
+    References
+    ----------
+    Ethayarajh, K. (2019). How contextual are contextualized word representations? EMNLP.
+    """
+    X = check_embeddings(X)
+    word_ids = _check_labels(word_ids, X.shape[0], "word_ids")
+    unit = _unit_rows(X)
+    rng = np.random.default_rng(seed)
+    codes, inverse = np.unique(word_ids, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(codes.size + 1))
+    values, index = [], []
+    for code, start, stop in zip(codes, bounds[:-1], bounds[1:], strict=True):
+        rows = order[start:stop]
+        if rows.size < 2:
+            continue
+        if max_occurrences is not None and rows.size > max_occurrences:
+            rows = rng.choice(rows, size=max_occurrences, replace=False)
+        values.append(_mean_offdiagonal_cosine(unit[rows]))
+        index.append(code)
+    if not values:
+        raise ValueError("No word has 2 or more occurrences; self-similarity is undefined.")
+    return pd.Series(values, index=pd.Index(index, name="word"), name="self_similarity")
+
+
+def intra_sentence_similarity(X, sentence_ids) -> pd.Series:
+    """Intra-sentence similarity: mean cosine between each word and its sentence's mean vector.
+
+    .. math:: \\mathrm{IntraSim}_\\ell(s) = \\frac{1}{n}\\sum_i \\cos(\\vec s_\\ell, f_\\ell(s,i)),
+              \\quad \\vec s_\\ell = \\frac{1}{n}\\sum_i f_\\ell(s,i)
+
+    Sentences with fewer than 2 words are left out (the value is trivially 1).
+
+    Returns
+    -------
+    pandas.Series
+        Indexed by sentence id.
+
+    References
+    ----------
+    Ethayarajh, K. (2019). How contextual are contextualized word representations? EMNLP.
+    """
+    X = check_embeddings(X)
+    sentence_ids = _check_labels(sentence_ids, X.shape[0], "sentence_ids")
+    codes, inverse, counts = np.unique(sentence_ids, return_inverse=True, return_counts=True)
+    X64 = np.asarray(X, dtype=np.float64)
+    sums = np.zeros((codes.size, X.shape[1]))
+    np.add.at(sums, inverse, X64)
+    means = _unit_rows(sums / counts[:, None])
+    cosines = np.einsum("ij,ij->i", _unit_rows(X64), means[inverse])
+    per_sentence = np.bincount(inverse, weights=cosines) / counts
+    keep = counts >= 2
+    if not keep.any():
+        raise ValueError("No sentence has 2 or more words; intra-sentence similarity is undefined.")
+    return pd.Series(per_sentence[keep], index=pd.Index(codes[keep], name="sentence"),
+                     name="intra_sentence_similarity")
+
+
+def _first_pc_share(M: np.ndarray, center: bool) -> float:
+    M = np.asarray(M, dtype=np.float64)
+    if center:
+        M = M - M.mean(axis=0)
+    singular = np.linalg.svd(M, compute_uv=False)
+    power = singular**2
+    total = power.sum()
+    return float(power[0] / total) if total > 0 else 0.0
+
+
+def max_explainable_variance(X, word_ids, center: bool = True) -> pd.Series:
+    """Maximum explainable variance: share of a word's variance on its first principal component.
+
+    .. math:: \\mathrm{MEV}_\\ell(w) = \\frac{\\sigma_1^2}{\\sum_i \\sigma_i^2}
+
+    where :math:`\\sigma_i` are the singular values of the word's occurrence matrix
+    (occurrences x dim), centred on the word's mean when ``center=True`` (a PCA). With
+    ``center=False`` the matrix is not centred, which reproduces the TruncatedSVD path of
+    Ethayarajh's code: for an anisotropic layer the common mean direction then dominates and
+    MEV approaches 1.
+
+    Words with fewer than 2 occurrences are left out.
+
+    Returns
+    -------
+    pandas.Series
+        Indexed by word id.
+
+    References
+    ----------
+    Ethayarajh, K. (2019). How contextual are contextualized word representations? EMNLP.
+    """
+    X = check_embeddings(X)
+    word_ids = _check_labels(word_ids, X.shape[0], "word_ids")
+    codes, inverse = np.unique(word_ids, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(codes.size + 1))
+    values, index = [], []
+    for code, start, stop in zip(codes, bounds[:-1], bounds[1:], strict=True):
+        if stop - start < 2:
+            continue
+        values.append(_first_pc_share(X[order[start:stop]], center))
+        index.append(code)
+    if not values:
+        raise ValueError("No word has 2 or more occurrences; MEV is undefined.")
+    return pd.Series(values, index=pd.Index(index, name="word"), name="mev")
+
+
+def mev_baseline(X, n_points: int = 1000, center: bool = True, seed: int = 0) -> float:
+    """MEV of uniformly sampled representations: the anisotropy baseline for MEV.
+
+    Ethayarajh adjusts MEV by "the proportion of variance explained by the first principal
+    component of uniformly randomly sampled representations"; this draws ``n_points`` rows
+    without replacement and returns that share (same centring convention as
+    :func:`max_explainable_variance`).
+    """
+    X = check_embeddings(X)
+    rng = np.random.default_rng(seed)
+    rows = rng.choice(X.shape[0], size=min(n_points, X.shape[0]), replace=False)
+    return _first_pc_share(X[rows], center)
+
+
+# --------------------------------------------------------------------------- Cai et al. 2021
+
+
+def inter_type_similarity(X, type_ids, seed: int = 0) -> float:
+    """S_inter: mean cosine between different types, one random instance per type.
+
+    .. math:: S_\\mathrm{inter} = \\mathbb{E}_{i \\ne j}[\\cos(\\phi(t_i), \\phi(t_j))]
+
+    One occurrence of every type is drawn (seeded), then the mean cosine over all ordered
+    pairs of distinct types is computed exactly.
+
+    References
+    ----------
+    Cai, X., Huang, J., Bian, Y., Church, K. (2021). Isotropy in the contextual embedding
+    space: clusters and manifolds. ICLR.
+    """
+    X = check_embeddings(X)
+    type_ids = _check_labels(type_ids, X.shape[0], "type_ids", min_groups=2)
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(X.shape[0])
+    _, first = np.unique(type_ids[order], return_index=True)
+    return _mean_offdiagonal_cosine(_unit_rows(X[order[first]]))
+
+
+def intra_type_similarity(X, type_ids, max_instances: int = 1000, seed: int = 0) -> float:
+    """S_intra: mean over types of the mean cosine between a type's own instances.
+
+    .. math:: S_\\mathrm{intra} = \\mathbb{E}_i[\\mathbb{E}_{k \\ne l}
+              [\\cos(\\phi_k(t_i), \\phi_l(t_i))]]
+
+    Types with at least 2 instances; at most ``max_instances`` per type (Cai's code: 1,000).
+
+    References
+    ----------
+    Cai, X., Huang, J., Bian, Y., Church, K. (2021). ICLR.
+    """
+    per_type = self_similarity(X, type_ids, max_occurrences=max_instances, seed=seed)
+    return float(per_type.mean())
+
+
+# --------------------------------------------------------------------------- isotropy
+
+
+def isoscore(X) -> float:
+    """IsoScore of a point cloud (Rudman et al. 2022).
+
+    With :math:`\\Sigma_D` the covariance eigenvalues (the variances along the principal
+    components, all ``dim`` of them, zeros included), :math:`n` = dim:
+
+    .. math::
+        \\hat\\Sigma_D = \\sqrt n\\,\\Sigma_D / \\lVert\\Sigma_D\\rVert,\\quad
+        \\delta = \\lVert\\hat\\Sigma_D - \\mathbf 1\\rVert / \\sqrt{2(n-\\sqrt n)},\\quad
+        \\mathrm{IsoScore} = \\frac{(n - \\delta^2 (n-\\sqrt n))^2 - n}{n(n-1)}
+
+    It equals ``IsoScore.IsoScore(points)`` of the ``IsoScore`` package 2.0.1 with points of
+    shape (n_points, dim), including when n_points < dim; the eigenvalues come from an SVD
+    of the centred data in float64.
+
+    Returns
+    -------
+    float in [0, 1]: 1 for isotropic, 0 when all variance lies on one direction.
+
+    References
+    ----------
+    Rudman, W., Gillman, N., Rayne, T., Eickhoff, C. (2022). IsoScore: Measuring the
+    uniformity of embedding space utilization. Findings of ACL.
+    """
+    X = check_embeddings(X)
+    n_points, dim = X.shape
+    if dim < 2:
+        raise ValueError("isoscore needs at least 2 dimensions.")
+    centred = np.asarray(X, dtype=np.float64) - np.asarray(X, dtype=np.float64).mean(axis=0)
+    if n_points > dim:
+        variances = np.linalg.eigvalsh(centred.T @ centred)[::-1].clip(min=0) / (n_points - 1)
+    else:
+        singular = np.linalg.svd(centred, compute_uv=False)
+        variances = np.zeros(dim)
+        variances[: singular.size] = singular**2 / (n_points - 1)
+    norm = np.linalg.norm(variances)
+    if norm == 0:
+        raise ValueError("isoscore is undefined for a point cloud with zero variance.")
+    n = float(dim)
+    normalized = variances * np.sqrt(n) / norm
+    defect = np.linalg.norm(normalized - 1.0) / np.sqrt(2 * (n - np.sqrt(n)))
+    return float(((n - defect**2 * (n - np.sqrt(n))) ** 2 - n) / (n * (n - 1)))
+
+
+class PartitionIsotropy(NamedTuple):
+    """I(W) and its base-10 logarithm (the value underflows to 0 for decoder layers)."""
+
+    value: float
+    log10: float
+
+
+def partition_isotropy(X) -> PartitionIsotropy:
+    """Mu & Viswanath's isotropy I(W) = min_c Z(c) / max_c Z(c), computed in log space.
+
+    .. math:: Z(c) = \\sum_i \\exp(c^\\top w_i), \\qquad
+              I(W) = \\frac{\\min_{c} Z(c)}{\\max_{c} Z(c)}
+
+    where :math:`c` runs over the eigenvectors of :math:`W^\\top W`, taken with both signs.
+    :math:`\\log Z(c)` is a log-sum-exp, so the ratio is exact even when it is far below the
+    smallest float (decoder layers reach :math:`\\log_{10} I \\approx -11{,}000`).
+
+    Returns
+    -------
+    PartitionIsotropy
+        ``(value, log10)``; ``value = 10**log10`` (0.0 when it underflows).
+
+    Notes
+    -----
+    Rajaee & Pilehvar's notebook takes each eigenvector with one sign only; taking both
+    (the set Mu & Viswanath approximate the unit sphere with) gives a value that is never
+    larger. The transform is not scale invariant: I(W) depends on vector norms.
+
+    References
+    ----------
+    Mu, J., Viswanath, P. (2018). All-but-the-top: simple and effective postprocessing for
+    word representations. ICLR.
+    """
+    X = check_embeddings(X)
+    W = np.asarray(X, dtype=np.float64)
+    _, vectors = np.linalg.eigh(W.T @ W)
+    projections = W @ vectors  # (n_points, dim)
+    projections = np.concatenate([projections, -projections], axis=1)
+    peak = projections.max(axis=0)
+    log_z = peak + np.log(np.exp(projections - peak).sum(axis=0))
+    log10 = float((log_z.min() - log_z.max()) / np.log(10))
+    return PartitionIsotropy(float(10.0**log10), log10)
+
+
+# --------------------------------------------------------------------------- silhouette
+
+
+def silhouette(X, labels, chunk_size: int = 2048) -> float:
+    """Mean silhouette coefficient with Euclidean distance, exact and memory-bounded.
+
+    For point :math:`i` in cluster :math:`C`, :math:`a(i)` is its mean distance to the other
+    members of :math:`C`, :math:`b(i)` the smallest mean distance to another cluster, and
+
+    .. math:: s(i) = \\frac{b(i) - a(i)}{\\max(a(i), b(i))}, \\qquad s(i)=0 \\text{ if } |C|=1.
+
+    The score is the mean of :math:`s(i)`. Distances come in blocks of ``chunk_size`` rows
+    from one float32 GEMM per block, :math:`d^2 = \\lVert x\\rVert^2 + \\lVert y\\rVert^2 -
+    2x^\\top y` on centred data (norms in float64); only blocks on and above the diagonal are
+    computed, and per-cluster sums accumulate in float64. Memory is
+    :math:`O(\\text{chunk\\_size}^2)`. Equals :func:`sklearn.metrics.silhouette_score` within
+    1e-6 on embedding-like data.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2 points, NaN/inf, fewer than 2 or more than n-1 distinct labels.
+
+    References
+    ----------
+    Rousseeuw, P. J. (1987). Silhouettes: a graphical aid to the interpretation and
+    validation of cluster analysis. J. Comput. Appl. Math. 20, 53-65.
+    """
+    X = check_embeddings(X)
+    n = X.shape[0]
+    labels = _check_labels(labels, n, "labels", min_groups=2)
+    codes, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    if codes.size > n - 1:
+        raise ValueError(
+            f"silhouette needs 2 <= n_labels <= n_points - 1; got {codes.size} labels for "
+            f"{n} points."
+        )
+    X64 = np.asarray(X, dtype=np.float64)
+    X64 = X64 - X64.mean(axis=0)
+    X32 = X64.astype(np.float32)
+    sq_norms = np.einsum("ij,ij->i", X64, X64)
+    onehot = np.zeros((n, codes.size), dtype=np.float64)
+    onehot[np.arange(n), inverse] = 1.0
+    sums = np.zeros((n, codes.size), dtype=np.float64)  # sum of distances to each cluster
+    starts = range(0, n, chunk_size)
+    for i0 in starts:
+        i1 = min(i0 + chunk_size, n)
+        for j0 in range(i0, n, chunk_size):
+            j1 = min(j0 + chunk_size, n)
+            gram = (X32[i0:i1] @ X32[j0:j1].T).astype(np.float64)
+            dist = sq_norms[i0:i1, None] + sq_norms[None, j0:j1] - 2.0 * gram
+            np.maximum(dist, 0.0, out=dist)
+            np.sqrt(dist, out=dist)
+            if i0 == j0:
+                np.fill_diagonal(dist, 0.0)
+            sums[i0:i1] += dist @ onehot[j0:j1]
+            if j0 != i0:
+                sums[j0:j1] += dist.T @ onehot[i0:i1]
+    own = counts[inverse]
+    a = sums[np.arange(n), inverse] / np.maximum(own - 1, 1)
+    means = sums / counts[None, :]
+    means[np.arange(n), inverse] = np.inf
+    b = means.min(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s = (b - a) / np.maximum(a, b)
+    s = np.where(own > 1, np.nan_to_num(s), 0.0)
+    return float(s.mean())
+
+
+# --------------------------------------------------------------------------- LID
+
+
+def _knn_distances(X: np.ndarray, k: int, metric: str, chunk_size: int = 2048) -> np.ndarray:
+    """Exact distances to the k nearest other points, sorted ascending (float64)."""
+    X64 = np.asarray(X, dtype=np.float64)
+    if metric == "cosine":
+        unit = _unit_rows(X64)
+        out = np.empty((X.shape[0], k))
+        for i0 in range(0, X.shape[0], chunk_size):
+            block = 1.0 - unit[i0 : i0 + chunk_size] @ unit.T
+            rows = np.arange(block.shape[0])
+            block[rows, rows + i0] = np.inf
+            part = np.partition(block, k - 1, axis=1)[:, :k]
+            out[i0 : i0 + chunk_size] = np.sort(np.maximum(part, 0.0), axis=1)
+        return out
+    X64 = X64 - X64.mean(axis=0)
+    sq = np.einsum("ij,ij->i", X64, X64)
+    out = np.empty((X.shape[0], k))
+    for i0 in range(0, X.shape[0], chunk_size):
+        block = sq[i0 : i0 + chunk_size, None] + sq[None, :] - 2.0 * (X64[i0 : i0 + chunk_size] @ X64.T)
+        rows = np.arange(block.shape[0])
+        block[rows, rows + i0] = np.inf
+        part = np.partition(block, k - 1, axis=1)[:, :k]
+        out[i0 : i0 + chunk_size] = np.sqrt(np.sort(np.maximum(part, 0.0), axis=1))
+    return out
+
+
+def lid_mle(X, k: int = 100, metric: str = "euclidean", return_pointwise: bool = False):
+    """Local intrinsic dimension by the Levina-Bickel maximum-likelihood estimator.
+
+    For each point with sorted neighbour distances :math:`d_1 \\le \\dots \\le d_k`
+    (itself excluded, exact search),
+
+    .. math:: \\widehat{\\mathrm{LID}} = \\Big[\\frac{1}{k-1}\\sum_{j=1}^{k-1}
+              \\log\\frac{d_k}{d_j}\\Big]^{-1}
+
+    which equals scikit-dimension's ``MLE`` pointwise estimate. The average follows Cai et
+    al.: the arithmetic mean over points, where an infinite estimate (all k distances equal)
+    becomes the ambient dimension and NaN (duplicates, :math:`d_k = 0`) is dropped.
+
+    Parameters
+    ----------
+    X : array of shape (n_points, dim)
+    k : int
+        Number of neighbours (Cai et al.: 100). Needs ``n_points > k``.
+    metric : {"euclidean", "cosine"}
+        Cosine distance is ``1 - cos``.
+    return_pointwise : bool
+        Also return the per-point estimates.
+
+    Returns
+    -------
+    float, or (float, ndarray) with ``return_pointwise``.
+
+    References
+    ----------
+    Levina, E., Bickel, P. (2004). Maximum likelihood estimation of intrinsic dimension.
+    NeurIPS. Cai, X. et al. (2021). Isotropy in the contextual embedding space. ICLR.
+    """
+    if metric not in ("euclidean", "cosine"):
+        raise ValueError(f"metric must be 'euclidean' or 'cosine', got {metric!r}.")
+    if k < 2:
+        raise ValueError(f"k must be >= 2, got {k}.")
+    X = check_embeddings(X, min_points=k + 1)
+    distances = _knn_distances(X, k, metric)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log(distances[:, -1:] / distances[:, :-1])
+        pointwise = (k - 1) / logs.sum(axis=1)
+    pointwise = np.where(np.isposinf(pointwise), float(X.shape[1]), pointwise)
+    finite = pointwise[np.isfinite(pointwise)]
+    if finite.size == 0:
+        raise ValueError("LID is undefined: every point has duplicate neighbours.")
+    mean = float(finite.mean())
+    return (mean, pointwise) if return_pointwise else mean

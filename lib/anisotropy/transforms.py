@@ -1,0 +1,252 @@
+"""Post-processing transforms with scikit-learn style ``fit`` / ``transform``.
+
+A transform is fitted on one set of vectors and applied to another, so the book can report
+both the *transductive* setting (fit on the evaluation data, as several original codes do)
+and the *inductive* one (fit elsewhere).
+
+=====================  ========================================================================
+:class:`Center`        subtract the mean
+:class:`AllButTheTop`  centre, then remove the top principal directions (Mu & Viswanath 2018)
+:class:`ClusterIsotropy`  per-cluster centring and dominant-direction removal (Rajaee & Pilehvar
+                       2021)
+:class:`Whitening`     :math:`(x-\\mu)\\,U\\,\\mathrm{diag}(1/\\sqrt{s})` (Su et al. 2021)
+=====================  ========================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .metrics import check_embeddings
+
+__all__ = ["Center", "AllButTheTop", "ClusterIsotropy", "Whitening"]
+
+
+class _Transform:
+    """Shared fit/transform plumbing: input checks and the fitted flag."""
+
+    dim_: int
+
+    def _check_fit_input(self, X, min_points: int = 2) -> np.ndarray:
+        X = check_embeddings(X, min_points=min_points)
+        self.dim_ = X.shape[1]
+        return np.asarray(X, dtype=np.float64)
+
+    def _check_transform_input(self, X) -> np.ndarray:
+        if not hasattr(self, "dim_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit(X) first.")
+        X = check_embeddings(X, min_points=1)
+        if X.shape[1] != self.dim_:
+            raise ValueError(
+                f"{type(self).__name__} was fitted on {self.dim_} dimensions; got {X.shape[1]}."
+            )
+        return np.asarray(X, dtype=np.float64)
+
+    def fit_transform(self, X) -> np.ndarray:
+        """Fit on ``X`` and return its transform."""
+        return self.fit(X).transform(X)
+
+    def fit(self, X):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def transform(self, X) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def _top_directions(centred: np.ndarray, n_components: int) -> np.ndarray:
+    """The top ``n_components`` principal directions (rows) of already-centred data."""
+    if n_components == 0:
+        return np.zeros((0, centred.shape[1]))
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    return vt[:n_components]
+
+
+def _remove(centred: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    return centred - (centred @ directions.T) @ directions
+
+
+class Center(_Transform):
+    """Subtract the mean of the fitted data: :math:`x \\mapsto x - \\mu`."""
+
+    def fit(self, X) -> Center:
+        self.mean_ = self._check_fit_input(X, min_points=1).mean(axis=0)
+        return self
+
+    def transform(self, X) -> np.ndarray:
+        return self._check_transform_input(X) - self.mean_
+
+
+class AllButTheTop(_Transform):
+    """All-but-the-top (Mu & Viswanath 2018): centre, then remove the top D directions.
+
+    .. math:: \\tilde x = x - \\mu, \\qquad
+              x' = \\tilde x - \\sum_{i=1}^{D} (u_i^\\top \\tilde x)\\,u_i
+
+    where :math:`u_i` are the top principal directions of the *centred* fitted data. (The
+    popular gist projects the uncentred vectors, which leaves the mean direction in.)
+
+    Parameters
+    ----------
+    n_components : int
+        D, the number of dominant directions removed (Mu & Viswanath: about dim/100).
+
+    References
+    ----------
+    Mu, J., Viswanath, P. (2018). All-but-the-top. ICLR.
+    """
+
+    def __init__(self, n_components: int):
+        if n_components < 0:
+            raise ValueError(f"n_components must be >= 0, got {n_components}.")
+        self.n_components = n_components
+
+    def fit(self, X) -> AllButTheTop:
+        X = self._check_fit_input(X)
+        if self.n_components > min(X.shape):
+            raise ValueError(
+                f"n_components={self.n_components} exceeds min(n_points, dim)={min(X.shape)}."
+            )
+        self.mean_ = X.mean(axis=0)
+        self.components_ = _top_directions(X - self.mean_, self.n_components)
+        return self
+
+    def transform(self, X) -> np.ndarray:
+        return _remove(self._check_transform_input(X) - self.mean_, self.components_)
+
+
+class ClusterIsotropy(_Transform):
+    """Cluster-based isotropy enhancement (Rajaee & Pilehvar 2021).
+
+    1. Cluster the fitted vectors (K-means, or a Gaussian mixture with ``method="gmm"``).
+    2. In each cluster :math:`c`, subtract its mean :math:`\\mu_c`.
+    3. Remove the top ``n_components`` principal directions of the centred cluster.
+
+    ``transform`` assigns new vectors to the nearest fitted cluster and applies that
+    cluster's mean and directions. Clusters with fewer points than ``n_components + 1``
+    remove only as many directions as their rank allows.
+
+    Parameters
+    ----------
+    n_clusters : int
+        K (the authors' code: 27).
+    n_components : int
+        D, dominant directions removed per cluster (the authors' code: 12). 0 gives the
+        "K-means + Mean" row.
+    method : {"kmeans", "gmm"}
+    seed : int
+
+    References
+    ----------
+    Rajaee, S., Pilehvar, M. T. (2021). A cluster-based approach for improving isotropy in
+    contextual embedding space. ACL.
+    """
+
+    def __init__(self, n_clusters: int, n_components: int, method: str = "kmeans",
+                 seed: int = 0):
+        if n_clusters < 1:
+            raise ValueError(f"n_clusters must be >= 1, got {n_clusters}.")
+        if n_components < 0:
+            raise ValueError(f"n_components must be >= 0, got {n_components}.")
+        if method not in ("kmeans", "gmm"):
+            raise ValueError(f"method must be 'kmeans' or 'gmm', got {method!r}.")
+        self.n_clusters = n_clusters
+        self.n_components = n_components
+        self.method = method
+        self.seed = seed
+
+    def fit(self, X) -> ClusterIsotropy:
+        X = self._check_fit_input(X)
+        if self.n_clusters > X.shape[0]:
+            raise ValueError(f"n_clusters={self.n_clusters} exceeds n_points={X.shape[0]}.")
+        labels = self._cluster(X)
+        self.labels_ = labels
+        self.means_ = np.zeros((self.n_clusters, X.shape[1]))
+        self.components_ = []
+        for cluster in range(self.n_clusters):
+            members = X[labels == cluster]
+            if members.shape[0] == 0:
+                self.components_.append(np.zeros((0, X.shape[1])))
+                continue
+            self.means_[cluster] = members.mean(axis=0)
+            centred = members - self.means_[cluster]
+            rank = min(self.n_components, max(members.shape[0] - 1, 0), X.shape[1])
+            self.components_.append(_top_directions(centred, rank))
+        return self
+
+    def _cluster(self, X: np.ndarray) -> np.ndarray:
+        if self.n_clusters == 1:
+            self._assigner = None
+            return np.zeros(X.shape[0], dtype=int)
+        if self.method == "kmeans":
+            from sklearn.cluster import KMeans  # noqa: PLC0415
+
+            model = KMeans(n_clusters=self.n_clusters, n_init=3, random_state=self.seed)
+        else:
+            from sklearn.mixture import GaussianMixture  # noqa: PLC0415
+
+            model = GaussianMixture(n_components=self.n_clusters, covariance_type="diag",
+                                    random_state=self.seed, reg_covar=1e-4)
+        labels = model.fit_predict(X)
+        self._assigner = model
+        return np.asarray(labels)
+
+    def predict(self, X) -> np.ndarray:
+        """Cluster of each row of ``X`` under the fitted clustering."""
+        X = self._check_transform_input(X)
+        if self._assigner is None:
+            return np.zeros(X.shape[0], dtype=int)
+        return np.asarray(self._assigner.predict(X))
+
+    def transform(self, X) -> np.ndarray:
+        X = self._check_transform_input(X)
+        labels = self.predict(X)
+        out = np.empty_like(X)
+        for cluster in np.unique(labels):
+            rows = labels == cluster
+            out[rows] = _remove(X[rows] - self.means_[cluster], self.components_[cluster])
+        return out
+
+
+class Whitening(_Transform):
+    """BERT-whitening (Su et al. 2021): map to zero mean and identity covariance.
+
+    With :math:`\\mu` the mean and :math:`\\Sigma = U\\,\\mathrm{diag}(s)\\,U^\\top` the SVD of
+    the covariance of the fitted vectors,
+
+    .. math:: W = U\\,\\mathrm{diag}(1/\\sqrt{s}), \\qquad x' = (x - \\mu)\\,W_{[:, :k]}
+
+    keeping the first ``n_components`` columns (k) for the reduced variant.
+
+    Parameters
+    ----------
+    n_components : int, optional
+        Output dimension k (None keeps all). Su et al. report k = 256 for BERT-base.
+    eps : float
+        Added to the eigenvalues to keep rank-deficient data finite.
+
+    References
+    ----------
+    Su, J., Cao, J., Liu, W., Ou, Y. (2021). Whitening sentence representations for better
+    semantics and faster retrieval. arXiv:2103.15316.
+    """
+
+    def __init__(self, n_components: int | None = None, eps: float = 1e-8):
+        if n_components is not None and n_components < 1:
+            raise ValueError(f"n_components must be >= 1 or None, got {n_components}.")
+        self.n_components = n_components
+        self.eps = eps
+
+    def fit(self, X) -> Whitening:
+        X = self._check_fit_input(X)
+        k = self.n_components or X.shape[1]
+        if k > X.shape[1]:
+            raise ValueError(f"n_components={k} exceeds dim={X.shape[1]}.")
+        self.mean_ = X.mean(axis=0)
+        covariance = np.cov(X - self.mean_, rowvar=False)
+        u, s, _ = np.linalg.svd(covariance)
+        self.kernel_ = (u / np.sqrt(s + self.eps))[:, :k]
+        self.bias_ = -self.mean_
+        return self
+
+    def transform(self, X) -> np.ndarray:
+        return (self._check_transform_input(X) + self.bias_) @ self.kernel_
