@@ -537,7 +537,9 @@ def lid_mle(X, k: int = 100, metric: str = "euclidean", return_pointwise: bool =
     k : int
         Number of neighbours (Cai et al.: 100). Needs ``n_points > k``.
     metric : {"euclidean", "cosine"}
-        Cosine distance is ``1 - cos``.
+        Cosine distance is ``1 - cos``. Locally :math:`1-\\cos\\theta \\approx \\theta^2/2`
+        behaves like a *squared* distance, so the cosine estimate is about half the
+        Euclidean one on the same data; compare numbers only within one metric.
     return_pointwise : bool
         Also return the per-point estimates.
 

@@ -1,0 +1,40 @@
+"""Shared figure style: one colour per model across the whole book."""
+
+from __future__ import annotations
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+
+__all__ = ["MODEL_COLORS", "color", "short_name", "setup"]
+
+MODEL_COLORS = {
+    "sentence-transformers/all-MiniLM-L6-v2": "#1b9e77",
+    "sentence-transformers/all-mpnet-base-v2": "#7570b3",
+    "HuggingFaceTB/SmolLM2-135M-Instruct": "#d95f02",
+    "glove-6B-50d": "#666666",
+    "BERT-base-cased (paper)": "#1f78b4",
+    "GPT-2 small (paper)": "#e31a1c",
+}
+_EXTRA = ["#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#1f78b4"]
+
+
+def short_name(name: str) -> str:
+    """``org/model`` -> ``model``."""
+    return name.split("/")[-1]
+
+
+def color(name: str) -> str:
+    """The model's colour; unknown models get a stable colour from a spare palette."""
+    if name in MODEL_COLORS:
+        return MODEL_COLORS[name]
+    return _EXTRA[sum(map(ord, name)) % len(_EXTRA)]
+
+
+def setup() -> None:
+    """Apply the book's matplotlib style (call once per notebook)."""
+    mpl.rcParams.update({
+        "figure.dpi": 100, "savefig.dpi": 100, "figure.figsize": (7, 4),
+        "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True,
+        "grid.alpha": 0.3, "font.size": 10, "axes.titlesize": 11, "legend.fontsize": 8,
+    })
+    plt.rcParams["svg.fonttype"] = "none"

@@ -1,0 +1,87 @@
+"""Semantic textual similarity: cosine of sentence vectors against gold scores.
+
+Modelled on sentence-transformers' ``EmbeddingSimilarityEvaluator``: one call returns a dict
+of named numbers with a primary one. The aggregation over a task's subsets matters (it
+moves STS12 by about 5 points), so both are returned:
+
+- ``all``: Pearson/Spearman over all pairs of the task pooled together (SentEval's "all",
+  the convention of BERT-flow and BERT-whitening);
+- ``mean``: the unweighted mean of the per-subset correlations (SentEval's "mean").
+
+The primary number is ``spearman_all`` x 100.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.stats import pearsonr, spearmanr
+
+from .metrics import check_embeddings
+
+__all__ = ["STS_TASKS", "cosine_scores", "evaluate_sts", "load_sts_task"]
+
+#: The seven STS tasks of BERT-flow / Rajaee & Pilehvar: name -> (dataset, split).
+STS_TASKS: dict[str, tuple[str, str]] = {
+    "STS12": ("sts12", "test"),
+    "STS13": ("sts13", "test"),
+    "STS14": ("sts14", "test"),
+    "STS15": ("sts15", "test"),
+    "STS16": ("sts16", "test"),
+    "STS-B": ("stsbenchmark", "test"),
+    "SICK-R": ("sick", "test"),
+}
+
+
+def load_sts_task(task: str) -> pd.DataFrame:
+    """Pairs of one STS task (``sentence1, sentence2, score, subset``)."""
+    from . import data  # noqa: PLC0415
+
+    if task not in STS_TASKS and task != "STS-B-dev":
+        raise ValueError(f"Unknown STS task {task!r}; choose one of {list(STS_TASKS)} "
+                         "or 'STS-B-dev'.")
+    name, split = STS_TASKS.get(task, ("stsbenchmark", "dev"))
+    return data.load(name, split)
+
+
+def cosine_scores(A, B) -> np.ndarray:
+    """Row-wise cosine similarity of two ``(n, dim)`` arrays (float64)."""
+    A = np.asarray(check_embeddings(A, min_points=1, name="A"), dtype=np.float64)
+    B = np.asarray(check_embeddings(B, min_points=1, name="B"), dtype=np.float64)
+    if A.shape != B.shape:
+        raise ValueError(f"A and B must have the same shape; got {A.shape} and {B.shape}.")
+    norms = np.linalg.norm(A, axis=1) * np.linalg.norm(B, axis=1)
+    return np.einsum("ij,ij->i", A, B) / np.where(norms > 0, norms, 1.0)
+
+
+def evaluate_sts(A, B, gold, subsets=None) -> dict[str, float]:
+    """Correlations x 100 between cosine(A_i, B_i) and gold scores.
+
+    Returns
+    -------
+    dict
+        ``pearson_all``, ``spearman_all``, ``pearson_mean``, ``spearman_mean`` (equal to the
+        ``all`` values without subsets), ``n_pairs`` and ``primary`` (= ``spearman_all``).
+    """
+    scores = cosine_scores(A, B)
+    gold = np.asarray(gold, dtype=np.float64)
+    if gold.shape != scores.shape:
+        raise ValueError(f"gold has {gold.shape[0]} scores for {scores.shape[0]} pairs.")
+    if scores.size < 3:
+        raise ValueError(f"Need at least 3 pairs for a correlation; got {scores.size}.")
+    result = {"pearson_all": 100 * pearsonr(scores, gold)[0],
+              "spearman_all": 100 * spearmanr(scores, gold)[0]}
+    if subsets is None:
+        result["pearson_mean"], result["spearman_mean"] = (result["pearson_all"],
+                                                           result["spearman_all"])
+    else:
+        subsets = np.asarray(subsets)
+        groups = [np.flatnonzero(subsets == s) for s in pd.unique(subsets)]
+        result["pearson_mean"] = float(np.mean([100 * pearsonr(scores[g], gold[g])[0]
+                                                for g in groups]))
+        result["spearman_mean"] = float(np.mean([100 * spearmanr(scores[g], gold[g])[0]
+                                                 for g in groups]))
+    result = {k: float(v) for k, v in result.items()}
+    result["n_pairs"] = int(scores.size)
+    result["primary"] = result["spearman_all"]
+    return result

@@ -1,0 +1,252 @@
+"""Metrics against reference packages, closed forms, and shared property tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sklearn.metrics
+from scipy.stats import ortho_group
+
+from anisotropy import metrics
+
+RNG = np.random.default_rng(0)
+
+
+def blobs(n_per=60, dim=8, k=3, spread=0.05, seed=0):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(k, dim)) * 10
+    X = np.concatenate([c + spread * rng.normal(size=(n_per, dim)) for c in centres])
+    return X, np.repeat(np.arange(k), n_per)
+
+
+def words_data(seed=0, n_words=6, per=12, dim=10):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(n_words, dim)) + 2.0
+    X = np.concatenate([c + 0.4 * rng.normal(size=(per, dim)) for c in centres])
+    ids = np.repeat(np.arange(n_words), per)
+    sentences = np.tile(np.arange(per), n_words)
+    return X, ids, sentences
+
+
+# One registry of metrics: how to call each, and which invariances hold.
+# (name, call(X, labels) -> float, rotation-invariant, scale-invariant)
+def _mean(series):
+    return float(series.mean())
+
+
+METRICS = [
+    ("cosine_baseline", lambda X, y: metrics.cosine_baseline(X, y, n_pairs=500), True, True),
+    ("self_similarity", lambda X, y: _mean(metrics.self_similarity(X, y)), True, True),
+    ("intra_sentence_similarity",
+     lambda X, y: _mean(metrics.intra_sentence_similarity(X, y)), True, True),
+    ("max_explainable_variance",
+     lambda X, y: _mean(metrics.max_explainable_variance(X, y)), True, True),
+    ("inter_type_similarity", lambda X, y: metrics.inter_type_similarity(X, y), True, True),
+    ("intra_type_similarity", lambda X, y: metrics.intra_type_similarity(X, y), True, True),
+    ("isoscore", lambda X, y: metrics.isoscore(X), True, True),
+    # I(W) depends on norms (exp of projections), so it is rotation- but not scale-invariant.
+    ("partition_isotropy", lambda X, y: metrics.partition_isotropy(X).log10, True, False),
+    ("silhouette", lambda X, y: metrics.silhouette(X, y), True, True),
+    ("lid_mle", lambda X, y: metrics.lid_mle(X, k=10), True, True),
+]
+IDS = [m[0] for m in METRICS]
+
+
+@pytest.mark.parametrize("name,call,rotation,scale", METRICS, ids=IDS)
+def test_rotation_invariance(name, call, rotation, scale):
+    X, ids, _ = words_data()
+    Q = ortho_group.rvs(X.shape[1], random_state=1)
+    assert rotation
+    assert call(X @ Q, ids) == pytest.approx(call(X, ids), rel=1e-6, abs=1e-6)
+
+
+@pytest.mark.parametrize("name,call,rotation,scale", METRICS, ids=IDS)
+def test_scale_invariance(name, call, rotation, scale):
+    X, ids, _ = words_data()
+    if scale:
+        assert call(3.7 * X, ids) == pytest.approx(call(X, ids), rel=1e-6, abs=1e-6)
+    else:
+        assert call(3.7 * X, ids) != pytest.approx(call(X, ids), rel=1e-3)
+
+
+@pytest.mark.parametrize("name,call,rotation,scale", METRICS, ids=IDS)
+def test_label_permutation_invariance(name, call, rotation, scale):
+    X, ids, _ = words_data()
+    renamed = np.array([10, 3, 7, 1, 5, 4])[ids]  # a bijection of label values
+    assert call(X, renamed) == pytest.approx(call(X, ids), rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("name,call,rotation,scale", METRICS, ids=IDS)
+def test_nan_rejected(name, call, rotation, scale):
+    X, ids, _ = words_data()
+    X[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        call(X, ids)
+    X[3, 2] = np.inf
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        call(X, ids)
+
+
+@pytest.mark.parametrize("name,call,rotation,scale", METRICS, ids=IDS)
+def test_too_few_points_rejected(name, call, rotation, scale):
+    with pytest.raises(ValueError, match="at least|need"):
+        call(np.ones((1, 4)), np.zeros(1, dtype=int))
+
+
+@pytest.mark.parametrize("name,call,rotation,scale", METRICS, ids=IDS)
+def test_not_2d_rejected(name, call, rotation, scale):
+    with pytest.raises(ValueError, match="2-D"):
+        call(np.ones(12), np.zeros(12, dtype=int))
+
+
+@pytest.mark.parametrize("name", ["silhouette", "inter_type_similarity"])
+def test_single_label_rejected(name):
+    X, _, _ = words_data()
+    call = dict((m[0], m[1]) for m in METRICS)[name]
+    with pytest.raises(ValueError, match="distinct value"):
+        call(X, np.zeros(X.shape[0], dtype=int))
+
+
+# --------------------------------------------------------------------------- references
+
+
+@pytest.mark.parametrize("shape", [(500, 20), (30, 50), (2000, 64)])
+def test_isoscore_matches_package(shape):
+    from IsoScore.IsoScore import IsoScore as reference
+
+    X = RNG.normal(size=shape) @ RNG.normal(size=(shape[1], shape[1]))
+    assert metrics.isoscore(X) == pytest.approx(float(reference(X)), abs=1e-6)
+
+
+def test_isoscore_closed_forms():
+    assert metrics.isoscore(RNG.normal(size=(20000, 10))) > 0.98
+    direction = RNG.normal(size=(1, 16))
+    rank_one = RNG.normal(size=(300, 1)) @ direction
+    assert metrics.isoscore(rank_one) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_partition_isotropy_closed_forms():
+    # Symmetric isotropic cloud: Z(c) equal for every direction, I near 1.
+    gauss = RNG.normal(size=(20000, 5))
+    result = metrics.partition_isotropy(gauss)
+    assert result.value > 0.9
+    assert result.value == pytest.approx(10**result.log10)
+    # A common offset makes Z(mean direction) explode: I collapses, log10 stays finite.
+    far = gauss + 400.0
+    far_result = metrics.partition_isotropy(far)
+    assert far_result.log10 < -100 and np.isfinite(far_result.log10)
+    assert far_result.value == 0.0
+
+
+def test_partition_isotropy_matches_direct_formula():
+    X = RNG.normal(size=(200, 6)) * 0.3 + 0.1
+    _, vectors = np.linalg.eigh(X.T @ X)
+    z = np.concatenate([np.exp(X @ vectors).sum(0), np.exp(-X @ vectors).sum(0)])
+    assert metrics.partition_isotropy(X).value == pytest.approx(z.min() / z.max(), rel=1e-10)
+
+
+@pytest.mark.parametrize("n,dim,k", [(300, 16, 2), (1000, 384, 2), (700, 32, 5)])
+def test_silhouette_matches_sklearn(n, dim, k):
+    X = RNG.normal(size=(n, dim)).astype(np.float32)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    labels = RNG.integers(0, k, size=n)
+    X[labels == 1] += 0.05
+    expected = sklearn.metrics.silhouette_score(X.astype(np.float64), labels)
+    assert metrics.silhouette(X, labels, chunk_size=128) == pytest.approx(expected, abs=1e-6)
+
+
+def test_silhouette_singletons_and_blobs():
+    X, labels = blobs()
+    assert metrics.silhouette(X, labels) > 0.95
+    X = RNG.normal(size=(40, 3))
+    labels = np.arange(40) % 5
+    labels[0] = 99  # singleton cluster scores 0, as in scikit-learn
+    assert metrics.silhouette(X, labels) == pytest.approx(
+        sklearn.metrics.silhouette_score(X, labels), abs=1e-6)
+
+
+def test_silhouette_isotropic_gaussian_near_zero():
+    X = RNG.normal(size=(2000, 10))
+    assert abs(metrics.silhouette(X, RNG.integers(0, 2, 2000))) < 0.02
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_lid_matches_skdim(metric):
+    import skdim
+
+    rng = np.random.default_rng(3)
+    latent = rng.normal(size=(600, 4))
+    X = np.tanh(latent @ rng.normal(size=(4, 12)))
+    k = 20
+    ours, pointwise = metrics.lid_mle(X, k=k, metric=metric, return_pointwise=True)
+    if metric == "euclidean":
+        reference = skdim.id.MLE().fit(X, n_neighbors=k, comb="mean")
+    else:
+        distances = metrics._knn_distances(X, k, "cosine")
+        reference = skdim.id.MLE().fit(X, precomputed_knn_arrays=(distances, None), comb="mean")
+    np.testing.assert_allclose(pointwise, reference.dimension_pw_, rtol=1e-6)
+    assert ours == pytest.approx(reference.dimension_, rel=1e-6)
+    # a 4-dimensional manifold; 1 - cos ~ theta^2 / 2 acts as a squared distance, which
+    # halves the MLE estimate
+    low, high = (3, 6) if metric == "euclidean" else (1.5, 3)
+    assert low < ours < high
+
+
+def test_lid_needs_more_points_than_k():
+    with pytest.raises(ValueError, match="at least 101"):
+        metrics.lid_mle(RNG.normal(size=(50, 4)), k=100)
+
+
+def test_self_similarity_closed_form():
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [5.0, 5.0]])
+    ids = np.array([0, 0, 1, 1])
+    result = metrics.self_similarity(X, ids)
+    assert result[0] == pytest.approx(0.0)
+    assert result[1] == pytest.approx(1.0)
+    # brute force on random data
+    X, ids, _ = words_data()
+    unit = X / np.linalg.norm(X, axis=1, keepdims=True)
+    rows = unit[ids == 2]
+    cos = rows @ rows.T
+    brute = (cos.sum() - np.trace(cos)) / (len(rows) ** 2 - len(rows))
+    assert metrics.self_similarity(X, ids)[2] == pytest.approx(brute)
+
+
+def test_intra_sentence_similarity_brute_force():
+    X, _, sentences = words_data()
+    series = metrics.intra_sentence_similarity(X, sentences)
+    rows = X[sentences == 4]
+    mean = rows.mean(0)
+    expected = np.mean(rows @ mean / np.linalg.norm(rows, axis=1) / np.linalg.norm(mean))
+    assert series[4] == pytest.approx(expected)
+
+
+def test_mev_centred_and_uncentred():
+    # Occurrences spread along one direction around an offset: centred MEV = 1;
+    # uncentred MEV < 1 but dominated by the offset.
+    t = np.linspace(-1, 1, 20)[:, None]
+    X = np.array([[10.0, 0.0, 0.0]]) + t * np.array([[0.0, 1.0, 0.0]])
+    ids = np.zeros(20, dtype=int)
+    assert metrics.max_explainable_variance(X, ids)[0] == pytest.approx(1.0)
+    uncentred = metrics.max_explainable_variance(X, ids, center=False)[0]
+    assert 0.95 < uncentred < 1.0
+    # isotropic noise: MEV of the first PC about 1/dim for many points
+    noise = RNG.normal(size=(5000, 10))
+    assert metrics.max_explainable_variance(noise, np.zeros(5000))[0] < 0.15
+
+
+def test_cosine_baseline_groups_never_pair_within_group():
+    # Two groups pointing in orthogonal directions: cross-group cosine is exactly 0.
+    X = np.array([[1.0, 0.0]] * 10 + [[0.0, 1.0]] * 10)
+    groups = np.repeat([0, 1], 10)
+    assert metrics.cosine_baseline(X, groups, n_pairs=200) == pytest.approx(0.0)
+    # Without groups some pairs fall within a group.
+    assert metrics.cosine_baseline(X, None, n_pairs=2000) > 0.3
+
+
+def test_inter_intra_type_similarity():
+    X, ids, _ = words_data()
+    assert metrics.intra_type_similarity(X, ids) > metrics.inter_type_similarity(X, ids)
+    # centring per type removes shared offset: inter-type similarity drops
+    assert metrics.inter_type_similarity(X - X.mean(0), ids) < metrics.inter_type_similarity(
+        X, ids)

@@ -1,0 +1,104 @@
+"""Transforms against closed forms and scikit-learn."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.decomposition import PCA
+
+from anisotropy import metrics
+from anisotropy.transforms import AllButTheTop, Center, ClusterIsotropy, Whitening
+
+RNG = np.random.default_rng(0)
+
+
+def anisotropic(n=800, dim=12, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, dim)) * np.linspace(5, 0.5, dim) + 3.0
+
+
+def test_center():
+    X = anisotropic()
+    out = Center().fit_transform(X)
+    np.testing.assert_allclose(out.mean(0), 0, atol=1e-10)
+
+
+def test_all_but_the_top_matches_pca_residual():
+    X = anisotropic()
+    out = AllButTheTop(3).fit_transform(X)
+    pca = PCA(n_components=3).fit(X)
+    expected = (X - pca.mean_) - (X - pca.mean_) @ pca.components_.T @ pca.components_
+    np.testing.assert_allclose(out, expected, atol=1e-8)
+    # the removed directions carry no variance afterwards
+    assert np.abs(out @ pca.components_.T).max() < 1e-8
+
+
+def test_all_but_the_top_centres_before_projecting():
+    # The uncentred gist keeps the mean; ours has zero mean.
+    X = anisotropic()
+    assert np.abs(AllButTheTop(2).fit_transform(X).mean(0)).max() < 1e-10
+
+
+def test_whitening_gives_identity_covariance():
+    X = anisotropic()
+    out = Whitening().fit_transform(X)
+    np.testing.assert_allclose(np.cov(out, rowvar=False), np.eye(12), atol=1e-6)
+    assert metrics.isoscore(out) == pytest.approx(1.0, abs=1e-6)
+    reduced = Whitening(n_components=4).fit_transform(X)
+    assert reduced.shape == (800, 4)
+
+
+def test_whitening_fit_elsewhere():
+    X, Y = anisotropic(seed=1), anisotropic(seed=2)
+    out = Whitening().fit(X).transform(Y)
+    assert np.abs(out.mean(0)).max() < 0.2  # same distribution, close to centred
+
+
+def test_cluster_isotropy_raises_isotropy():
+    centres = RNG.normal(size=(4, 10)) * 20
+    X = np.concatenate([c + RNG.normal(size=(200, 10)) * np.linspace(4, 0.2, 10)
+                        for c in centres])
+    before = metrics.partition_isotropy(X).log10
+    out = ClusterIsotropy(4, 2, seed=0).fit_transform(X)
+    assert metrics.partition_isotropy(out).log10 > before + 10
+    gmm = ClusterIsotropy(4, 2, method="gmm", seed=0).fit_transform(X)
+    assert metrics.isoscore(gmm) > metrics.isoscore(X)
+
+
+def test_cluster_isotropy_k1_d0_equals_center():
+    X = anisotropic()
+    np.testing.assert_allclose(ClusterIsotropy(1, 0).fit_transform(X),
+                               Center().fit_transform(X), atol=1e-10)
+    np.testing.assert_allclose(ClusterIsotropy(1, 3).fit_transform(X),
+                               AllButTheTop(3).fit_transform(X), atol=1e-8)
+
+
+def test_cluster_isotropy_is_seeded():
+    X = anisotropic()
+    a = ClusterIsotropy(5, 2, seed=3).fit_transform(X)
+    b = ClusterIsotropy(5, 2, seed=3).fit_transform(X)
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("transform", [Center(), AllButTheTop(2), Whitening(),
+                                       ClusterIsotropy(3, 1)])
+def test_bad_inputs(transform):
+    with pytest.raises(RuntimeError, match="not fitted"):
+        type(transform)(**{k: v for k, v in vars(transform).items()}).transform(np.ones((3, 4)))
+    X = anisotropic()
+    transform.fit(X)
+    with pytest.raises(ValueError, match="fitted on 12 dimensions"):
+        transform.transform(np.ones((3, 5)))
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        transform.transform(bad)
+
+
+def test_bad_parameters():
+    with pytest.raises(ValueError, match="n_components"):
+        AllButTheTop(-1)
+    with pytest.raises(ValueError, match="method"):
+        ClusterIsotropy(3, 1, method="spectral")
+    with pytest.raises(ValueError, match="exceeds"):
+        AllButTheTop(20).fit(anisotropic())
