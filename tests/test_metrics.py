@@ -221,18 +221,40 @@ def test_intra_sentence_similarity_brute_force():
     assert series[4] == pytest.approx(expected)
 
 
-def test_mev_centred_and_uncentred():
-    # Occurrences spread along one direction around an offset: centred MEV = 1;
-    # uncentred MEV < 1 but dominated by the offset.
+def test_mev_centred_matches_pca_and_uncentred_matches_truncated_svd():
+    from sklearn.decomposition import PCA, TruncatedSVD
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 12)) * np.linspace(3, 0.3, 12) + 2.0
+    ids = np.zeros(40, dtype=int)
+    centred = metrics.max_explainable_variance(X, ids)[0]
+    assert centred == pytest.approx(PCA(n_components=1).fit(X).explained_variance_ratio_[0])
+    uncentred = metrics.max_explainable_variance(X, ids, center=False)[0]
+    svd = TruncatedSVD(n_components=1, algorithm="arpack").fit(X)
+    assert uncentred == pytest.approx(svd.explained_variance_ratio_[0], rel=1e-6)
+
+
+def test_mev_closed_forms():
+    # occurrences spread along one direction around an offset: centred MEV = 1
     t = np.linspace(-1, 1, 20)[:, None]
     X = np.array([[10.0, 0.0, 0.0]]) + t * np.array([[0.0, 1.0, 0.0]])
-    ids = np.zeros(20, dtype=int)
-    assert metrics.max_explainable_variance(X, ids)[0] == pytest.approx(1.0)
-    uncentred = metrics.max_explainable_variance(X, ids, center=False)[0]
-    assert 0.95 < uncentred < 1.0
-    # isotropic noise: MEV of the first PC about 1/dim for many points
+    assert metrics.max_explainable_variance(X, np.zeros(20))[0] == pytest.approx(1.0)
+    # identical occurrences (a static embedding) have no variance: NaN, not a number
+    same = np.tile([[1.0, 2.0, 3.0]], (5, 1))
+    assert np.isnan(metrics.max_explainable_variance(same, np.zeros(5))[0])
+    # isotropic noise: the first PC carries about 1/dim
     noise = RNG.normal(size=(5000, 10))
     assert metrics.max_explainable_variance(noise, np.zeros(5000))[0] < 0.15
+    # MEV of n centred points is at least 1/(n-1)
+    five = RNG.normal(size=(5, 50))
+    assert metrics.max_explainable_variance(five, np.zeros(5))[0] >= 0.25
+
+
+def test_mev_baseline_one_point_per_group():
+    X = np.concatenate([np.tile([[1.0, 0.0]], (50, 1)), RNG.normal(size=(50, 2))])
+    groups = np.concatenate([np.zeros(50), np.arange(1, 51)])
+    value = metrics.mev_baseline(X, n_points=1000, groups=groups)
+    assert 0 < value < 1
 
 
 def test_cosine_baseline_groups_never_pair_within_group():

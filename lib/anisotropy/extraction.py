@@ -205,17 +205,27 @@ def _tokenize(encoder, sentences: list[str], truncate: bool) -> _Tokenized:
     return _Tokenized(ids, offsets, special, len(too_long))
 
 
-def _batches(lengths: np.ndarray, batch_tokens: int) -> list[np.ndarray]:
-    """Sentence indices grouped so that each padded batch holds <= batch_tokens tokens."""
+def _batches(lengths: np.ndarray, batch_tokens: int, max_padding: float = 0.08
+             ) -> list[np.ndarray]:
+    """Sentence indices grouped by similar length.
+
+    Sentences are sorted by length (longest first) and cut into batches so that a padded
+    batch holds at most ``batch_tokens`` tokens and padding is at most ``max_padding`` of
+    it; the padding share of the whole run therefore stays under 10%.
+    """
     order = np.argsort(lengths, kind="stable")[::-1]
-    batches, current, longest = [], [], 0
+    batches, current, longest, real = [], [], 0, 0
     for index in order:
         length = int(lengths[index])
-        if current and max(longest, length) * (len(current) + 1) > batch_tokens:
-            batches.append(np.array(current))
-            current, longest = [], 0
+        if current:
+            width = max(longest, length)
+            padded = width * (len(current) + 1)
+            if padded > batch_tokens or 1 - (real + length) / padded > max_padding:
+                batches.append(np.array(current))
+                current, longest, real = [], 0, 0
         current.append(index)
         longest = max(longest, length)
+        real += length
     if current:
         batches.append(np.array(current))
     return batches

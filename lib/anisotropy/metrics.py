@@ -100,7 +100,8 @@ def _mean_offdiagonal_cosine(unit: np.ndarray) -> float:
 # --------------------------------------------------------------------------- Ethayarajh 2019
 
 
-def cosine_baseline(X, groups=None, n_pairs: int = 1000, seed: int = 0) -> float:
+def cosine_baseline(X, groups=None, n_pairs: int = 1000, seed: int = 0,
+                    return_se: bool = False):
     """Anisotropy baseline: mean cosine similarity of random pairs of points.
 
     .. math:: \\mathrm{Baseline}(f_\\ell) = \\mathbb{E}_{x \\ne y}[\\cos(f_\\ell(x), f_\\ell(y))]
@@ -116,9 +117,12 @@ def cosine_baseline(X, groups=None, n_pairs: int = 1000, seed: int = 0) -> float
         Number of random pairs (Ethayarajh's code uses 1,000).
     seed : int
 
+    return_se : bool
+        Also return the standard error of the mean over the sampled pairs.
+
     Returns
     -------
-    float
+    float, or (float, float) with ``return_se``
 
     References
     ----------
@@ -143,7 +147,11 @@ def cosine_baseline(X, groups=None, n_pairs: int = 1000, seed: int = 0) -> float
     else:  # pragma: no cover - only with pathological groupings
         raise ValueError("Could not draw pairs from different groups; groups are too unbalanced.")
     unit = _unit_rows(X)
-    return float(np.mean(np.einsum("ij,ij->i", unit[first], unit[second])))
+    cosines = np.einsum("ij,ij->i", unit[first], unit[second])
+    mean = float(np.mean(cosines))
+    if return_se:
+        return mean, float(np.std(cosines, ddof=1) / np.sqrt(n_pairs)) if n_pairs > 1 else 0.0
+    return mean
 
 
 def self_similarity(X, word_ids, max_occurrences: int | None = None, seed: int = 0) -> pd.Series:
@@ -229,13 +237,19 @@ def intra_sentence_similarity(X, sentence_ids) -> pd.Series:
 
 
 def _first_pc_share(M: np.ndarray, center: bool) -> float:
+    """Share of variance on the first direction; NaN when the rows do not vary."""
     M = np.asarray(M, dtype=np.float64)
+    centred = M - M.mean(axis=0)
+    total = float((centred**2).sum())
+    scale = float((M**2).sum())
+    if total <= 1e-12 * max(scale, 1e-300):
+        return float("nan")
     if center:
-        M = M - M.mean(axis=0)
-    singular = np.linalg.svd(M, compute_uv=False)
-    power = singular**2
-    total = power.sum()
-    return float(power[0] / total) if total > 0 else 0.0
+        power = np.linalg.svd(centred, compute_uv=False) ** 2
+        return float(power[0] / power.sum())
+    _, _, vt = np.linalg.svd(M, full_matrices=False)
+    projection = M @ vt[0]
+    return float(projection.var() / M.var(axis=0).sum())
 
 
 def max_explainable_variance(X, word_ids, center: bool = True) -> pd.Series:
@@ -243,13 +257,17 @@ def max_explainable_variance(X, word_ids, center: bool = True) -> pd.Series:
 
     .. math:: \\mathrm{MEV}_\\ell(w) = \\frac{\\sigma_1^2}{\\sum_i \\sigma_i^2}
 
-    where :math:`\\sigma_i` are the singular values of the word's occurrence matrix
-    (occurrences x dim), centred on the word's mean when ``center=True`` (a PCA). With
-    ``center=False`` the matrix is not centred, which reproduces the TruncatedSVD path of
-    Ethayarajh's code: for an anisotropic layer the common mean direction then dominates and
-    MEV approaches 1.
+    where :math:`\\sigma_i` are the singular values of the word's centred occurrence matrix
+    (occurrences x dim): the first principal component's share, as Ethayarajh's per-word code
+    computes it (``PCA(n_components=1).explained_variance_ratio_``).
 
-    Words with fewer than 2 occurrences are left out.
+    With ``center=False`` the first direction is the top right singular vector :math:`v_1` of
+    the *uncentred* matrix and the share is :math:`\\mathrm{Var}(Mv_1)/\\sum_j \\mathrm{Var}(M_{:,j})`,
+    exactly scikit-learn's ``TruncatedSVD(...).explained_variance_ratio_[0]``, which
+    Ethayarajh's code uses for its random-word MEV baseline.
+
+    Words with fewer than 2 occurrences are left out; a word whose occurrences are identical
+    (e.g. a static input embedding) has no variance and gets NaN.
 
     Returns
     -------
@@ -276,17 +294,27 @@ def max_explainable_variance(X, word_ids, center: bool = True) -> pd.Series:
     return pd.Series(values, index=pd.Index(index, name="word"), name="mev")
 
 
-def mev_baseline(X, n_points: int = 1000, center: bool = True, seed: int = 0) -> float:
-    """MEV of uniformly sampled representations: the anisotropy baseline for MEV.
+def mev_baseline(X, n_points: int = 1000, center: bool = True, seed: int = 0,
+                 groups=None) -> float:
+    """MEV of uniformly sampled representations: Ethayarajh's anisotropy baseline for MEV.
 
     Ethayarajh adjusts MEV by "the proportion of variance explained by the first principal
-    component of uniformly randomly sampled representations"; this draws ``n_points`` rows
-    without replacement and returns that share (same centring convention as
-    :func:`max_explainable_variance`).
+    component of uniformly randomly sampled representations". This draws ``n_points`` rows
+    without replacement (one per group when ``groups``, e.g. sentence ids, is given: the
+    original code takes one random word from each of 1,000 random sentences) and returns
+    that share, with the centring convention of :func:`max_explainable_variance`.
     """
     X = check_embeddings(X)
     rng = np.random.default_rng(seed)
-    rows = rng.choice(X.shape[0], size=min(n_points, X.shape[0]), replace=False)
+    if groups is None:
+        rows = rng.choice(X.shape[0], size=min(n_points, X.shape[0]), replace=False)
+    else:
+        groups = _check_labels(groups, X.shape[0], "groups")
+        order = rng.permutation(X.shape[0])
+        _, first = np.unique(groups[order], return_index=True)
+        rows = order[first]
+        if rows.size > n_points:
+            rows = rng.choice(rows, size=n_points, replace=False)
     return _first_pc_share(X[rows], center)
 
 

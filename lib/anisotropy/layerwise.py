@@ -1,0 +1,204 @@
+"""Per-layer word statistics of Ethayarajh (2019), from cached token embeddings.
+
+:func:`layerwise_word_stats` turns a :class:`~anisotropy.extraction.TokenEmbeddings` into
+one row per layer (baseline, IsoScore, self-similarity, intra-sentence similarity, MEV, raw
+and adjusted) and one row per (word, layer) for the per-word figures. It only selects rows
+and calls :mod:`anisotropy.metrics`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from . import metrics
+from .extraction import TokenEmbeddings
+
+__all__ = ["snli_sentences", "eligible_words", "layerwise_word_stats", "size_matched_mev_baseline",
+           "sink_effect"]
+
+
+def snli_sentences(n_sentences: int | None, seed: int = 0, source: str = "snli") -> list[str]:
+    """De-duplicated sentences of SNLI dev+test (premises and hypotheses), or STS-B.
+
+    A seeded random sample of ``n_sentences`` (all when None), in a stable order.
+    """
+    from . import data  # noqa: PLC0415
+
+    if source == "snli":
+        frames = [data.snli("dev"), data.snli("test")]
+    elif source == "stsbenchmark":
+        frames = [data.stsbenchmark(s) for s in ("train", "dev", "test")]
+    else:
+        raise ValueError(f"Unknown sentence source {source!r}; choose 'snli' or 'stsbenchmark'.")
+    pool = pd.unique(pd.concat([f[c] for f in frames for c in ("sentence1", "sentence2")]))
+    pool = [s.strip() for s in pool if isinstance(s, str) and s.strip()]
+    pool = sorted(set(pool))
+    if n_sentences is None or n_sentences >= len(pool):
+        return pool
+    rng = np.random.default_rng(seed)
+    return [pool[i] for i in sorted(rng.choice(len(pool), size=n_sentences, replace=False))]
+
+
+def eligible_words(table: pd.DataFrame, min_contexts: int = 5) -> pd.Series:
+    """Lower-cased alphabetic words occurring in at least ``min_contexts`` distinct sentences.
+
+    Returns a boolean mask over the rows of a word table, and adds a ``type`` column.
+    """
+    table["type"] = table["word"].str.lower()
+    alphabetic = table["type"].str.fullmatch(r"[a-z]+")
+    contexts = table[alphabetic].groupby("type")["sentence"].nunique()
+    keep = contexts.index[contexts >= min_contexts]
+    return alphabetic & table["type"].isin(keep)
+
+
+def size_matched_mev_baseline(X: np.ndarray, sizes: np.ndarray, center: bool = True,
+                              seed: int = 0, max_draws: int = 500) -> float:
+    """Mean MEV of random sets of occurrences with the same sizes as the words'.
+
+    MEV of ``n`` points is at least ``1/(n-1)`` after centring, so a baseline from 1,000
+    random points would leave small-``n`` words with a large positive bias. Drawing random
+    sets of the same sizes (up to ``max_draws`` of them) removes that bias.
+    """
+    rng = np.random.default_rng(seed)
+    sizes = np.asarray(sizes)
+    if sizes.size > max_draws:
+        sizes = rng.choice(sizes, size=max_draws, replace=False)
+    shares = []
+    for size in sizes:
+        rows = rng.choice(X.shape[0], size=int(size), replace=False)
+        shares.append(metrics.mev_baseline(X[rows], n_points=int(size), center=center,
+                                           seed=seed))
+    return float(np.mean(shares))
+
+
+def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: int, *,
+                         min_contexts: int = 5, max_occurrences: int = 1000,
+                         exclude_positions: tuple[int, ...] = (), n_baseline_pairs: int = 1000,
+                         isoscore_sample: int = 5000, seed: int = 0,
+                         progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Per-layer and per-word statistics of Ethayarajh (2019).
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+    layers : list of int
+    n_layers : int
+        L, to compute relative depth ``layer / L``.
+    min_contexts : int
+        Words need this many distinct sentences (Ethayarajh: 5).
+    max_occurrences : int
+        Cap per word for self-similarity and MEV (seeded subsample).
+    exclude_positions : tuple of int
+        Positions whose words are dropped (``(0,)`` excludes a decoder's sink).
+
+    MEV is adjusted as Ethayarajh does, by the MEV of 1,000 random words (one per random
+    sentence); a second adjustment by random sets of the analysed words' sizes
+    (:func:`size_matched_mev_baseline`) is reported beside it. The uncentred variant uses
+    the same random-word baseline with ``center=False``.
+
+    Returns
+    -------
+    per_layer : DataFrame, one row per layer
+    per_word : DataFrame, one row per (word, layer): ``type, layer, n, self_similarity, mev``
+    facts : dict with counts of words, occurrences, sentences
+    """
+    table = tokens.word_table(exclude_positions)
+    mask = eligible_words(table, min_contexts).to_numpy()
+    if not mask.any():
+        raise ValueError(f"No alphabetic word occurs in {min_contexts} or more sentences; "
+                         "use more sentences or lower min_contexts.")
+    types = table["type"].to_numpy()
+    sentences = table["sentence"].to_numpy()
+    rng = np.random.default_rng(seed)
+    # cap occurrences per word once, so every layer uses the same rows
+    chosen = np.flatnonzero(mask)
+    capped = []
+    for word, rows in pd.Series(chosen).groupby(types[chosen]):
+        rows = rows.to_numpy()
+        if rows.size > max_occurrences:
+            rows = np.sort(rng.choice(rows, size=max_occurrences, replace=False))
+        capped.append(rows)
+    word_rows = np.sort(np.concatenate(capped))
+    word_types = types[word_rows]
+    sizes = pd.Series(word_types).value_counts().to_numpy()
+    records, per_word = [], []
+    for layer in tqdm(layers, desc="layers", disable=not progress):
+        X, _ = tokens.word_vectors(layer, exclude_positions)
+        baseline, baseline_se = metrics.cosine_baseline(X, sentences, n_pairs=n_baseline_pairs,
+                                                         seed=seed, return_se=True)
+        sample = rng.choice(X.shape[0], size=min(isoscore_sample, X.shape[0]), replace=False)
+        W = X[word_rows]
+        self_sim = metrics.self_similarity(W, word_types)
+        mev = metrics.max_explainable_variance(W, word_types, center=True)
+        mev_raw = metrics.max_explainable_variance(W, word_types, center=False)
+        mev_base = metrics.mev_baseline(X, center=True, seed=seed, groups=sentences)
+        mev_base_raw = metrics.mev_baseline(X, center=False, seed=seed, groups=sentences)
+        mev_base_sized = size_matched_mev_baseline(X, sizes, center=True, seed=seed)
+        intra = metrics.intra_sentence_similarity(X, sentences)
+        records.append({
+            "layer": layer, "relative_depth": layer / n_layers, "baseline": baseline,
+            "baseline_se": baseline_se,
+            "isoscore": metrics.isoscore(X[sample]),
+            "self_similarity": float(self_sim.mean()),
+            "self_similarity_adj": float(self_sim.mean()) - baseline,
+            "intra_similarity": float(intra.mean()),
+            "intra_similarity_adj": float(intra.mean()) - baseline,
+            "mev": float(mev.mean()), "mev_baseline": mev_base,
+            "mev_adj": float(mev.mean()) - mev_base,
+            "share_mev_adj_below_005": float(((mev - mev_base) < 0.05).mean()),
+            "mev_baseline_size_matched": mev_base_sized,
+            "mev_adj_size_matched": float(mev.mean()) - mev_base_sized,
+            "mev_uncentred": float(mev_raw.mean()), "mev_uncentred_baseline": mev_base_raw,
+            "mev_uncentred_adj": float(mev_raw.mean()) - mev_base_raw,
+        })
+        per_word.append(pd.DataFrame({"type": self_sim.index, "layer": layer,
+                                      "self_similarity": self_sim.to_numpy(),
+                                      "self_similarity_adj": self_sim.to_numpy() - baseline,
+                                      "mev": mev.reindex(self_sim.index).to_numpy(),
+                                      "mev_adj": mev.reindex(self_sim.index).to_numpy()
+                                      - mev_base}))
+    per_word = pd.concat(per_word, ignore_index=True)
+    counts = pd.Series(word_types).value_counts()
+    contexts = table[mask].groupby("type")["sentence"].nunique()
+    per_word["n"] = per_word["type"].map(counts).to_numpy()
+    per_word["contexts"] = per_word["type"].map(contexts).to_numpy()
+    facts = {"n_sentences": int(len(tokens.words)), "n_tokens": int(len(tokens)),
+             "n_word_occurrences": int(len(table)), "n_words_analysed": int(counts.size),
+             "n_occurrences_analysed": int(word_rows.size),
+             "min_contexts_of_analysed_words": int(contexts.min())}
+    return pd.DataFrame(records), per_word, facts
+
+
+def sink_effect(tokens: TokenEmbeddings, layers: list[int], n_pairs: int = 1000,
+                seed: int = 0) -> pd.DataFrame:
+    """What position 0 does to a layer: norms, baselines with and without its words.
+
+    Returns one row per layer with the median token norm at position 0 and elsewhere, the
+    anisotropy baseline over word vectors with position-0 words kept and dropped, and the
+    random-word MEV of the original code (uncentred) with and without them.
+    """
+    table_all = tokens.word_table(())
+    table_cut = tokens.word_table((0,))
+    first = tokens.position == 0
+    rows = []
+    for layer in layers:
+        H = tokens.layer(layer)
+        norms = np.linalg.norm(np.asarray(H, dtype=np.float32), axis=1)
+        X_all, _ = tokens.word_vectors(layer, ())
+        X_cut, _ = tokens.word_vectors(layer, (0,))
+        rows.append({
+            "layer": layer,
+            "median_norm_position0": float(np.median(norms[first])),
+            "median_norm_other": float(np.median(norms[~first])),
+            "baseline_with_position0": metrics.cosine_baseline(
+                X_all, table_all["sentence"].to_numpy(), n_pairs=n_pairs, seed=seed),
+            "baseline_without_position0": metrics.cosine_baseline(
+                X_cut, table_cut["sentence"].to_numpy(), n_pairs=n_pairs, seed=seed),
+            "random_word_mev_uncentred_with_position0": metrics.mev_baseline(
+                X_all, center=False, seed=seed, groups=table_all["sentence"].to_numpy()),
+            "random_word_mev_uncentred_without_position0": metrics.mev_baseline(
+                X_cut, center=False, seed=seed, groups=table_cut["sentence"].to_numpy()),
+        })
+    return pd.DataFrame(rows)
