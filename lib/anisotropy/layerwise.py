@@ -16,7 +16,7 @@ from . import metrics
 from .extraction import TokenEmbeddings
 
 __all__ = ["snli_sentences", "eligible_words", "layerwise_word_stats", "size_matched_mev_baseline",
-           "sink_effect"]
+           "sink_effect", "split_halves", "summarize_layers", "stable_word"]
 
 
 def snli_sentences(n_sentences: int | None, seed: int = 0, source: str = "snli") -> list[str]:
@@ -115,7 +115,7 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
     # cap occurrences per word once, so every layer uses the same rows
     chosen = np.flatnonzero(mask)
     capped = []
-    for word, rows in pd.Series(chosen).groupby(types[chosen]):
+    for _, rows in pd.Series(chosen).groupby(types[chosen]):
         rows = rows.to_numpy()
         if rows.size > max_occurrences:
             rows = np.sort(rng.choice(rows, size=max_occurrences, replace=False))
@@ -202,3 +202,45 @@ def sink_effect(tokens: TokenEmbeddings, layers: list[int], n_pairs: int = 1000,
                 X_cut, center=False, seed=seed, groups=table_cut["sentence"].to_numpy()),
         })
     return pd.DataFrame(rows)
+
+
+def split_halves(per_layer: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Lower half (layers 1..L/2) and upper half (relative depth > 0.5) of a per-layer table."""
+    last = per_layer["layer"].max()
+    lower = per_layer[(per_layer["layer"] >= 1) & (per_layer["layer"] <= last / 2)]
+    return lower, per_layer[per_layer["layer"] > last / 2]
+
+
+def summarize_layers(per_layer: pd.DataFrame) -> dict:
+    """The numbers the claim-1 checks read from one model's per-layer table."""
+    lower, upper = split_halves(per_layer)
+    contextual = per_layer[per_layer["layer"] >= 1]
+    peak_row = contextual.loc[contextual["baseline"].idxmax()]
+    last, before = per_layer.iloc[-1], per_layer.iloc[-2]
+    return {
+        "layer 0": float(per_layer.loc[per_layer["layer"] == 0, "baseline"].iloc[0]),
+        "min (layers >= 1)": float(contextual["baseline"].min()),
+        "lower-half mean": float(lower["baseline"].mean()),
+        "upper-half mean": float(upper["baseline"].mean()),
+        "peak": float(peak_row["baseline"]), "peak depth": float(peak_row["relative_depth"]),
+        "last layer": float(last["baseline"]), "max s.e.": float(per_layer["baseline_se"].max()),
+        "self-sim adj, lower half": float(lower["self_similarity_adj"].mean()),
+        "self-sim adj, upper half": float(upper["self_similarity_adj"].mean()),
+        "self-sim adj, layer L-1": float(before["self_similarity_adj"]),
+        "self-sim adj, layer L": float(last["self_similarity_adj"]),
+        "intra-sim adj, layer L-1": float(before["intra_similarity_adj"]),
+        "intra-sim adj, layer L": float(last["intra_similarity_adj"]),
+        "max mean adj. MEV (layers>=1)": float(contextual["mev_adj"].max()),
+        "mean adj. MEV (layers>=1)": float(contextual["mev_adj"].mean()),
+        "share of words with adj. MEV < 0.05": float(contextual["share_mev_adj_below_005"].mean()),
+        "max size-matched adj. MEV (layers>=1)": float(contextual["mev_adj_size_matched"].max()),
+    }
+
+
+def stable_word(per_word: pd.DataFrame, min_contexts: int = 20) -> str | None:
+    """The frequent word (>= min_contexts contexts) with the highest mean adjusted MEV in
+    layers >= 1: the data's 'beverage', whose contexts one vector explains best."""
+    frequent = per_word[(per_word["contexts"] >= min_contexts) & (per_word["layer"] >= 1)]
+    if frequent.empty:
+        return None
+    return str(frequent.groupby("type")["mev_adj"].mean().idxmax())

@@ -16,8 +16,8 @@ _CLAIM_TITLES = {
     "04-cluster-isotropy": "4. Cluster-based isotropy (Rajaee & Pilehvar 2021)",
     "05-isotropy-vs-clusters": "5. Isotropy vs clusters (Mickus et al. 2024)",
 }
-_BADGE = {"reproduced": "✅ reproduced", "not reproduced": "❌ not reproduced",
-          "partly": "◐ partly", "finding": "🔎 finding", "not run": "⏸ not run"}
+_BADGE = {"reproduced": "✓ reproduced", "not reproduced": "✗ not reproduced",
+          "partly": "◐ partly", "finding": "• finding", "not run": "– not run"}
 
 
 def format_value(value) -> str:
@@ -82,15 +82,60 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str]) -> Path:
             "; rerun it.**" if record["stale"] else ""
         lines += [f"Profile `{record['profile']}`, {record['runtime_s']:.0f} s, notebook "
                   f"{{doc}}`../claims/{slug}`.{stale}", ""]
-        lines += ["| check | claim | paper | measured | model | tolerance | verdict |",
-                  "|---|---|---|---|---|---|---|"]
+        groups: dict[str, list[dict]] = {}
         for check in record["checks"]:
-            link = (f"{{ref}}`{check['id']} <{check['section']}>`" if check["section"]
-                    else f"{{doc}}`{check['id']} <../claims/{slug}>`")
-            lines.append("| " + " | ".join(_cell(x) for x in [
-                link, check["statement"], check["paper"], format_value(check["measured"]),
-                check["model"] or "all", check["tolerance"], _BADGE[check["verdict"]]]) + " |")
-        lines.append("")
+            groups.setdefault(check["statement"], []).append(check)
+        for statement, checks in groups.items():
+            papers = {c["paper"] for c in checks}
+            tolerances = {c["tolerance"] for c in checks}
+            lines += [f"**{statement}**", ""]
+            if len(papers) == 1:
+                lines += [f"Paper: {next(iter(papers))}.", ""]
+            if len(tolerances) == 1:
+                lines += [f"Tolerance: {next(iter(tolerances))}.", ""]
+            header = ["check", "model"] + (["paper"] if len(papers) > 1 else []) + \
+                ["measured"] + (["tolerance"] if len(tolerances) > 1 else []) + ["verdict"]
+            lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+            for check in checks:
+                link = (f"{{ref}}`{check['id']} <{check['section']}>`" if check["section"]
+                        else f"{{doc}}`{check['id']} <../claims/{slug}>`")
+                model = ", ".join(m.split("/")[-1] for m in check["model"].split(", ")) \
+                    if check["model"] else "all"
+                cells = [link, model] + ([check["paper"]] if len(papers) > 1 else []) + \
+                    [format_value(check["measured"])] + \
+                    ([check["tolerance"]] if len(tolerances) > 1 else []) + \
+                    [_BADGE[check["verdict"]]]
+                lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+            lines.append("")
     out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
+
+
+def write_data_files(out: Path) -> Path:
+    """A Markdown table of every data file: dataset, source, license, and its sha256.
+
+    Read from ``data/sha256.json`` and the manifest beside the data root; nothing is hashed
+    here (the hashes were checked when the notebooks read the files).
+    """
+    import json  # noqa: PLC0415
+
+    from .data import EXPECTED_SHA256_FILE, data_root  # noqa: PLC0415
+
+    expected = json.loads(EXPECTED_SHA256_FILE.read_text())["files"]
+    manifest_path = data_root() / "MANIFEST.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    datasets = manifest.get("datasets", {})
+    sources = {f["path"]: f for f in manifest.get("files", [])}
+    lines = ["| dataset | license | citation |", "|---|---|---|"]
+    for name, info in datasets.items():
+        lines.append(f"| {name} | {_cell(info.get('license', ''))} | "
+                     f"{_cell(info.get('citation', ''))} |")
+    lines += ["", "| file | source repository @ commit | sha256 |", "|---|---|---|"]
+    for path, info in expected.items():
+        source = sources.get(path, {})
+        origin = (f"{source.get('source_repo', '?')} @ {source.get('source_commit', '?')[:7]}"
+                  if source else "")
+        lines.append(f"| `{path}` | {_cell(origin)} | `{info['sha256']}` |")
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return out

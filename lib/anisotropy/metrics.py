@@ -262,9 +262,10 @@ def max_explainable_variance(X, word_ids, center: bool = True) -> pd.Series:
     computes it (``PCA(n_components=1).explained_variance_ratio_``).
 
     With ``center=False`` the first direction is the top right singular vector :math:`v_1` of
-    the *uncentred* matrix and the share is :math:`\\mathrm{Var}(Mv_1)/\\sum_j \\mathrm{Var}(M_{:,j})`,
-    exactly scikit-learn's ``TruncatedSVD(...).explained_variance_ratio_[0]``, which
-    Ethayarajh's code uses for its random-word MEV baseline.
+    the *uncentred* matrix and the share is
+    :math:`\\mathrm{Var}(Mv_1)/\\sum_j \\mathrm{Var}(M_{:,j})`, exactly scikit-learn's
+    ``TruncatedSVD(...).explained_variance_ratio_[0]``, which Ethayarajh's code uses for its
+    random-word MEV baseline.
 
     Words with fewer than 2 occurrences are left out; a word whose occurrences are identical
     (e.g. a static input embedding) has no variance and gets NaN.
@@ -373,8 +374,8 @@ def isoscore(X) -> float:
         \\mathrm{IsoScore} = \\frac{(n - \\delta^2 (n-\\sqrt n))^2 - n}{n(n-1)}
 
     It equals ``IsoScore.IsoScore(points)`` of the ``IsoScore`` package 2.0.1 with points of
-    shape (n_points, dim), including when n_points < dim; the eigenvalues come from an SVD
-    of the centred data in float64.
+    shape (n_points, dim), including when n_points < dim (then the eigenvalues come from an
+    SVD of the centred data, zeros padded to ``dim``).
 
     Returns
     -------
@@ -389,9 +390,12 @@ def isoscore(X) -> float:
     n_points, dim = X.shape
     if dim < 2:
         raise ValueError("isoscore needs at least 2 dimensions.")
-    centred = np.asarray(X, dtype=np.float64) - np.asarray(X, dtype=np.float64).mean(axis=0)
+    # Like the package, the covariance is formed in the input's precision (a float32 GEMM
+    # for float32 embeddings); the small dim x dim eigenproblem is solved in float64.
+    centred = X - X.mean(axis=0)
     if n_points > dim:
-        variances = np.linalg.eigvalsh(centred.T @ centred)[::-1].clip(min=0) / (n_points - 1)
+        covariance = (centred.T @ centred).astype(np.float64) / (n_points - 1)
+        variances = np.linalg.eigvalsh(covariance)[::-1].clip(min=0)
     else:
         singular = np.linalg.svd(centred, compute_uv=False)
         variances = np.zeros(dim)
@@ -452,7 +456,7 @@ def partition_isotropy(X) -> PartitionIsotropy:
 # --------------------------------------------------------------------------- silhouette
 
 
-def silhouette(X, labels, chunk_size: int = 2048) -> float:
+def silhouette(X, labels, chunk_size: int = 1024) -> float:
     """Mean silhouette coefficient with Euclidean distance, exact and memory-bounded.
 
     For point :math:`i` in cluster :math:`C`, :math:`a(i)` is its mean distance to the other
@@ -538,7 +542,8 @@ def _knn_distances(X: np.ndarray, k: int, metric: str, chunk_size: int = 2048) -
     sq = np.einsum("ij,ij->i", X64, X64)
     out = np.empty((X.shape[0], k))
     for i0 in range(0, X.shape[0], chunk_size):
-        block = sq[i0 : i0 + chunk_size, None] + sq[None, :] - 2.0 * (X64[i0 : i0 + chunk_size] @ X64.T)
+        rows_block = X64[i0 : i0 + chunk_size]
+        block = sq[i0 : i0 + chunk_size, None] + sq[None, :] - 2.0 * (rows_block @ X64.T)
         rows = np.arange(block.shape[0])
         block[rows, rows + i0] = np.inf
         part = np.partition(block, k - 1, axis=1)[:, :k]

@@ -28,8 +28,8 @@ import yaml
 from . import __version__
 from .data import PROJECT_ROOT, verified_files
 
-__all__ = ["Check", "Results", "VERDICTS", "results_dir", "load_results", "reference",
-           "references"]
+__all__ = ["Check", "Results", "VERDICTS", "glue", "ranges_text", "results_dir",
+           "load_results", "reference", "references"]
 
 VERDICTS = ("reproduced", "not reproduced", "partly", "finding", "not run")
 REFERENCES_FILE = PROJECT_ROOT / "data" / "references.yaml"
@@ -179,3 +179,33 @@ def reference(*keys: str) -> Any:
             raise KeyError(f"No reference {'/'.join(keys)!r} in {REFERENCES_FILE}.")
         node = node[key]
     return node
+
+
+def glue(name: str, value: Any, display: bool = False) -> Any:
+    """myst-nb ``glue`` for prose numbers, with numpy scalars turned into Python ones.
+
+    (A glued ``np.float64`` is stored as the text ``np.float64(...)``, which ``{glue:text}``
+    cannot format.) Figures and other objects pass through unchanged.
+    """
+    from myst_nb import glue as myst_glue  # noqa: PLC0415
+
+    if isinstance(value, np.generic):
+        value = value.item()
+    myst_glue(name, value, display=display)
+    return value
+
+
+def ranges_text(numbers) -> str:
+    """``[3, 4, 5, 9, 11, 12]`` -> ``"3–5, 9, 11–12"``: layer lists for prose."""
+    values = sorted({int(n) for n in numbers})
+    if not values:
+        return "none"
+    parts, start, previous = [], values[0], values[0]
+    for value in values[1:] + [None]:
+        if value is not None and value == previous + 1:
+            previous = value
+            continue
+        parts.append(f"{start}–{previous}" if previous > start else f"{start}")
+        if value is not None:
+            start = previous = value
+    return ", ".join(parts)

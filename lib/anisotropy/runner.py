@@ -121,8 +121,8 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
                                    kernel_name="python3", cwd=str(NOTEBOOKS_DIR),
                                    progress_bar=False, log_output=log_output)
     except PapermillExecutionError as error:
-        raise RunError(f"{slug}: cell {error.cell_index} (execution count {error.exec_count}) "
-                       f"failed with {error.ename}: {error.evalue}. See {output}.") from error
+        raise RunError(f"{slug}: {_describe_cell(source, output, error.cell_index)} failed "
+                       f"with {error.ename}: {error.evalue}. See {output}.") from error
     finally:
         for key, value in env_before.items():
             if value is None:
@@ -136,13 +136,34 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
     return output
 
 
+def _describe_cell(source: Path, executed: Path, index: int) -> str:
+    """Name a failing cell by its index in the source notebook and its first line.
+
+    The executed copy holds extra cells (papermill's injected parameters and error banner),
+    so the failing cell is found by its error output and mapped back through its id.
+    """
+    import nbformat  # noqa: PLC0415
+
+    try:
+        cells = nbformat.read(executed, as_version=4).cells
+        failing = next(c for c in cells if c.cell_type == "code" and any(
+            o.get("output_type") == "error" for o in c.get("outputs", [])))
+        ids = [c.get("id") for c in nbformat.read(source, as_version=4).cells]
+        first = next((line for line in failing.source.splitlines() if line.strip()), "")
+        where = (f"source cell {ids.index(failing.get('id'))}" if failing.get("id") in ids
+                 else f"executed cell {index}")
+        return f"{where} ({first.strip()[:60]!r})"
+    except (OSError, ValueError, StopIteration):
+        return f"executed cell {index}"
+
+
 def build_book(profile: str = "full", run_notebooks: bool = True,
                overrides: dict | None = None) -> Path:
     """Run every claim (unless ``run_notebooks=False``), then compile the HTML book.
 
     Returns the path of ``_build/html/index.html``.
     """
-    from .ledger import write_ledger  # noqa: PLC0415
+    from .ledger import write_data_files, write_ledger  # noqa: PLC0415
 
     slugs = available_slugs()
     if run_notebooks:
@@ -163,9 +184,10 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
             raise RunError(f"{executed} is missing: run `anisotropy run {slug}` first.")
         shutil.copy(executed, claims / f"{slug}.ipynb")
     write_ledger(BUILD_DIR / "results", staging / "book" / "ledger.md", slugs)
+    write_data_files(staging / "book" / "data-files.md")
     _install_mathjax(staging / "book" / "_static")
     html = BUILD_DIR / "html"
-    command = [sys.executable, "-m", "jupyter_book", "build", str(staging),
+    command = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(staging),
                "--path-output", str(staging), "--warningiserror", "--keep-going", "--all"]
     completed = subprocess.run(command, cwd=staging, capture_output=True, text=True)
     log = BUILD_DIR / "book-build.log"

@@ -1,0 +1,219 @@
+"""Embeddings optimized directly for a linear classifier (Mickus et al. 2024, Section 3).
+
+The embeddings themselves are the parameters (``torch.nn.Parameter``), trained jointly with a
+linear classifier by full-batch Adam (PyTorch defaults) on cross-entropy. After every
+``metric_every`` updates the trajectory records IsoScore of the embeddings and their
+silhouette with respect to the target labels, both from :mod:`anisotropy.metrics`.
+
+For pair tasks (NLI), each distinct sentence has one embedding; a pair is classified from
+``[u, v, |u - v|]`` (the SBERT classifier, whose size matches the parameter count Mickus et
+al. report for SNLI). A sentence's silhouette label is the set of labels of the pairs it
+belongs to, each distinct set being one cluster (their rule for multi-label points).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+from scipy.stats import pearsonr, spearmanr
+from tqdm.auto import tqdm
+
+from . import metrics
+
+__all__ = ["TASKS", "load_task", "pair_point_labels", "optimize_embeddings",
+           "trajectory_correlations", "isotropy_defect_cosine"]
+
+
+def pair_point_labels(pairs: np.ndarray, pair_labels: np.ndarray, n_points: int) -> np.ndarray:
+    """Silhouette label of each sentence of a pair task: the set of its pairs' labels.
+
+    Returns integer codes, one per distinct label set (e.g. a premise in an entailment and a
+    contradiction pair gets the code of ``{entailment, contradiction}``).
+    """
+    pairs = np.asarray(pairs)
+    sets: list[set] = [set() for _ in range(n_points)]
+    for (first, second), label in zip(pairs, pair_labels, strict=True):
+        sets[first].add(int(label))
+        sets[second].add(int(label))
+    if any(not s for s in sets):
+        raise ValueError("Some points belong to no pair.")
+    keys = [tuple(sorted(s)) for s in sets]
+    codes = {key: i for i, key in enumerate(sorted(set(keys)))}
+    return np.array([codes[key] for key in keys])
+
+
+def isotropy_defect_cosine(X) -> tuple[float, float]:
+    """IsoScore's isotropy defect and the cosine behind it (Mickus et al. 2024, Sec. 2.2).
+
+    With :math:`\\Sigma` the variance vector of the PCA-transformed points and :math:`n` the
+    dimension, the defect is :math:`\\delta = \\lVert \\sqrt n\\,\\Sigma/\\lVert\\Sigma\\rVert -
+    \\mathbf 1\\rVert / \\sqrt{2(n-\\sqrt n)}` and the identity
+    :math:`\\delta^2 = n(1-\\cos\\theta)/(n-\\sqrt n)` holds with
+    :math:`\\cos\\theta = \\Sigma\\cdot\\mathbf 1/(\\lVert\\Sigma\\rVert\\sqrt n)`.
+
+    Returns ``(defect, cos_theta)``, both computed from the variance vector.
+    """
+    X = metrics.check_embeddings(X)
+    X = np.asarray(X, dtype=np.float64)
+    centred = X - X.mean(axis=0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    variances = (centred @ vt.T).var(axis=0, ddof=1)
+    variances = np.concatenate([variances, np.zeros(X.shape[1] - variances.size)])
+    n = X.shape[1]
+    norm = np.linalg.norm(variances)
+    defect = np.linalg.norm(np.sqrt(n) * variances / norm - 1) / np.sqrt(2 * (n - np.sqrt(n)))
+    cosine = variances.sum() / (norm * np.sqrt(n))
+    return float(defect), float(cosine)
+
+
+def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
+                        pairs: np.ndarray | None = None, point_labels: np.ndarray | None = None,
+                        n_updates: int = 1000, seed: int = 0, bias: bool = True,
+                        metric_every: int = 1, metric_sample: int | None = None,
+                        progress: bool = True, desc: str = "updates") -> pd.DataFrame:
+    """Optimize embeddings and a linear classifier; return the metric trajectory.
+
+    Parameters
+    ----------
+    embeddings : array (n_points, dim)
+        Initial embeddings (e.g. SBERT sentence vectors); they are copied, then optimized.
+    targets : int array
+        One class per point, or per pair when ``pairs`` is given.
+    pairs : int array (n_pairs, 2), optional
+        Indices of the two points of each pair; the classifier sees ``[u, v, |u-v|]``.
+    point_labels : int array (n_points,), optional
+        Labels for the silhouette; default ``targets`` (single-sentence tasks) or
+        :func:`pair_point_labels`.
+    n_updates : int
+        Full-batch Adam updates (PyTorch defaults: lr 1e-3, betas 0.9/0.999).
+    seed : int
+        Seeds the classifier's initialization (and the metric samples).
+    bias : bool
+        Whether the linear classifier has a bias.
+    metric_every : int
+        Record metrics at update 0 and every ``metric_every`` updates (and the last).
+    metric_sample : int, optional
+        Compute metrics on a fresh random sample of this many points at each evaluation
+        when there are more points (Mickus et al.'s appendix uses 10,000).
+
+    Returns
+    -------
+    DataFrame with columns ``update, isoscore, silhouette, loss, accuracy, seconds``.
+    """
+    import torch  # noqa: PLC0415
+
+    start = metrics.check_embeddings(embeddings)
+    targets = np.asarray(targets)
+    if n_updates < 1 or metric_every < 1:
+        raise ValueError("n_updates and metric_every must be >= 1.")
+    n_points, dim = start.shape
+    if pairs is None:
+        if targets.shape[0] != n_points:
+            raise ValueError(f"targets has {targets.shape[0]} entries for {n_points} points.")
+        labels = targets if point_labels is None else np.asarray(point_labels)
+    else:
+        pairs = np.asarray(pairs)
+        if pairs.ndim != 2 or pairs.shape[1] != 2 or targets.shape[0] != pairs.shape[0]:
+            raise ValueError("pairs must be (n_pairs, 2) with one target per pair.")
+        labels = (pair_point_labels(pairs, targets, n_points) if point_labels is None
+                  else np.asarray(point_labels))
+    n_classes = int(targets.max()) + 1
+    generator = torch.Generator().manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    E = torch.nn.Parameter(torch.tensor(np.asarray(start, dtype=np.float32)))
+    classifier = torch.nn.Linear(dim if pairs is None else 3 * dim, n_classes, bias=bias)
+    with torch.no_grad():  # seeded re-initialization, independent of global RNG state
+        bound = 1 / np.sqrt(classifier.in_features)
+        classifier.weight.uniform_(-bound, bound, generator=generator)
+        if bias:
+            classifier.bias.uniform_(-bound, bound, generator=generator)
+    optimizer = torch.optim.Adam([E, *classifier.parameters()])
+    y = torch.tensor(targets, dtype=torch.long)
+    index = None if pairs is None else torch.tensor(pairs, dtype=torch.long)
+
+    def logits() -> torch.Tensor:
+        if index is None:
+            return classifier(E)
+        u, v = E[index[:, 0]], E[index[:, 1]]
+        return classifier(torch.cat([u, v, (u - v).abs()], dim=1))
+
+    def measure(update: int, loss: float, accuracy: float, began: float) -> dict:
+        points = E.detach().numpy()
+        rows = np.arange(n_points)
+        if metric_sample is not None and n_points > metric_sample:
+            rows = np.sort(rng.choice(n_points, size=metric_sample, replace=False))
+        return {"update": update, "isoscore": metrics.isoscore(points[rows]),
+                "silhouette": metrics.silhouette(points[rows], labels[rows]),
+                "loss": loss, "accuracy": accuracy, "seconds": time.perf_counter() - began}
+
+    began = time.perf_counter()
+    records = []
+    with torch.no_grad():
+        out = logits()
+        records.append(measure(0, float(torch.nn.functional.cross_entropy(out, y)),
+                               float((out.argmax(1) == y).float().mean()), began))
+    for update in tqdm(range(1, n_updates + 1), desc=desc, disable=not progress, leave=False):
+        optimizer.zero_grad()
+        out = logits()
+        loss = torch.nn.functional.cross_entropy(out, y)
+        loss.backward()
+        optimizer.step()
+        if update % metric_every == 0 or update == n_updates:
+            with torch.no_grad():
+                out = logits()
+                records.append(measure(update, float(torch.nn.functional.cross_entropy(out, y)),
+                                       float((out.argmax(1) == y).float().mean()), began))
+    return pd.DataFrame(records)
+
+
+def trajectory_correlations(trajectory: pd.DataFrame) -> dict[str, float]:
+    """Pearson r and Spearman rho between the IsoScore and silhouette series."""
+    iso, sil = trajectory["isoscore"].to_numpy(), trajectory["silhouette"].to_numpy()
+    if iso.size < 3:
+        raise ValueError(f"Need at least 3 recorded updates for a correlation; got {iso.size}.")
+    return {"pearson": float(pearsonr(iso, sil)[0]), "spearman": float(spearmanr(iso, sil)[0])}
+
+
+#: Classification setups: name -> (dataset, split, pair task?)
+TASKS = {
+    "polarity": ("rt-polarity", "all", False),
+    "snli": ("snli", "dev", True),
+    "cola": ("cola", "train", False),
+    "sst2": ("sst2", "train", False),
+    "rte": ("rte", "train", True),
+}
+
+
+def load_task(name: str, max_items: int | None = None, seed: int = 0) -> dict:
+    """Sentences, targets and (for pair tasks) pair indices of a classification setup.
+
+    ``max_items`` keeps a seeded random subset of the items (sentences or pairs). For pair
+    tasks every distinct sentence appears once in ``sentences``.
+
+    Returns
+    -------
+    dict with ``sentences`` (list of str), ``targets`` (int array, per item), ``pairs``
+    (int array (n_pairs, 2) or None), ``n_items``.
+    """
+    from . import data  # noqa: PLC0415
+
+    if name not in TASKS:
+        raise ValueError(f"Unknown task {name!r}; choose one of {sorted(TASKS)}.")
+    dataset, split, paired = TASKS[name]
+    frame = data.load(dataset, split)
+    if max_items is not None and len(frame) > max_items:
+        rng = np.random.default_rng(seed)
+        frame = frame.iloc[np.sort(rng.choice(len(frame), size=max_items, replace=False))]
+    if not paired:
+        return {"sentences": frame["sentence"].tolist(),
+                "targets": frame["label"].to_numpy().astype(int), "pairs": None,
+                "n_items": len(frame)}
+    sentences = pd.unique(pd.concat([frame["sentence1"], frame["sentence2"]])).tolist()
+    position = {sentence: i for i, sentence in enumerate(sentences)}
+    pairs = np.array([[position[a], position[b]]
+                      for a, b in zip(frame["sentence1"], frame["sentence2"], strict=True)])
+    return {"sentences": sentences, "targets": frame["label_id"].to_numpy().astype(int),
+            "pairs": pairs, "n_items": len(frame)}

@@ -1,0 +1,149 @@
+"""Model registry and encoders, on the offline models shipped in PyPI packages."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from anisotropy import models
+from anisotropy.extraction import _batches
+
+pytestmark = pytest.mark.models
+
+SENTENCES = ["The cat sat on the mat.", "Don't go to school today, said the teacher!",
+             "A man is playing a guitar.", "Bank"]
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    return models.load("minilm")
+
+
+@pytest.fixture(scope="module")
+def smollm2():
+    return models.load("HuggingFaceTB/SmolLM2-135M-Instruct")
+
+
+def test_registry_lists_offline_models():
+    table = models.list_models()
+    assert set(models.OFFLINE_MODELS) <= set(table["name"])
+    assert table.set_index("name").loc["glove-6B-50d", "installed"]
+
+
+def test_unknown_model_fails_fast_with_help(monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    began = time.perf_counter()
+    with pytest.raises(models.ModelNotAvailable) as error:
+        models.resolve("bert-base-uncased-not-cached-xyz")
+    assert time.perf_counter() - began < 10
+    message = str(error.value)
+    assert "bert-base-uncased-not-cached-xyz" in message
+    assert "sentence-transformers/all-MiniLM-L6-v2" in message  # installed models listed
+    assert "internet" in message
+
+
+def test_hub_only_model_offline(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(models.ModelNotAvailable, match="not available offline"):
+        models.resolve("gpt2-some-hub-model")
+
+
+def test_aliases_resolve_offline():
+    resolved = models.resolve("minilm")
+    assert resolved.name == "sentence-transformers/all-MiniLM-L6-v2"
+    assert resolved.source == "offline-package" and resolved.fingerprint
+
+
+def test_encoder_shapes_and_layers(minilm):
+    assert (minilm.n_layers, minilm.dim) == (6, 384)
+    tokens = minilm.encode_tokens(SENTENCES, progress=False)
+    assert tokens.layers == tuple(range(7))
+    assert tokens.layer(6).shape == (len(tokens), 384)
+    assert tokens.layer(6).dtype == np.float32
+    table = tokens.token_table()
+    assert table.loc[table["special"], "token"].isin(["[CLS]", "[SEP]"]).all()
+    words = tokens.word_table()
+    assert words[words["sentence"] == 1]["word"].tolist()[:3] == ["Don't", "go", "to"]
+    X, table = tokens.word_vectors(3)
+    assert X.shape == (len(table), 384)
+
+
+def test_layer_zero_is_the_embedding_output(minilm):
+    import torch
+
+    tokens = minilm.encode_tokens(SENTENCES[:1], progress=False)
+    ids = torch.tensor([tokens.token_ids.tolist()])
+    with torch.inference_mode():
+        expected = minilm.model.embeddings(input_ids=ids)[0].numpy()
+    np.testing.assert_allclose(tokens.layer(0), expected, atol=1e-5)
+
+
+def test_layer_out_of_range(minilm):
+    with pytest.raises(ValueError, match="Layer 7 is out of range.*0 \\(input embeddings\\) to 6"):
+        minilm.encode_tokens(SENTENCES, layers=[7])
+
+
+def test_empty_sentence_rejected(minilm):
+    with pytest.raises(ValueError, match="empty or non-string sentences.*index \\[1\\]"):
+        minilm.encode_tokens(["fine", "  "], progress=False)
+
+
+def test_too_long_sentence_rejected(minilm):
+    with pytest.raises(ValueError, match="exceed .*max_length=512"):
+        minilm.encode_tokens(["word " * 600], progress=False)
+
+
+def test_mean_pooling_matches_sentence_transformers_definition(minilm):
+    import torch
+
+    vectors = minilm.encode_sentences(SENTENCES, normalize=True, progress=False)
+    batch = minilm.tokenizer(SENTENCES, padding=True, return_tensors="pt")
+    with torch.inference_mode():
+        hidden = minilm.model(**batch).last_hidden_state
+    mask = batch["attention_mask"].unsqueeze(-1).float()
+    expected = (hidden * mask).sum(1) / mask.sum(1)
+    expected = torch.nn.functional.normalize(expected, dim=1).numpy()
+    np.testing.assert_allclose(vectors, expected, atol=1e-5)
+    first_last = minilm.encode_sentences(SENTENCES, "first-last-avg", first_layer=0,
+                                         progress=False)
+    assert first_last.shape == (4, 384)
+    with pytest.raises(ValueError, match="Unknown pooling"):
+        minilm.encode_sentences(SENTENCES, "max")
+
+
+def test_bucketing_keeps_padding_under_ten_percent():
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(5, 60, size=3000)
+    batches = _batches(lengths, 8192)
+    padded = sum(len(b) * lengths[b].max() for b in batches)
+    assert 1 - lengths.sum() / padded < 0.10
+    assert sorted(np.concatenate(batches)) == list(range(3000))
+
+
+def test_decoder_sink_and_exclusion(smollm2):
+    assert smollm2.resolved.kind == "decoder"
+    assert "dequantized" in smollm2.resolved.notes
+    tokens = smollm2.encode_tokens(SENTENCES, layers=[0, 15], progress=False)
+    norms = np.linalg.norm(tokens.layer(15), axis=1)
+    first = tokens.position == 0
+    assert np.median(norms[first]) > 10 * np.median(norms[~first])
+    kept = tokens.word_table(exclude_positions=(0,))
+    everything = tokens.word_table()
+    # whole words at position 0 are dropped, never a fragment of them
+    assert len(kept) == len(everything) - len(SENTENCES)
+    assert "Don't" not in kept[kept["sentence"] == 1]["word"].tolist()
+
+
+def test_input_embedding_matrix(smollm2):
+    matrix, vocab = smollm2.input_embedding_matrix()
+    assert matrix.shape == (len(vocab), 576)
+
+
+def test_glove_static_vectors():
+    glove = models.load("glove")
+    assert isinstance(glove, models.StaticVectors)
+    assert glove.vocab[:3] == ["the", ",", "."]
+    vectors, found = glove.lookup(["king", "notaword-xyz", "queen"])
+    assert found == ["king", "queen"] and vectors.shape == (2, 50)

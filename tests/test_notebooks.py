@@ -1,0 +1,106 @@
+"""Claim notebooks: stored clean, declared parameters, smoke runs as regression tests.
+
+The smoke runs go through `anisotropy.runner.run`, the same path as `anisotropy run`. Each
+check's verdict must match the one recorded in ``tests/expected/smoke.yaml`` (so a check the
+book states as reproduced fails CI when it stops passing), and key numbers must stay inside
+their recorded bands. When a value moves on purpose, update the file in the same commit and
+say why in the message.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+from anisotropy import runner
+
+EXPECTED = yaml.safe_load((Path(__file__).parent / "expected" / "smoke.yaml").read_text())
+SLUGS = runner.available_slugs()
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_notebook_stored_without_outputs(slug):
+    notebook = nbformat.read(runner.NOTEBOOKS_DIR / f"{slug}.ipynb", as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, slug
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_one_parameters_cell_fully_parsed(slug):
+    notebook = nbformat.read(runner.NOTEBOOKS_DIR / f"{slug}.ipynb", as_version=4)
+    tagged = [c for c in notebook.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1
+    assignments = [line for line in tagged[0].source.splitlines()
+                   if line and not line.startswith((" ", "#", "]", ")"))]
+    # papermill silently drops lines it cannot parse; every assignment must be declared
+    assert len(runner.declared_parameters(slug)) == len(assignments)
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_profiles_only_use_declared_parameters(slug):
+    for profile in runner.profiles():
+        runner.resolve_parameters(slug, profile)
+
+
+def test_bad_slug_profile_and_parameter():
+    with pytest.raises(runner.RunError, match="Unknown claim 'nope'.*choose one of"):
+        runner.run("nope")
+    slug = SLUGS[0]
+    with pytest.raises(runner.RunError, match="Unknown profile 'huge'.*'full', 'smoke'"):
+        runner.run(slug, "huge")
+    with pytest.raises(runner.RunError, match=r"\['no_such'\] are not declared.*valid"):
+        runner.run(slug, "smoke", {"no_such": 1})
+    with pytest.raises(runner.RunError, match="NAME=VALUE"):
+        runner.parse_overrides(["model"])
+    assert runner.parse_overrides(["n=5", "models=[a, b]", "name=gpt2"]) == {
+        "n": 5, "models": ["a", "b"], "name": "gpt2"}
+
+
+def test_failing_notebook_names_the_cell(tmp_path, monkeypatch):
+    notebook = nbformat.v4.new_notebook()
+    parameters = nbformat.v4.new_code_cell("profile = 'smoke'\nvalue = 1")
+    parameters.metadata["tags"] = ["parameters"]
+    notebook.cells = [parameters, nbformat.v4.new_code_cell("raise ValueError('broken')")]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                       "language": "python"}
+    nbformat.write(notebook, tmp_path / "01-layerwise-anisotropy.ipynb")
+    (tmp_path / "profiles.yaml").write_text("smoke: {}\n")
+    monkeypatch.setattr(runner, "NOTEBOOKS_DIR", tmp_path)
+    monkeypatch.setattr(runner, "PROFILES_FILE", tmp_path / "profiles.yaml")
+    monkeypatch.setattr(runner, "BUILD_DIR", tmp_path / "build")
+    with pytest.raises(runner.RunError,
+                       match=r"source cell 1 .*raise ValueError.*ValueError: broken"):
+        runner.run("01-layerwise-anisotropy", "smoke")
+
+
+def _lookup(record, path):
+    node = record
+    for key in path:
+        node = node[key]
+    return node
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("slug", SLUGS)
+def test_smoke_run_verdicts_and_bands(slug, smoke_runs):
+    record = smoke_runs[slug]
+    expected = EXPECTED[slug]
+    verdicts = {check["id"]: check["verdict"] for check in record["checks"]}
+    assert verdicts == expected["verdicts"], (
+        f"{slug}: verdicts changed; if on purpose, update tests/expected/smoke.yaml")
+    for check in record["checks"]:
+        if check["verdict"] == "reproduced":
+            assert check["passed"] is True
+    for band in expected["bands"]:
+        value = _lookup(record, band["path"])
+        low, high = band["band"]
+        assert low <= value <= high, f"{slug}: {band['path']} = {value} left [{low}, {high}]"
+    assert record["library_version"]
+    assert record["data_sha256"], "no data file recorded"
+    assert record["models"], "no model recorded"
+    assert json.dumps(record)  # serializable
