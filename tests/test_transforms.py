@@ -102,3 +102,14 @@ def test_bad_parameters():
         ClusterIsotropy(3, 1, method="spectral")
     with pytest.raises(ValueError, match="exceeds"):
         AllButTheTop(20).fit(anisotropic())
+
+
+def test_with_components_equals_refitting():
+    X = anisotropic()
+    full = ClusterIsotropy(4, 5, seed=1).fit(X)
+    reduced = full.with_components(2)
+    refit = ClusterIsotropy(4, 2, seed=1).fit(X)
+    np.testing.assert_allclose(np.abs(reduced.transform(X)), np.abs(refit.transform(X)),
+                               atol=1e-8)
+    with pytest.raises(ValueError, match="Can only reduce"):
+        full.with_components(6)

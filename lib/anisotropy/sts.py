@@ -19,7 +19,8 @@ from scipy.stats import pearsonr, spearmanr
 
 from .metrics import check_embeddings
 
-__all__ = ["STS_TASKS", "cosine_scores", "evaluate_sts", "load_sts_task"]
+__all__ = ["STS_TASKS", "cosine_scores", "evaluate_sts", "evaluate_tasks", "load_sts_task",
+           "sentence_means", "sts_sentences"]
 
 #: The seven STS tasks of BERT-flow / Rajaee & Pilehvar: name -> (dataset, split).
 STS_TASKS: dict[str, tuple[str, str]] = {
@@ -33,15 +34,21 @@ STS_TASKS: dict[str, tuple[str, str]] = {
 }
 
 
-def load_sts_task(task: str) -> pd.DataFrame:
-    """Pairs of one STS task (``sentence1, sentence2, score, subset``)."""
+def load_sts_task(task: str, max_pairs: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """Pairs of one STS task (``sentence1, sentence2, score, subset``).
+
+    ``max_pairs`` keeps a seeded random subset (for quick runs); None keeps every pair.
+    """
     from . import data  # noqa: PLC0415
 
     if task not in STS_TASKS and task != "STS-B-dev":
         raise ValueError(f"Unknown STS task {task!r}; choose one of {list(STS_TASKS)} "
                          "or 'STS-B-dev'.")
     name, split = STS_TASKS.get(task, ("stsbenchmark", "dev"))
-    return data.load(name, split)
+    frame = data.load(name, split)
+    if max_pairs is not None and len(frame) > max_pairs:
+        frame = frame.sample(n=max_pairs, random_state=seed).sort_index()
+    return frame
 
 
 def cosine_scores(A, B) -> np.ndarray:
@@ -85,3 +92,48 @@ def evaluate_sts(A, B, gold, subsets=None) -> dict[str, float]:
     result["n_pairs"] = int(scores.size)
     result["primary"] = result["spearman_all"]
     return result
+
+
+def sts_sentences(tasks, max_pairs: int | None = None, seed: int = 0) -> list[str]:
+    """The distinct sentences of the given STS tasks, sorted: one list, so every notebook
+    that encodes them shares one cache entry."""
+    sentences = set()
+    for task in tasks:
+        frame = load_sts_task(task, max_pairs, seed)
+        sentences.update(frame["sentence1"])
+        sentences.update(frame["sentence2"])
+    return sorted(sentences)
+
+
+def sentence_means(tokens, layer: int, exclude_positions=()) -> np.ndarray:
+    """Mean of each sentence's token vectors at one layer, special tokens included (the
+    sentence-transformers convention), dropping tokens at ``exclude_positions``."""
+    keep = np.ones(len(tokens), dtype=bool)
+    for position in exclude_positions:
+        keep &= tokens.position != position
+    rows = np.flatnonzero(keep)
+    sentences = tokens.sentence_index[rows]
+    starts = np.flatnonzero(np.r_[True, sentences[1:] != sentences[:-1]])
+    X = np.asarray(tokens.layer(layer))[rows].astype(np.float64)
+    sums = np.add.reduceat(X, starts, axis=0)
+    counts = np.diff(np.r_[starts, rows.size])
+    out = np.zeros((len(tokens.words), X.shape[1]))
+    out[sentences[starts]] = sums / counts[:, None]
+    return out.astype(np.float32)
+
+
+def evaluate_tasks(vectors: np.ndarray, sentences: list[str], tasks,
+                   max_pairs: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """Evaluate one vector per sentence (rows aligned with ``sentences``) on STS tasks.
+
+    Returns one row per task with Pearson/Spearman x 100 (pooled ``all`` and subset
+    ``mean``) and the number of pairs.
+    """
+    index = {sentence: i for i, sentence in enumerate(sentences)}
+    rows = []
+    for task in tasks:
+        frame = load_sts_task(task, max_pairs, seed)
+        a = vectors[[index[s] for s in frame["sentence1"]]]
+        b = vectors[[index[s] for s in frame["sentence2"]]]
+        rows.append({"task": task, **evaluate_sts(a, b, frame["score"], frame["subset"])})
+    return pd.DataFrame(rows).set_index("task")

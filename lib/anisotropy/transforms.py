@@ -134,6 +134,8 @@ class ClusterIsotropy(_Transform):
         "K-means + Mean" row.
     method : {"kmeans", "gmm"}
     seed : int
+    n_init : int
+        K-means restarts (the best inertia is kept).
 
     References
     ----------
@@ -142,7 +144,7 @@ class ClusterIsotropy(_Transform):
     """
 
     def __init__(self, n_clusters: int, n_components: int, method: str = "kmeans",
-                 seed: int = 0):
+                 seed: int = 0, n_init: int = 3):
         if n_clusters < 1:
             raise ValueError(f"n_clusters must be >= 1, got {n_clusters}.")
         if n_components < 0:
@@ -153,6 +155,7 @@ class ClusterIsotropy(_Transform):
         self.n_components = n_components
         self.method = method
         self.seed = seed
+        self.n_init = n_init
 
     def fit(self, X) -> ClusterIsotropy:
         X = self._check_fit_input(X)
@@ -173,6 +176,24 @@ class ClusterIsotropy(_Transform):
             self.components_.append(_top_directions(centred, rank))
         return self
 
+    def with_components(self, n_components: int) -> ClusterIsotropy:
+        """A copy that removes only the top ``n_components`` directions per cluster.
+
+        The clustering and per-cluster SVD are reused: the directions are the leading right
+        singular vectors, so truncating them is exactly what fitting with fewer would give.
+        """
+        import copy  # noqa: PLC0415
+
+        if not hasattr(self, "components_"):
+            raise RuntimeError("ClusterIsotropy is not fitted; call fit(X) first.")
+        if n_components > self.n_components:
+            raise ValueError(f"Can only reduce components: fitted with {self.n_components}, "
+                             f"asked for {n_components}.")
+        other = copy.copy(self)
+        other.n_components = n_components
+        other.components_ = [c[:n_components] for c in self.components_]
+        return other
+
     def _cluster(self, X: np.ndarray) -> np.ndarray:
         if self.n_clusters == 1:
             self._assigner = None
@@ -180,12 +201,13 @@ class ClusterIsotropy(_Transform):
         if self.method == "kmeans":
             from sklearn.cluster import KMeans  # noqa: PLC0415
 
-            model = KMeans(n_clusters=self.n_clusters, n_init=3, random_state=self.seed)
+            model = KMeans(n_clusters=self.n_clusters, n_init=self.n_init,
+                           random_state=self.seed)
         else:
             from sklearn.mixture import GaussianMixture  # noqa: PLC0415
 
             model = GaussianMixture(n_components=self.n_clusters, covariance_type="diag",
-                                    random_state=self.seed, reg_covar=1e-4)
+                                    random_state=self.seed, reg_covar=1e-4, max_iter=100)
         labels = model.fit_predict(X)
         self._assigner = model
         return np.asarray(labels)
