@@ -1,0 +1,102 @@
+"""Word frequency and the geometry of an embedding space (Li et al. 2020, Section 2).
+
+- :func:`corpus_token_counts` / :func:`corpus_word_counts`: frequencies over the local
+  corpora (WikiText-2 and PTB valid+test, SNLI dev+test sentences);
+- :func:`frequency_geometry`: for one space (rows = types with a frequency), the Spearman
+  correlation of vector norm and of mean kNN distance with log frequency, raw and centred,
+  and the mean kNN distance per frequency bin.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+from scipy.stats import spearmanr
+
+from . import metrics
+
+__all__ = ["frequency_corpus", "corpus_token_counts", "corpus_word_counts",
+           "frequency_geometry", "knn_mean_distance", "type_average"]
+
+
+def frequency_corpus() -> list[str]:
+    """The texts frequencies are counted over: WikiText-2 and PTB (valid + test lines) and the
+    distinct SNLI dev + test sentences."""
+    from . import data  # noqa: PLC0415
+    from .layerwise import snli_sentences  # noqa: PLC0415
+
+    texts = []
+    for frame in (data.wikitext2("valid"), data.wikitext2("test"), data.ptb("valid"),
+                  data.ptb("test")):
+        texts += frame["text"].tolist()
+    return texts + snli_sentences(None)
+
+
+def corpus_token_counts(tokenizer, texts: list[str], batch: int = 2000) -> Counter:
+    """Occurrences of each token id when ``texts`` are tokenized (no special tokens)."""
+    counts: Counter = Counter()
+    for start in range(0, len(texts), batch):
+        encoded = tokenizer(texts[start:start + batch], add_special_tokens=False)["input_ids"]
+        for ids in encoded:
+            counts.update(ids)
+    return counts
+
+
+def corpus_word_counts(texts: list[str]) -> Counter:
+    """Occurrences of each lower-cased whitespace token (for static word vectors)."""
+    counts: Counter = Counter()
+    for text in texts:
+        counts.update(text.lower().split())
+    return counts
+
+
+def knn_mean_distance(X: np.ndarray, k: int = 10, chunk: int = 2048) -> np.ndarray:
+    """Mean Euclidean distance of each row to its k nearest other rows (exact)."""
+    X = np.asarray(metrics.check_embeddings(X, min_points=k + 1), dtype=np.float64)
+    sq = np.einsum("ij,ij->i", X, X)
+    out = np.empty(X.shape[0])
+    for start in range(0, X.shape[0], chunk):
+        block = sq[start:start + chunk, None] + sq[None, :] - 2 * X[start:start + chunk] @ X.T
+        rows = np.arange(block.shape[0])
+        block[rows, rows + start] = np.inf
+        nearest = np.partition(np.maximum(block, 0), k - 1, axis=1)[:, :k]
+        out[start:start + chunk] = np.sqrt(nearest).mean(axis=1)
+    return out
+
+
+def frequency_geometry(X: np.ndarray, frequency: np.ndarray, k: int = 10,
+                       n_bins: int = 5) -> tuple[dict, pd.DataFrame]:
+    """Norm and neighbourhood density against log frequency for one space.
+
+    Returns a dict of Spearman correlations (norm and kNN distance, raw and after centring;
+    Euclidean kNN distances do not change with centring, so they are given once) and a
+    table of the mean norm and kNN distance per frequency quantile bin (bin 0 = rarest).
+    """
+    X = np.asarray(metrics.check_embeddings(X, min_points=k + 2), dtype=np.float64)
+    frequency = np.asarray(frequency, dtype=np.float64)
+    if frequency.shape[0] != X.shape[0] or (frequency <= 0).any():
+        raise ValueError("frequency needs one positive count per row.")
+    log_frequency = np.log(frequency)
+    norms = np.linalg.norm(X, axis=1)
+    centred_norms = np.linalg.norm(X - X.mean(axis=0), axis=1)
+    distances = knn_mean_distance(X, k)
+    summary = {
+        "n": int(X.shape[0]),
+        "rho norm": float(spearmanr(norms, log_frequency)[0]),
+        "rho norm (centred)": float(spearmanr(centred_norms, log_frequency)[0]),
+        "rho kNN distance": float(spearmanr(distances, log_frequency)[0]),
+    }
+    bins = pd.qcut(pd.Series(log_frequency).rank(method="first"), n_bins, labels=False)
+    table = pd.DataFrame({"bin": bins, "log frequency": log_frequency, "norm": norms,
+                          "centred norm": centred_norms, "kNN distance": distances})
+    return summary, table.groupby("bin").mean()
+
+
+def type_average(X: np.ndarray, type_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean vector per type id, and the sorted type ids."""
+    types, inverse = np.unique(type_ids, return_inverse=True)
+    sums = np.zeros((types.size, X.shape[1]))
+    np.add.at(sums, inverse, np.asarray(X, dtype=np.float64))
+    return sums / np.bincount(inverse)[:, None], types
