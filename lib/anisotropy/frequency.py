@@ -18,7 +18,8 @@ from scipy.stats import spearmanr
 from . import metrics
 
 __all__ = ["frequency_corpus", "corpus_token_counts", "corpus_word_counts",
-           "frequency_geometry", "knn_mean_distance", "type_average"]
+           "frequency_geometry", "knn_mean_distance", "type_average", "model_spaces",
+           "static_spaces"]
 
 
 def frequency_corpus() -> list[str]:
@@ -100,3 +101,40 @@ def type_average(X: np.ndarray, type_ids: np.ndarray) -> tuple[np.ndarray, np.nd
     sums = np.zeros((types.size, X.shape[1]))
     np.add.at(sums, inverse, np.asarray(X, dtype=np.float64))
     return sums / np.bincount(inverse)[:, None], types
+
+
+def model_spaces(encoder, counts: Counter, tokens, layers, max_types: int) -> dict:
+    """The spaces of one transformer for Part A, each ``(vectors, frequencies)``.
+
+    - the input-embedding rows of the ``max_types`` most frequent non-special token ids;
+    - for each layer, the average contextual vector of those ids over ``tokens`` (special
+      tokens and position 0 dropped), for the ids that occur there.
+    """
+    special = set(encoder.tokenizer.all_special_ids)
+    frequent = [t for t, _ in counts.most_common() if t not in special][:max_types]
+    matrix, _ = encoder.input_embedding_matrix()
+    name = encoder.name.split("/")[-1]
+    spaces = {f"{name}: input embeddings": (matrix[frequent],
+                                            np.array([counts[t] for t in frequent]))}
+    keep = ~tokens.special_mask & (tokens.position != 0)
+    for layer in layers:
+        vectors, types = type_average(np.asarray(tokens.layer(layer))[keep],
+                                      tokens.token_ids[keep])
+        wanted = np.isin(types, frequent)
+        spaces[f"{name}: layer {layer} (type average)"] = (
+            vectors[wanted], np.array([counts[t] for t in types[wanted]]))
+    return spaces
+
+
+def static_spaces(vectors, counts: Counter, max_types: int) -> dict:
+    """GloVe-like static vectors with two frequency sources: corpus counts of the words it
+    knows, and its own frequency-ordered vocabulary (rank r as frequency 1/r)."""
+    index = {word: i for i, word in enumerate(vectors.vocab)}
+    seen = [w for w, _ in counts.most_common() if w in index][:max_types]
+    label = f"GloVe {vectors.dim}d" if "glove" in vectors.name.lower() else vectors.name
+    return {
+        f"{label}: corpus counts": (np.asarray(vectors.vectors[[index[w] for w in seen]]),
+                                   np.array([counts[w] for w in seen])),
+        f"{label}: GloVe rank" if "GloVe" in label else f"{label}: vocabulary rank": (
+            np.asarray(vectors.vectors[:max_types]), 1.0 / (np.arange(max_types) + 1)),
+    }

@@ -90,6 +90,15 @@ def _unit_rows(X: np.ndarray) -> np.ndarray:
     return X / np.where(norms > 0, norms, 1.0)
 
 
+def _grouped_rows(ids: np.ndarray):
+    """Yield ``(value, row indices)`` for each distinct value of ``ids``, rows in order."""
+    codes, inverse = np.unique(ids, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(codes.size + 1))
+    for code, start, stop in zip(codes, bounds[:-1], bounds[1:], strict=True):
+        yield code, order[start:stop]
+
+
 def _mean_offdiagonal_cosine(unit: np.ndarray) -> float:
     """Mean cosine over ordered pairs i != j of unit rows: (|sum u|^2 - n) / (n^2 - n)."""
     n = unit.shape[0]
@@ -186,12 +195,8 @@ def self_similarity(X, word_ids, max_occurrences: int | None = None, seed: int =
     word_ids = _check_labels(word_ids, X.shape[0], "word_ids")
     unit = _unit_rows(X)
     rng = np.random.default_rng(seed)
-    codes, inverse = np.unique(word_ids, return_inverse=True)
-    order = np.argsort(inverse, kind="stable")
-    bounds = np.searchsorted(inverse[order], np.arange(codes.size + 1))
     values, index = [], []
-    for code, start, stop in zip(codes, bounds[:-1], bounds[1:], strict=True):
-        rows = order[start:stop]
+    for code, rows in _grouped_rows(word_ids):
         if rows.size < 2:
             continue
         if max_occurrences is not None and rows.size > max_occurrences:
@@ -281,14 +286,11 @@ def max_explainable_variance(X, word_ids, center: bool = True) -> pd.Series:
     """
     X = check_embeddings(X)
     word_ids = _check_labels(word_ids, X.shape[0], "word_ids")
-    codes, inverse = np.unique(word_ids, return_inverse=True)
-    order = np.argsort(inverse, kind="stable")
-    bounds = np.searchsorted(inverse[order], np.arange(codes.size + 1))
     values, index = [], []
-    for code, start, stop in zip(codes, bounds[:-1], bounds[1:], strict=True):
-        if stop - start < 2:
+    for code, rows in _grouped_rows(word_ids):
+        if rows.size < 2:
             continue
-        values.append(_first_pc_share(X[order[start:stop]], center))
+        values.append(_first_pc_share(X[rows], center))
         index.append(code)
     if not values:
         raise ValueError("No word has 2 or more occurrences; MEV is undefined.")
