@@ -1,0 +1,199 @@
+"""Analysis helpers of the claim notebooks, on synthetic data with known answers."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import ortho_group
+
+from anisotropy import clusters, frequency, metrics
+from anisotropy.calibration import FlowCalibration
+from anisotropy.classifier import (
+    isotropy_defect_cosine,
+    optimize_embeddings,
+    pair_point_labels,
+    trajectory_correlations,
+)
+from anisotropy.ledger import format_value, write_ledger
+from anisotropy.results import Results, load_results, ranges_text
+
+RNG = np.random.default_rng(0)
+
+
+# ------------------------------------------------------------------ claim 5 derivation
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_isotropy_defect_cosine_identity(seed):
+    """Mickus et al. Sec. 2.2: defect^2 = n (1 - cos) / (n - sqrt n) on PCA-transformed data."""
+    rng = np.random.default_rng(seed)
+    dim = int(rng.integers(3, 40))
+    X = rng.normal(size=(500, dim)) * rng.uniform(0.1, 5, size=dim)
+    X = X @ ortho_group.rvs(dim, random_state=seed)
+    defect, cosine = isotropy_defect_cosine(X)
+    n = dim
+    assert defect**2 == pytest.approx(n * (1 - cosine) / (n - np.sqrt(n)), rel=1e-9)
+    # and it is the defect inside IsoScore
+    score = ((n - defect**2 * (n - np.sqrt(n))) ** 2 - n) / (n * (n - 1))
+    assert score == pytest.approx(metrics.isoscore(X), abs=1e-9)
+
+
+def test_variance_from_pairwise_distances():
+    """The variance vector of PCA-transformed points from pairwise squared distances."""
+    X = RNG.normal(size=(60, 4)) * [3, 2, 1, 0.5]
+    pairwise = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=(0, 1)) / (2 * 60**2)
+    np.testing.assert_allclose(pairwise, X.var(axis=0), rtol=1e-12)
+
+
+def test_limiting_configurations():
+    labels = RNG.integers(0, 2, size=600)
+    centres = RNG.normal(size=(2, 32))
+    collapsed = centres[labels] + 1e-4 * RNG.normal(size=(600, 32))
+    assert metrics.silhouette(collapsed, labels) > 0.99
+    assert metrics.isoscore(collapsed) < 0.01
+    gaussian = RNG.normal(size=(20000, 8))
+    assert metrics.isoscore(gaussian) > 0.98
+    assert abs(metrics.silhouette(gaussian[:3000], RNG.integers(0, 2, 3000))) < 0.02
+
+
+def test_optimizing_embeddings_trades_isotropy_for_clusters():
+    X = RNG.normal(size=(400, 16)).astype(np.float32)
+    y = RNG.integers(0, 2, size=400)
+    trajectory = optimize_embeddings(X, y, n_updates=60, metric_every=10, progress=False)
+    assert list(trajectory["update"]) == [0, 10, 20, 30, 40, 50, 60]
+    assert trajectory["isoscore"].iloc[-1] < trajectory["isoscore"].iloc[0]
+    assert trajectory["silhouette"].iloc[-1] > trajectory["silhouette"].iloc[0]
+    assert trajectory_correlations(trajectory)["pearson"] < 0
+    again = optimize_embeddings(X, y, n_updates=60, metric_every=10, progress=False)
+    np.testing.assert_allclose(trajectory["isoscore"], again["isoscore"])  # seeded
+
+
+def test_pair_task_and_labels():
+    pairs = np.array([[0, 1], [0, 2], [3, 4]])
+    labels = pair_point_labels(pairs, np.array([0, 2, 1]), 5)
+    # point 0 is in a class-0 and a class-2 pair: its own cluster {0, 2}
+    assert len(set(labels)) == 4 and labels[1] != labels[0] and labels[3] == labels[4]
+    X = RNG.normal(size=(5, 6)).astype(np.float32)
+    trajectory = optimize_embeddings(X, np.array([0, 2, 1]), pairs=pairs, n_updates=5,
+                                     progress=False, point_labels=np.array([0, 1, 1, 0, 0]))
+    assert len(trajectory) == 6
+    with pytest.raises(ValueError, match="pairs must be"):
+        optimize_embeddings(X, np.array([0, 1]), pairs=pairs, n_updates=2, progress=False)
+
+
+# ------------------------------------------------------------------ claim 2 helpers
+
+
+def test_choose_k_finds_blobs_and_refuses_noise():
+    centres = RNG.normal(size=(4, 10)) * 20
+    X = np.concatenate([c + RNG.normal(size=(150, 10)) for c in centres])
+    k, labels, scores = clusters.choose_k(X, sample=600)
+    assert k == 4 and np.unique(labels).size == 4
+    k, labels, _ = clusters.choose_k(RNG.normal(size=(600, 10)), sample=600)
+    assert k == 1 and (labels == 0).all()
+
+
+def test_per_cluster_centring_removes_shared_direction():
+    centres = RNG.normal(size=(3, 20)) * 5 + 10
+    types = np.tile(np.arange(30), 30)
+    members = np.repeat(np.arange(3), 300)
+    X = centres[members] + RNG.normal(size=(900, 20))
+    result = clusters.type_similarities(X, types, members)
+    assert result["S_inter raw"] > 0.5
+    assert abs(result["S_inter per-cluster"]) < 0.05
+
+
+def test_cluster_drivers_find_the_separating_coordinate():
+    X = RNG.normal(size=(400, 12))
+    labels = (np.arange(400) < 200).astype(int)
+    X[labels == 1, 7] += 50
+    drivers = clusters.cluster_drivers(X, labels)
+    assert drivers["top_between_dims"][0] == 7 and drivers["top_between_share"] > 0.95
+
+
+def test_manifold_indicators_tell_a_roll_from_a_blob():
+    t = 1.5 * np.pi * (1 + 2 * RNG.uniform(size=1500))
+    roll = np.c_[t * np.cos(t), 20 * RNG.uniform(size=1500), t * np.sin(t)]
+    blob = RNG.normal(size=(1500, 3))
+    rolled = clusters.manifold_indicators(roll, sample=1000)
+    solid = clusters.manifold_indicators(blob, sample=1000)
+    t = RNG.uniform(-1, 1, size=1500)
+    bent = np.c_[10 * t, 20 * RNG.uniform(size=1500), 5 * t**2]
+    curved = clusters.manifold_indicators(bent, sample=1000)
+    assert rolled["lid"] < 2.5 and rolled["geodesic_ratio"] > 2
+    assert solid["lid"] > 2.5 and solid["geodesic_ratio"] < 2
+    assert curved["lid"] < 2.5 and curved["geodesic_ratio"] < 2
+
+
+def test_token_kinds():
+    kinds = clusters.token_kinds(np.array(["Ġcat", "##ing", ",", "Ġ1990", "▁dog", "<unk>"]))
+    assert kinds.tolist() == ["word", "word", "symbol", "symbol", "word", "symbol"]
+
+
+# ------------------------------------------------------------------ claim 3 helpers
+
+
+def test_frequency_geometry_detects_rare_words_far_out():
+    counts = np.exp(RNG.uniform(0, 8, size=500))
+    radius = 10 - np.log(counts)  # rare words far from the origin
+    directions = RNG.normal(size=(500, 8))
+    X = directions / np.linalg.norm(directions, axis=1, keepdims=True) * radius[:, None]
+    summary, bins = frequency.frequency_geometry(X, counts, k=5)
+    assert summary["rho norm"] < -0.9 and summary["rho kNN distance"] < -0.5
+    assert bins["norm"].iloc[0] > bins["norm"].iloc[-1]
+    with pytest.raises(ValueError, match="positive count"):
+        frequency.frequency_geometry(X, np.zeros(500), k=5)
+
+
+def test_knn_mean_distance_brute_force():
+    X = RNG.normal(size=(50, 3))
+    distances = np.linalg.norm(X[:, None] - X[None], axis=-1)
+    np.fill_diagonal(distances, np.inf)
+    expected = np.sort(distances, axis=1)[:, :4].mean(axis=1)
+    np.testing.assert_allclose(frequency.knn_mean_distance(X, 4, chunk=7), expected)
+
+
+def test_flow_makes_data_more_isotropic():
+    X = RNG.normal(size=(2000, 6)) * [5, 3, 1, 0.5, 0.2, 0.1] + 3
+    flow = FlowCalibration(n_steps=150, hidden=32, transforms=2, seed=0).fit(X)
+    Z = flow.transform(X)
+    assert Z.shape == X.shape and np.isfinite(Z).all()
+    assert metrics.isoscore(Z) > metrics.isoscore(X)
+    assert flow.losses_[-1] < flow.losses_[0]
+    with pytest.raises(RuntimeError, match="not fitted"):
+        FlowCalibration().transform(X)
+
+
+# ------------------------------------------------------------------ results and ledger
+
+
+def test_results_json_and_ledger(tmp_path):
+    results = Results("01-layerwise-anisotropy", {"seed": 1}, profile="smoke")
+    results.metric("value", np.float64(0.5))
+    results.check("a:m", "A statement.", "paper 1 (source)", {"x": np.float32(0.25)}, "x < 1",
+                  np.True_, model="org/m", section="")
+    results.check("b", "B statement.", "paper 2", None, "not run", None, verdict="not run")
+    with pytest.raises(ValueError, match="Duplicate"):
+        results.check("b", "B", "p", None, "t", True)
+    with pytest.raises(ValueError, match="explicit verdict"):
+        results.check("c", "C", "p", None, "t", None)
+    path = results.write(tmp_path)
+    record = json.loads(path.read_text())
+    assert record["checks"][0]["verdict"] == "reproduced"
+    assert record["metrics"]["value"] == 0.5 and record["profile"] == "smoke"
+    record["library_version"] = "0.0.0"
+    path.write_text(json.dumps(record))
+    assert load_results(tmp_path)["01-layerwise-anisotropy"]["stale"]
+    page = write_ledger(tmp_path, tmp_path / "ledger.md", ["01-layerwise-anisotropy"])
+    text = page.read_text()
+    assert "stale" in text and "A statement." in text and "not run" in text
+    assert "| a:m" in text or "a:m" in text
+
+
+def test_small_formatters():
+    assert ranges_text([5, 3, 4, 9]) == "3–5, 9"
+    assert format_value({"a": 0.123456, "b": True}) == "a: 0.123; b: yes"
+    assert format_value(pd.NA if False else None) == ""
