@@ -104,3 +104,15 @@ def test_smoke_run_verdicts_and_bands(slug, smoke_runs):
     assert record["data_sha256"], "no data file recorded"
     assert record["models"], "no model recorded"
     assert json.dumps(record)  # serializable
+
+
+@pytest.mark.notebooks
+def test_claim1_verdicts_do_not_depend_on_the_seed(smoke_runs, tmp_path, monkeypatch):
+    """Issue: a rerun with another seed (other sentences, other random pairs) must give the
+    same verdicts."""
+    slug = "01-layerwise-anisotropy"
+    monkeypatch.setattr(runner, "BUILD_DIR", tmp_path)
+    runner.run(slug, "smoke", {"seed": 1})
+    other = json.loads((tmp_path / "results" / f"{slug}.json").read_text())
+    first = {c["id"]: c["verdict"] for c in smoke_runs[slug]["checks"]}
+    assert {c["id"]: c["verdict"] for c in other["checks"]} == first
