@@ -147,3 +147,15 @@ def test_glove_static_vectors():
     assert glove.vocab[:3] == ["the", ",", "."]
     vectors, found = glove.lookup(["king", "notaword-xyz", "queen"])
     assert found == ["king", "queen"] and vectors.shape == (2, 50)
+
+
+def test_token_mask_never_empties_a_sentence(smollm2):
+    tokens = smollm2.encode_tokens(["Hello", "The cat sat."], layers=[1], progress=False)
+    mask = tokens.token_mask(exclude_positions=(0,), drop_special=True)
+    per_sentence = np.bincount(tokens.sentence_index[mask], minlength=2)
+    assert per_sentence[0] >= 1  # the one-token sentence keeps its token
+    assert not mask[(tokens.sentence_index == 1) & (tokens.position == 0)].any()
+    from anisotropy.sts import sentence_means
+
+    means = sentence_means(tokens, 1, exclude_positions=(0,))
+    assert np.linalg.norm(means, axis=1).min() > 0

@@ -50,11 +50,10 @@ def fit_methods(X: np.ndarray, n_clusters: int, n_components: int, seed: int = 0
 
 
 def token_rows(tokens, sentence_ids: np.ndarray, exclude_positions=()) -> np.ndarray:
-    """Rows of non-special tokens of the given sentences (minus excluded positions)."""
-    keep = ~tokens.special_mask & np.isin(tokens.sentence_index, sentence_ids)
-    for position in exclude_positions:
-        keep &= tokens.position != position
-    return np.flatnonzero(keep)
+    """Rows of non-special tokens of the given sentences, minus excluded positions unless a
+    sentence would be left without tokens."""
+    keep = tokens.token_mask(exclude_positions, drop_special=True)
+    return np.flatnonzero(keep & np.isin(tokens.sentence_index, sentence_ids))
 
 
 def pool_rows(X: np.ndarray, sentence_of_row: np.ndarray) -> dict[int, np.ndarray]:

@@ -86,6 +86,22 @@ class TokenEmbeddings:
             raise ValueError(f"Layer {layer} was not extracted; available: {list(self.layers)}.")
         return np.load(self.path / f"layer_{layer:03d}.npy", mmap_mode="r")
 
+    def token_mask(self, exclude_positions: Sequence[int] = (), drop_special: bool = False
+                   ) -> np.ndarray:
+        """Tokens to pool per sentence, never leaving a sentence empty.
+
+        Drops special tokens when ``drop_special`` and tokens at ``exclude_positions``; a
+        sentence that would lose all its tokens (a one-token sentence under a decoder whose
+        position 0 is excluded) keeps them, so every sentence still gets a vector.
+        """
+        base = ~self.special_mask if drop_special else np.ones(len(self), dtype=bool)
+        excluded = np.isin(self.position, np.asarray(list(exclude_positions), dtype=int))
+        kept = base & ~excluded
+        n_sentences = len(self.words)
+        remaining = np.bincount(self.sentence_index[kept], minlength=n_sentences)
+        emptied = remaining[self.sentence_index] == 0
+        return kept | (base & emptied)
+
     def token_table(self) -> pd.DataFrame:
         """One row per token: sentence, position, token id and string, word index, special."""
         return pd.DataFrame({

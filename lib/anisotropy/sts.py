@@ -107,11 +107,9 @@ def sts_sentences(tasks, max_pairs: int | None = None, seed: int = 0) -> list[st
 
 def sentence_means(tokens, layer: int, exclude_positions=()) -> np.ndarray:
     """Mean of each sentence's token vectors at one layer, special tokens included (the
-    sentence-transformers convention), dropping tokens at ``exclude_positions``."""
-    keep = np.ones(len(tokens), dtype=bool)
-    for position in exclude_positions:
-        keep &= tokens.position != position
-    rows = np.flatnonzero(keep)
+    sentence-transformers convention), dropping tokens at ``exclude_positions`` unless that
+    would leave a sentence without tokens (see ``TokenEmbeddings.token_mask``)."""
+    rows = np.flatnonzero(tokens.token_mask(exclude_positions))
     sentences = tokens.sentence_index[rows]
     starts = np.flatnonzero(np.r_[True, sentences[1:] != sentences[:-1]])
     X = np.asarray(tokens.layer(layer))[rows].astype(np.float64)
