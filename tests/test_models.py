@@ -136,6 +136,18 @@ def test_decoder_sink_and_exclusion(smollm2):
     assert "Don't" not in kept[kept["sentence"] == 1]["word"].tolist()
 
 
+def test_causal_lm_detection_decides_sink_handling(minilm, smollm2):
+    from transformers import BertConfig, MPNetConfig, PretrainedConfig, Qwen3Config
+
+    assert smollm2.is_decoder and not minilm.is_decoder
+    assert not models.is_causal_lm(BertConfig())
+    assert not models.is_causal_lm(MPNetConfig())
+    assert models.is_causal_lm(BertConfig(is_decoder=True))
+    assert models.is_causal_lm(Qwen3Config())  # a family the registry does not ship
+    assert models.is_causal_lm(PretrainedConfig(architectures=["NewFamilyForCausalLM"]))
+    assert not models.is_causal_lm(PretrainedConfig(architectures=["NewFamilyForMaskedLM"]))
+
+
 def test_input_embedding_matrix(smollm2):
     matrix, vocab = smollm2.input_embedding_matrix()
     assert matrix.shape == (len(vocab), 576)

@@ -339,6 +339,29 @@ class StaticVectors:
 # --------------------------------------------------------------------------- encoder
 
 
+#: ``model_type`` values of decoder-only families whose configs may lack ``architectures``.
+DECODER_MODEL_TYPES = frozenset({
+    "gpt2", "gpt_neo", "gpt_neox", "gptj", "opt", "bloom", "falcon", "llama", "mistral",
+    "mixtral", "qwen2", "qwen3", "phi", "phi3", "gemma", "gemma2", "gemma3_text", "olmo",
+    "olmo2", "smollm3"})
+
+
+def is_causal_lm(config: object) -> bool:
+    """Whether a ``transformers`` config describes a left-to-right (decoder-only) model.
+
+    True when the config says ``is_decoder``, when its ``model_type`` is a known decoder
+    family, or when its declared architecture is a causal LM (``*ForCausalLM`` or
+    ``*LMHeadModel``). Encoders (BERT, MPNet, RoBERTa: ``*ForMaskedLM``, ``*Model``) are False.
+    The answer decides sink handling (position 0 is excluded from pooling under a decoder).
+    """
+    if getattr(config, "is_decoder", False):
+        return True
+    if getattr(config, "model_type", None) in DECODER_MODEL_TYPES:
+        return True
+    architectures = getattr(config, "architectures", None) or []
+    return any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in architectures)
+
+
 @dataclass
 class Encoder:
     """A transformer turned into per-layer token vectors and pooled sentence vectors.
@@ -372,9 +395,7 @@ class Encoder:
             self.model = AutoModel.from_pretrained(path, dtype=torch.float32)
         self.model.eval()
         config = self.model.config
-        self.is_decoder = bool(getattr(config, "is_decoder", False)) or not hasattr(
-            config, "type_vocab_size") and config.model_type in {
-            "llama", "gpt2", "mistral", "qwen2", "gpt_neox", "opt", "phi", "gemma", "smollm3"}
+        self.is_decoder = is_causal_lm(config)
         if self.resolved.kind == "unknown":
             kind = "decoder" if self.is_decoder else "encoder"
             self.resolved = ResolvedModel(**{**asdict(self.resolved), "kind": kind})
