@@ -221,14 +221,17 @@ def test_intra_sentence_similarity_brute_force():
     assert series[4] == pytest.approx(expected)
 
 
-def test_mev_centred_matches_pca_and_uncentred_matches_truncated_svd():
+@pytest.mark.parametrize("n, dim", [(40, 12), (8, 50), (30, 30), (300, 260), (260, 300)])
+def test_mev_centred_matches_pca_and_uncentred_matches_truncated_svd(n, dim):
+    """Both Gram-matrix branches (fewer occurrences than dimensions, and more)."""
     from sklearn.decomposition import PCA, TruncatedSVD
 
     rng = np.random.default_rng(5)
-    X = rng.normal(size=(40, 12)) * np.linspace(3, 0.3, 12) + 2.0
-    ids = np.zeros(40, dtype=int)
+    X = rng.normal(size=(n, dim)) * np.linspace(3, 0.3, dim) + 2.0
+    ids = np.zeros(n, dtype=int)
     centred = metrics.max_explainable_variance(X, ids)[0]
-    assert centred == pytest.approx(PCA(n_components=1).fit(X).explained_variance_ratio_[0])
+    assert centred == pytest.approx(PCA(n_components=1).fit(X).explained_variance_ratio_[0],
+                                    rel=1e-9)
     uncentred = metrics.max_explainable_variance(X, ids, center=False)[0]
     svd = TruncatedSVD(n_components=1, algorithm="arpack").fit(X)
     assert uncentred == pytest.approx(svd.explained_variance_ratio_[0], rel=1e-6)

@@ -249,12 +249,28 @@ def _first_pc_share(M: np.ndarray, center: bool) -> float:
     scale = float((M**2).sum())
     if total <= 1e-12 * max(scale, 1e-300):
         return float("nan")
-    if center:
-        power = np.linalg.svd(centred, compute_uv=False) ** 2
-        return float(power[0] / power.sum())
-    _, _, vt = np.linalg.svd(M, full_matrices=False)
-    projection = M @ vt[0]
+    if center:  # sigma_1^2 / sum sigma_i^2, with sum sigma_i^2 = ||C||_F^2
+        return float(_top_gram_eigen(centred)[0] / total)
+    value, vector = _top_gram_eigen(M)  # v_1: top right singular vector of M
+    projection = M @ vector
     return float(projection.var() / M.var(axis=0).sum())
+
+
+def _top_gram_eigen(M: np.ndarray) -> tuple[float, np.ndarray]:
+    """Largest squared singular value of ``M`` and its right singular vector.
+
+    Taken from the smaller Gram matrix (``M M^T`` when rows < columns, else ``M^T M``) with a
+    symmetric eigensolver: the same numbers as an SVD of ``M`` (float64) at a fraction of
+    the cost for the many small per-word matrices of MEV.
+    """
+    wide = M.shape[0] < M.shape[1]
+    gram = M @ M.T if wide else M.T @ M
+    values, vectors = np.linalg.eigh(gram)
+    if not wide:
+        return float(values[-1]), vectors[:, -1]
+    vector = M.T @ vectors[:, -1]
+    norm = np.linalg.norm(vector)
+    return float(values[-1]), vector / norm if norm > 0 else vector
 
 
 def max_explainable_variance(X, word_ids, center: bool = True) -> pd.Series:
