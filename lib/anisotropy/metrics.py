@@ -251,7 +251,7 @@ def _first_pc_share(M: np.ndarray, center: bool) -> float:
         return float("nan")
     if center:  # sigma_1^2 / sum sigma_i^2, with sum sigma_i^2 = ||C||_F^2
         return float(_top_gram_eigen(centred)[0] / total)
-    value, vector = _top_gram_eigen(M)  # v_1: top right singular vector of M
+    _, vector = _top_gram_eigen(M)  # v_1: top right singular vector of M
     projection = M @ vector
     return float(projection.var() / M.var(axis=0).sum())
 
