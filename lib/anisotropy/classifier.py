@@ -132,12 +132,13 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
             classifier.bias.uniform_(-bound, bound, generator=generator)
     optimizer = torch.optim.Adam([E, *classifier.parameters()])
     y = torch.tensor(targets, dtype=torch.long)
-    index = None if pairs is None else torch.tensor(pairs, dtype=torch.long)
-    first, second = (None, None) if index is None else (index[:, 0].contiguous(),
-                                                        index[:, 1].contiguous())
+    first = second = None  # the two sides of each pair, as gather indices
+    if pairs is not None:
+        index = torch.tensor(pairs, dtype=torch.long)
+        first, second = index[:, 0].contiguous(), index[:, 1].contiguous()
 
     def logits() -> torch.Tensor:
-        if index is None:
+        if first is None:
             return classifier(E)
         u, v = E.index_select(0, first), E.index_select(0, second)  # backward: index_add_
         return classifier(torch.cat([u, v, (u - v).abs()], dim=1))
