@@ -84,6 +84,46 @@ def test_pair_task_and_labels():
         optimize_embeddings(X, np.array([0, 1]), pairs=pairs, n_updates=2, progress=False)
 
 
+@pytest.mark.parametrize("bias", [True, False])
+def test_pair_classifier_is_linear_on_concatenation(bias):
+    """The pair logits (per-point u and v terms, gathered) equal a Linear layer on
+    [u, v, |u - v|], the classifier as written: same losses along a reference loop."""
+    import torch
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 6)).astype(np.float32)
+    pairs = np.concatenate([rng.permutation(40).reshape(20, 2),  # every point in a pair
+                            rng.integers(0, 40, size=(10, 2))])
+    targets = rng.integers(0, 3, size=30)
+    trajectory = optimize_embeddings(X, targets, pairs=pairs, n_updates=8, seed=2, bias=bias,
+                                     progress=False)
+    # reference: the same seeded initialization and Adam, logits from the concatenation
+    generator = torch.Generator().manual_seed(2)
+    torch.manual_seed(2)
+    E = torch.nn.Parameter(torch.tensor(X))
+    linear = torch.nn.Linear(18, 3, bias=bias)
+    with torch.no_grad():
+        bound = 1 / np.sqrt(18)
+        linear.weight.uniform_(-bound, bound, generator=generator)
+        if bias:
+            linear.bias.uniform_(-bound, bound, generator=generator)
+    optimizer = torch.optim.Adam([E, *linear.parameters()])
+    a, b = torch.tensor(pairs[:, 0]), torch.tensor(pairs[:, 1])
+    y = torch.tensor(targets)
+
+    def loss():
+        u, v = E[a], E[b]
+        return torch.nn.functional.cross_entropy(linear(torch.cat([u, v, (u - v).abs()], 1)), y)
+
+    expected = [float(loss().detach())]
+    for _ in range(8):
+        optimizer.zero_grad()
+        loss().backward()
+        optimizer.step()
+        expected.append(float(loss().detach()))
+    np.testing.assert_allclose(trajectory["loss"], expected, rtol=1e-5)
+
+
 # ------------------------------------------------------------------ claim 2 helpers
 
 

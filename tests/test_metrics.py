@@ -143,6 +143,12 @@ def test_partition_isotropy_matches_direct_formula():
     _, vectors = np.linalg.eigh(X.T @ X)
     z = np.concatenate([np.exp(X @ vectors).sum(0), np.exp(-X @ vectors).sum(0)])
     assert metrics.partition_isotropy(X).value == pytest.approx(z.min() / z.max(), rel=1e-10)
+    # the row blocks of the log-sum-exp only change the summation order
+    for chunk_size in (1, 7, 199, 5000):
+        assert metrics.partition_isotropy(X, chunk_size=chunk_size).value == pytest.approx(
+            z.min() / z.max(), rel=1e-10)
+    with pytest.raises(ValueError, match="chunk_size"):
+        metrics.partition_isotropy(X, chunk_size=0)
 
 
 @pytest.mark.parametrize("n,dim,k", [(300, 16, 2), (1000, 384, 2), (700, 32, 5)])

@@ -140,8 +140,15 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
     def logits() -> torch.Tensor:
         if first is None:
             return classifier(E)
-        u, v = E.index_select(0, first), E.index_select(0, second)  # backward: index_add_
-        return classifier(torch.cat([u, v, (u - v).abs()], dim=1))
+        # W [u; v; |u - v|] + b, with W = [W_u W_v W_d]: the u and v terms are computed once
+        # per point and gathered per pair, which skips the (n_pairs, 3 dim) concatenation.
+        # Gathers use index_select, whose backward is index_add_.
+        w_u, w_v, w_d = classifier.weight.split(dim, dim=1)
+        per_point = E @ torch.cat([w_u, w_v]).T  # (n_points, 2 n_classes)
+        u, v = E.index_select(0, first), E.index_select(0, second)
+        out = (per_point[:, :n_classes].index_select(0, first)
+               + per_point[:, n_classes:].index_select(0, second) + (u - v).abs() @ w_d.T)
+        return out if classifier.bias is None else out + classifier.bias
 
     def measure(update: int, loss: float, accuracy: float, began: float) -> dict:
         points = E.detach().numpy()

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from . import metrics
+from .grouping import run_means, run_starts
 from .sts import evaluate_sts, load_sts_task
 from .transforms import AllButTheTop, Center, ClusterIsotropy
 
@@ -58,10 +59,8 @@ def token_rows(tokens, sentence_ids: np.ndarray, exclude_positions=()) -> np.nda
 
 def pool_rows(X: np.ndarray, sentence_of_row: np.ndarray) -> dict[int, np.ndarray]:
     """Mean vector per sentence from token rows (rows of one sentence are contiguous)."""
-    starts = np.flatnonzero(np.r_[True, sentence_of_row[1:] != sentence_of_row[:-1]])
-    sums = np.add.reduceat(np.asarray(X, dtype=np.float64), starts, axis=0)
-    counts = np.diff(np.r_[starts, len(sentence_of_row)])
-    return dict(zip(sentence_of_row[starts].tolist(), sums / counts[:, None], strict=True))
+    starts = run_starts(sentence_of_row)
+    return dict(zip(sentence_of_row[starts].tolist(), run_means(X, starts), strict=True))
 
 
 def _score(transform, X: np.ndarray, sentence_of_row: np.ndarray, frame: pd.DataFrame,

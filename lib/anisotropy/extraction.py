@@ -29,6 +29,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from . import __version__, cache
+from .grouping import run_means
 
 __all__ = ["EXTRACTION_VERSION", "WORD_PATTERN", "TokenEmbeddings", "extract_token_embeddings",
            "extract_pooled", "pool_sentences", "pool_words", "split_words"]
@@ -172,9 +173,7 @@ def pool_words(X: np.ndarray, starts: np.ndarray) -> np.ndarray:
     X = np.asarray(X, dtype=np.float32)
     if X.shape[0] == 0:
         return np.zeros((0, X.shape[1]), dtype=np.float32)
-    sums = np.add.reduceat(X.astype(np.float64), starts, axis=0)
-    counts = np.diff(np.append(starts, X.shape[0]))
-    return (sums / counts[:, None]).astype(np.float32)
+    return run_means(X, starts).astype(np.float32)
 
 
 # --------------------------------------------------------------------------- shared machinery

@@ -16,6 +16,7 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from . import metrics
+from .grouping import group_sums
 
 __all__ = ["frequency_corpus", "corpus_token_counts", "corpus_word_counts",
            "frequency_geometry", "knn_mean_distance", "type_average", "model_spaces",
@@ -98,8 +99,7 @@ def frequency_geometry(X: np.ndarray, frequency: np.ndarray, k: int = 10,
 def type_average(X: np.ndarray, type_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean vector per type id, and the sorted type ids."""
     types, inverse = np.unique(type_ids, return_inverse=True)
-    sums = np.zeros((types.size, X.shape[1]))
-    np.add.at(sums, inverse, np.asarray(X, dtype=np.float64))
+    sums = group_sums(X, inverse, types.size)
     return sums / np.bincount(inverse)[:, None], types
 
 

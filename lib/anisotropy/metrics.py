@@ -27,6 +27,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from .grouping import group_sums
+
 __all__ = [
     "cosine_baseline",
     "self_similarity",
@@ -86,7 +88,7 @@ def _check_labels(labels, n: int, name: str, min_groups: int = 1) -> np.ndarray:
 def _unit_rows(X: np.ndarray) -> np.ndarray:
     """Rows scaled to unit L2 norm (float64); zero rows stay zero."""
     X = np.asarray(X, dtype=np.float64)
-    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X))[:, None]  # no (n, dim) temporary
     return X / np.where(norms > 0, norms, 1.0)
 
 
@@ -229,9 +231,7 @@ def intra_sentence_similarity(X, sentence_ids) -> pd.Series:
     sentence_ids = _check_labels(sentence_ids, X.shape[0], "sentence_ids")
     codes, inverse, counts = np.unique(sentence_ids, return_inverse=True, return_counts=True)
     X64 = np.asarray(X, dtype=np.float64)
-    sums = np.zeros((codes.size, X.shape[1]))
-    np.add.at(sums, inverse, X64)
-    means = _unit_rows(sums / counts[:, None])
+    means = _unit_rows(group_sums(X64, inverse, codes.size) / counts[:, None])
     cosines = np.einsum("ij,ij->i", _unit_rows(X64), means[inverse])
     per_sentence = np.bincount(inverse, weights=cosines) / counts
     keep = counts >= 2
@@ -434,7 +434,7 @@ class PartitionIsotropy(NamedTuple):
     log10: float
 
 
-def partition_isotropy(X) -> PartitionIsotropy:
+def partition_isotropy(X, chunk_size: int = 2048) -> PartitionIsotropy:
     """Mu & Viswanath's isotropy I(W) = min_c Z(c) / max_c Z(c), computed in log space.
 
     .. math:: Z(c) = \\sum_i \\exp(c^\\top w_i), \\qquad
@@ -443,6 +443,12 @@ def partition_isotropy(X) -> PartitionIsotropy:
     where :math:`c` runs over the eigenvectors of :math:`W^\\top W`, taken with both signs.
     :math:`\\log Z(c)` is a log-sum-exp, so the ratio is exact even when it is far below the
     smallest float (decoder layers reach :math:`\\log_{10} I \\approx -11{,}000`).
+
+    Parameters
+    ----------
+    X : array of shape (n_points, dim)
+    chunk_size : int
+        Rows per block of the log-sum-exp; bounds the temporaries, not the value.
 
     Returns
     -------
@@ -461,12 +467,18 @@ def partition_isotropy(X) -> PartitionIsotropy:
     word representations. ICLR.
     """
     X = check_embeddings(X)
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}.")
     W = np.asarray(X, dtype=np.float64)
     _, vectors = np.linalg.eigh(W.T @ W)
-    projections = W @ vectors  # (n_points, dim)
-    projections = np.concatenate([projections, -projections], axis=1)
-    peak = projections.max(axis=0)
-    log_z = peak + np.log(np.exp(projections - peak).sum(axis=0))
+    projections = W @ vectors  # (n_points, dim): c^T w_i for every eigenvector c
+    top, bottom = projections.max(axis=0), projections.min(axis=0)  # peaks for +c and -c
+    sums = np.zeros((2, projections.shape[1]))
+    for start in range(0, projections.shape[0], chunk_size):  # small temporaries
+        block = projections[start:start + chunk_size]
+        sums[0] += np.exp(block - top).sum(axis=0)
+        sums[1] += np.exp(bottom - block).sum(axis=0)
+    log_z = np.concatenate([top + np.log(sums[0]), np.log(sums[1]) - bottom])
     log10 = float((log_z.min() - log_z.max()) / np.log(10))
     return PartitionIsotropy(float(10.0**log10), log10)
 

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import pearsonr, spearmanr
 
+from .grouping import run_means, run_starts
 from .metrics import check_embeddings
 
 __all__ = ["STS_TASKS", "cosine_scores", "evaluate_sts", "evaluate_tasks", "load_sts_task",
@@ -111,12 +112,10 @@ def sentence_means(tokens, layer: int, exclude_positions=()) -> np.ndarray:
     would leave a sentence without tokens (see ``TokenEmbeddings.token_mask``)."""
     rows = np.flatnonzero(tokens.token_mask(exclude_positions))
     sentences = tokens.sentence_index[rows]
-    starts = np.flatnonzero(np.r_[True, sentences[1:] != sentences[:-1]])
-    X = np.asarray(tokens.layer(layer))[rows].astype(np.float64)
-    sums = np.add.reduceat(X, starts, axis=0)
-    counts = np.diff(np.r_[starts, rows.size])
+    starts = run_starts(sentences)
+    X = np.asarray(tokens.layer(layer))[rows]
     out = np.zeros((len(tokens.words), X.shape[1]))
-    out[sentences[starts]] = sums / counts[:, None]
+    out[sentences[starts]] = run_means(X, starts)
     return out.astype(np.float32)
 
 
