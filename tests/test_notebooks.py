@@ -10,6 +10,7 @@ say why in the message.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import nbformat
@@ -76,6 +77,30 @@ def test_failing_notebook_names_the_cell(tmp_path, monkeypatch):
     with pytest.raises(runner.RunError,
                        match=r"source cell 1 .*raise ValueError.*ValueError: broken"):
         runner.run("01-layerwise-anisotropy", "smoke")
+
+
+def test_kernel_environment_is_set_and_restored(tmp_path, monkeypatch):
+    """The kernel inherits the results dir, the profile and the allocator settings; a value
+    the user set wins; the runner's own environment is restored afterwards."""
+    import papermill
+
+    seen = {}
+
+    def fake_execute(source, output, **kwargs):
+        seen.update({k: os.environ.get(k) for k in
+                     ("ANISOTROPY_PROFILE", "MALLOC_MMAP_MAX_", "MALLOC_TRIM_THRESHOLD_")})
+        Path(os.environ["ANISOTROPY_RESULTS_DIR"], "01-layerwise-anisotropy.json").write_text("{}")
+
+    monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
+    monkeypatch.setattr(runner, "BUILD_DIR", tmp_path / "build")
+    monkeypatch.delenv("MALLOC_MMAP_MAX_", raising=False)
+    monkeypatch.delenv("ANISOTROPY_PROFILE", raising=False)
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "12345")
+    runner.run("01-layerwise-anisotropy", "smoke")
+    assert seen == {"ANISOTROPY_PROFILE": "smoke", "MALLOC_MMAP_MAX_": "0",
+                    "MALLOC_TRIM_THRESHOLD_": "12345"}
+    assert "MALLOC_MMAP_MAX_" not in os.environ and "ANISOTROPY_PROFILE" not in os.environ
+    assert os.environ["MALLOC_TRIM_THRESHOLD_"] == "12345"
 
 
 def _lookup(record, path):

@@ -555,14 +555,24 @@ def silhouette(X, labels, chunk_size: int = 1024) -> float:
 # --------------------------------------------------------------------------- LID
 
 
+#: Distances within float64 rounding of zero count as zero (relative to the squared norms for
+#: Euclidean distances), so that duplicate points give the same LID whatever the rounding.
+_ZERO_DISTANCE = 1e-10
+
+
 def _knn_distances(X: np.ndarray, k: int, metric: str, chunk_size: int = 2048) -> np.ndarray:
-    """Exact distances to the k nearest other points, sorted ascending (float64)."""
+    """Exact distances to the k nearest other points, sorted ascending (float64).
+
+    A cosine distance below ``_ZERO_DISTANCE``, or a squared Euclidean distance below
+    ``_ZERO_DISTANCE * (|x|^2 + |y|^2)``, is rounding noise of a duplicate and becomes 0.
+    """
     X64 = np.asarray(X, dtype=np.float64)
     if metric == "cosine":
         unit = _unit_rows(X64)
         out = np.empty((X.shape[0], k))
         for i0 in range(0, X.shape[0], chunk_size):
             block = 1.0 - unit[i0 : i0 + chunk_size] @ unit.T
+            block[block < _ZERO_DISTANCE] = 0.0
             rows = np.arange(block.shape[0])
             block[rows, rows + i0] = np.inf
             part = np.partition(block, k - 1, axis=1)[:, :k]
@@ -573,7 +583,9 @@ def _knn_distances(X: np.ndarray, k: int, metric: str, chunk_size: int = 2048) -
     out = np.empty((X.shape[0], k))
     for i0 in range(0, X.shape[0], chunk_size):
         rows_block = X64[i0 : i0 + chunk_size]
-        block = sq[i0 : i0 + chunk_size, None] + sq[None, :] - 2.0 * (rows_block @ X64.T)
+        scale = sq[i0 : i0 + chunk_size, None] + sq[None, :]
+        block = scale - 2.0 * (rows_block @ X64.T)
+        block[block < _ZERO_DISTANCE * scale] = 0.0
         rows = np.arange(block.shape[0])
         block[rows, rows + i0] = np.inf
         part = np.partition(block, k - 1, axis=1)[:, :k]
@@ -592,7 +604,10 @@ def lid_mle(X, k: int = 100, metric: str = "euclidean", return_pointwise: bool =
 
     which equals scikit-dimension's ``MLE`` pointwise estimate. The average follows Cai et
     al.: the arithmetic mean over points, where an infinite estimate (all k distances equal)
-    becomes the ambient dimension and NaN (duplicates, :math:`d_k = 0`) is dropped.
+    becomes the ambient dimension and NaN (duplicates, :math:`d_k = 0`) is dropped. A point
+    with a duplicate among its neighbours (:math:`d_1 = 0`; common in layer 0, where a token
+    at a given position always has the same vector) gets 0; distances within float rounding
+    of zero count as zero, so that this does not depend on how the rounding falls.
 
     Parameters
     ----------
