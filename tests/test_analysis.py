@@ -127,6 +127,31 @@ def test_pair_classifier_is_linear_on_concatenation(bias):
 # ------------------------------------------------------------------ claim 2 helpers
 
 
+def test_layer_lid_counts_repeated_vectors_once(tmp_path):
+    """Layer 0 gives every occurrence of a type the same vector; LID sees each once."""
+    from anisotropy.extraction import TokenEmbeddings
+
+    rng = np.random.default_rng(4)
+    n_tokens, n_types = 900, 300
+    ids = rng.integers(0, n_types, size=n_tokens)
+    static = rng.normal(size=(n_types, 12)).astype(np.float32)
+    np.save(tmp_path / "layer_000.npy", static[ids])
+    np.save(tmp_path / "layer_001.npy", static[ids] + 0.3 * rng.normal(size=(n_tokens, 12))
+            .astype(np.float32))
+    tokens = TokenEmbeddings(
+        model="fake", layers=(0, 1), path=tmp_path, token_ids=ids,
+        sentence_index=np.arange(n_tokens) // 30, position=np.arange(n_tokens) % 30,
+        word_index=np.arange(n_tokens) % 30, special_mask=np.zeros(n_tokens, dtype=bool),
+        tokens=np.array([f"t{i}" for i in ids]), words=[], meta={})
+    table, _ = clusters.cluster_layer_stats(tokens, [0, 1], 1, k_sample=300, lid_sample=600,
+                                            lid_k=10, progress=False)
+    rows = np.random.default_rng(0).choice(n_tokens, size=600, replace=False)  # seed 0
+    distinct = np.unique(ids[rows]).size
+    assert table["LID points"].tolist() == [distinct, 600]
+    expected = metrics.lid_mle(np.unique(static[ids][rows], axis=0), k=10, metric="cosine")
+    assert table.loc[0, "LID cosine"] == pytest.approx(expected)
+
+
 def test_choose_k_finds_blobs_and_refuses_noise():
     centres = RNG.normal(size=(4, 10)) * 20
     X = np.concatenate([c + RNG.normal(size=(150, 10)) for c in centres])

@@ -223,7 +223,11 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
                   "best silhouette": max(scores.values())}
         record.update(type_similarities(X, types, labels, max_instances, seed))
         record["isoscore"] = metrics.isoscore(X[iso_rows])
-        sample = X[lid_rows]
+        # LID is a property of the point set: repeated vectors (layer 0 gives every
+        # occurrence of a type the same vector, the decoder's with no position at all) are
+        # counted once, as in static_space_lid.
+        sample = np.unique(X[lid_rows], axis=0)
+        record["LID points"] = sample.shape[0]
         record["LID euclidean"] = metrics.lid_mle(sample, k=lid_k, metric="euclidean")
         record["LID cosine"] = metrics.lid_mle(sample, k=lid_k, metric="cosine")
         drivers = cluster_drivers(X, labels)
