@@ -555,8 +555,10 @@ def silhouette(X, labels, chunk_size: int = 1024) -> float:
 # --------------------------------------------------------------------------- LID
 
 
-#: Distances within float64 rounding of zero count as zero (relative to the squared norms for
-#: Euclidean distances), so that duplicate points give the same LID whatever the rounding.
+#: Cosine distances below this (an angle of 1.4e-5 rad), and squared Euclidean distances below
+#: this times |x|^2 + |y|^2, count as zero. A duplicate's distance comes out of the float64
+#: arithmetic as 0 or as noise of ~1e-16; snapping both to 0 makes LID of data with duplicates
+#: independent of how the rounding falls.
 _ZERO_DISTANCE = 1e-10
 
 

@@ -39,8 +39,9 @@ SLUGS = (
 # Kernel memory allocation: keep freed memory in the process (glibc: no mmap'd blocks, no
 # trimming) so that the large temporaries of the per-layer loops reuse pages already mapped.
 # On the 2-core CI VMs, touching fresh pages is slow (the host reclaims freed memory), and
-# this halves the analysis time of claim 1; elsewhere it is neutral. Arithmetic is
-# unchanged. A value already in the environment wins.
+# this halves the analysis time of claim 1; elsewhere it should cost nothing but a process
+# that holds on to its peak memory. Arithmetic is unchanged. A value already in the
+# environment wins.
 KERNEL_MALLOC_ENV = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(2**40)}
 
 
