@@ -170,10 +170,7 @@ def pool_words(X: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
     Subword tokens of a word are contiguous, so this is the subword-to-word mean pooling.
     """
-    X = np.asarray(X, dtype=np.float32)
-    if X.shape[0] == 0:
-        return np.zeros((0, X.shape[1]), dtype=np.float32)
-    return run_means(X, starts).astype(np.float32)
+    return run_means(np.asarray(X, dtype=np.float32), starts).astype(np.float32)
 
 
 # --------------------------------------------------------------------------- shared machinery
