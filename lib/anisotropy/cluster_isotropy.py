@@ -13,11 +13,18 @@ import pandas as pd
 
 from . import metrics
 from .grouping import run_means, run_starts
-from .sts import evaluate_sts, load_sts_task
+from .intervals import bootstrap
+from .sts import (
+    cosine_scores,
+    evaluate_sts,
+    load_sts_task,
+    mean_change_interval,
+    spearman_change_draws,
+)
 from .transforms import AllButTheTop, Center, ClusterIsotropy
 
 __all__ = ["METHODS", "fit_methods", "token_rows", "pool_rows", "evaluate_methods",
-           "sweep"]
+           "sweep", "check_values"]
 
 METHODS = ("Baseline", "Mean", "Mean+PCA", "K-means+Mean", "GMM+Mean+PCA", "K-means+Mean+PCA")
 
@@ -64,12 +71,14 @@ def pool_rows(X: np.ndarray, sentence_of_row: np.ndarray) -> dict[int, np.ndarra
 
 
 def _score(transform, X: np.ndarray, sentence_of_row: np.ndarray, frame: pd.DataFrame,
-           index: dict, iso_max_tokens: int, seed: int) -> dict:
+           index: dict, iso_max_tokens: int, seed: int, pairs_out: list | None = None) -> dict:
     Y = X if transform is None else transform.transform(X)
     pooled = pool_rows(Y, sentence_of_row)
     a = np.stack([pooled[index[s]] for s in frame["sentence1"]])
     b = np.stack([pooled[index[s]] for s in frame["sentence2"]])
     scores = evaluate_sts(a, b, frame["score"], frame["subset"])
+    if pairs_out is not None:
+        pairs_out.append(cosine_scores(a, b))
     sample = _sample(Y, iso_max_tokens, seed)
     return {"pearson": scores["pearson_all"], "spearman": scores["spearman_all"],
             "spearman_mean": scores["spearman_mean"],
@@ -81,8 +90,12 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
                      n_clusters: int = 27, n_components: int = 12, seed: int = 0,
                      exclude_positions=(), fit_max_tokens: int | None = 10000,
                      iso_max_tokens: int = 20000, methods=METHODS,
-                     max_pairs: int | None = None, progress: bool = True) -> pd.DataFrame:
+                     max_pairs: int | None = None, progress: bool = True,
+                     pair_scores: dict | None = None) -> pd.DataFrame:
     """Every method on every STS task; one row per (task, method).
+
+    With ``pair_scores`` (a dict), each pair's cosine is stored under ``(task, method)``
+    and the gold scores under ``(task, "gold")``, for paired bootstrap intervals.
 
     ``mode="transductive"`` fits each method on the task's own token vectors (as the
     authors' notebook does on STS-B dev); ``mode="inductive"`` fits it on the token vectors
@@ -111,10 +124,56 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
         fitted = fit_methods(fit_X, n_clusters, n_components, seed, fit_max_tokens, methods)
         sentence_of_row = tokens.sentence_index[rows_of[task]]
         for name, transform in fitted.items():
+            cosines = [] if pair_scores is not None else None
             records.append({"task": task, "method": name, "mode": mode,
                             **_score(transform, X, sentence_of_row, frames[task], index,
-                                     iso_max_tokens, seed)})
+                                     iso_max_tokens, seed, cosines)})
+            if pair_scores is not None:
+                pair_scores[(task, name)] = cosines[0]
+                pair_scores[(task, "gold")] = frames[task]["score"].to_numpy()
     return pd.DataFrame(records)
+
+
+def check_values(comparison: pd.DataFrame, pair_scores: dict, tasks, n_boot: int = 1000,
+                 seed: int = 0, method: str = "K-means+Mean+PCA",
+                 global_methods=("Mean", "Mean+PCA")) -> dict[str, tuple]:
+    """Measured value and 95% interval of the claim-4 checks for one model (transductive).
+
+    - ``isotropy-gain``: mean over tasks of the log10 I(W) gain of ``method`` over the
+      baseline; bootstrap over the tasks (the claim is about tasks; I(W) itself is computed
+      on a large token sample).
+    - ``sts-improves``: mean over tasks of the Spearman change; paired bootstrap over each
+      task's sentence pairs (:func:`anisotropy.sts.spearman_change_draws`).
+    - ``beats-global``: the same against the best global method, chosen by its mean
+      Spearman over tasks.
+    """
+    part = comparison[(comparison["mode"] == "transductive") & comparison["task"].isin(tasks)]
+    wide = part.pivot(index="task", columns="method", values=["spearman", "log10 I(W)"])
+    wide = wide.loc[list(tasks)]
+    gains = (wide["log10 I(W)"][method] - wide["log10 I(W)"]["Baseline"]).to_numpy()
+    best = max(global_methods, key=lambda m: wide["spearman"][m].mean())
+    gold = {t: pair_scores[(t, "gold")] for t in tasks}
+    n_pairs = {t: gold[t].size for t in tasks}
+
+    def change(other: str):
+        draws = {t: spearman_change_draws(pair_scores[(t, method)], pair_scores[(t, other)],
+                                          gold[t], n_boot, seed) for t in tasks}
+        value = float((wide["spearman"][method] - wide["spearman"][other]).mean())
+        return value, mean_change_interval(draws, n_boot, n_pairs)
+
+    improve, improve_interval = change("Baseline")
+    beat, beat_interval = change(best)
+    return {
+        "isotropy-gain": (float(gains.mean()), bootstrap(
+            lambda rows: float(gains[rows].mean()), gains.size, n_boot=n_boot, seed=seed,
+            unit="STS tasks"), {"per task": dict(zip(tasks, gains.tolist(), strict=True))}),
+        "sts-improves": (improve, improve_interval, {
+            "tasks improved": int((wide["spearman"][method] > wide["spearman"]["Baseline"]).sum()),
+            "tasks": len(tasks)}),
+        "beats-global": (beat, beat_interval, {"best global method": best,
+                                               "its mean Spearman": float(
+                                                   wide["spearman"][best].mean())}),
+    }
 
 
 def sweep(tokens, layer: int, sentences: list[str], task: str, cluster_counts, component_counts,

@@ -20,10 +20,17 @@ from sklearn.cluster import KMeans
 from sklearn.neighbors import kneighbors_graph
 
 from . import metrics
+from .intervals import (
+    boot_method,
+    bootstrap_means,
+    percentile_interval,
+    resample_counts,
+)
 
 __all__ = ["lm_windows", "choose_k", "type_similarities", "cluster_drivers",
            "manifold_indicators", "pca_project", "type_frequencies", "token_kinds",
-           "cluster_layer_stats", "static_space_lid"]
+           "cluster_layer_stats", "static_space_lid", "driver_share_draws", "check_values",
+           "offdiagonal_cosine_draws"]
 
 
 def lm_windows(window_words: int, n_windows: int | None, seed: int = 0) -> list[str]:
@@ -98,13 +105,55 @@ def _similarities(X: np.ndarray, types: np.ndarray, max_instances: int, seed: in
     return inter, intra
 
 
+def offdiagonal_cosine_draws(unit: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Bootstrap draws of the mean cosine over pairs of distinct units (S_inter's formula).
+
+    With counts :math:`c` (how often each unit is drawn), the mean over ordered pairs of
+    draws that are *different units* is
+
+    .. math:: \\frac{\\lVert\\sum_i c_i u_i\\rVert^2 - \\sum_i c_i^2 \\lVert u_i
+              \\rVert^2}{n^2 - \\sum_i c_i^2}
+
+    A unit drawn twice is not paired with itself: its cosine of 1 with its own copy would
+    bias small resamples upward by about (1 - S)/n. All-ones counts give the point
+    estimate exactly.
+    """
+    n = counts.sum(axis=1)
+    totals = counts @ unit
+    squared_counts = counts * counts
+    own = squared_counts @ np.einsum("ij,ij->i", unit, unit)
+    return (np.einsum("ij,ij->i", totals, totals) - own) / (n * n - squared_counts.sum(axis=1))
+
+
+def _similarity_draws(X: np.ndarray, types: np.ndarray, max_instances: int, seed: int,
+                      n_boot: int, boot_seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap draws over types of S_inter and S_intra, as :func:`_similarities` computes
+    them with ``seed``; the types are resampled with ``boot_seed``."""
+    unit = metrics.inter_type_units(X, types, seed)
+    inter = offdiagonal_cosine_draws(unit, resample_counts(unit.shape[0], n_boot, boot_seed))
+    try:
+        per_type = metrics.self_similarity(X, types, max_occurrences=max_instances,
+                                           seed=seed).to_numpy()
+    except ValueError:  # no type with two instances
+        return inter, np.full(n_boot, np.nan)
+    if per_type.size < 2:
+        return inter, np.full(n_boot, float(per_type.mean()))
+    return inter, bootstrap_means(per_type, n_boot, boot_seed + 1)[:, 0]
+
+
 def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
-                      max_instances: int = 1000, seed: int = 0) -> dict[str, float]:
+                      max_instances: int = 1000, seed: int = 0,
+                      n_boot: int | None = None) -> dict[str, float]:
     """S_inter and S_intra raw, after global centring, and after per-cluster centring.
 
     Per-cluster values are computed inside each cluster (on its centred vectors, with the
     types present there) and averaged over clusters weighted by cluster size; clusters with
     fewer than 2 types are skipped.
+
+    With ``n_boot``, the dict also holds bootstrap draws over types (``n_boot`` each) of
+    ``"S_inter raw draws"`` (types resampled with ``seed``, so every layer of one token set
+    shares the resample), ``"S_inter per-cluster draws"`` and ``"S_intra per-cluster
+    draws"`` (types resampled within each cluster, clusters combined draw by draw).
     """
     X = np.asarray(metrics.check_embeddings(X), dtype=np.float64)
     out = {}
@@ -112,7 +161,11 @@ def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
     centred = X - X.mean(axis=0)
     out["S_inter centred"], out["S_intra centred"] = _similarities(centred, types,
                                                                    max_instances, seed)
-    inter, intra, weights = [], [], []
+    if n_boot:
+        unit = metrics.inter_type_units(X, types, seed)
+        out["S_inter raw draws"] = offdiagonal_cosine_draws(
+            unit, resample_counts(unit.shape[0], n_boot, seed))
+    inter, intra, weights, inter_draws, intra_draws = [], [], [], [], []
     for cluster in np.unique(labels):
         rows = labels == cluster
         if np.unique(types[rows]).size < 2:
@@ -122,12 +175,26 @@ def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
         inter.append(a)
         intra.append(b)
         weights.append(rows.sum())
+        if n_boot:
+            da, db = _similarity_draws(members, types[rows], max_instances, seed, n_boot,
+                                       boot_seed=seed + 7 * (int(cluster) + 1))
+            inter_draws.append(da)
+            intra_draws.append(db)
     weights = np.asarray(weights, dtype=float)
     intra_arr = np.asarray(intra)
     ok = np.isfinite(intra_arr)
     out["S_inter per-cluster"] = float(np.average(inter, weights=weights)) if inter else np.nan
     out["S_intra per-cluster"] = (float(np.average(intra_arr[ok], weights=weights[ok]))
                                   if ok.any() else np.nan)
+    if n_boot and inter:
+        out["S_inter per-cluster draws"] = np.average(np.array(inter_draws), axis=0,
+                                                      weights=weights)
+        out["S_intra per-cluster draws"] = (
+            np.average(np.array(intra_draws)[ok], axis=0, weights=weights[ok]) if ok.any()
+            else np.full(n_boot, np.nan))
+    elif n_boot:
+        out["S_inter per-cluster draws"] = np.full(n_boot, np.nan)
+        out["S_intra per-cluster draws"] = np.full(n_boot, np.nan)
     return out
 
 
@@ -197,12 +264,16 @@ def token_kinds(tokens: np.ndarray) -> np.ndarray:
 def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
                         exclude_positions: tuple[int, ...] = (), k_sample: int = 2000,
                         lid_sample: int = 5000, lid_k: int = 100, max_instances: int = 1000,
-                        seed: int = 0, progress: bool = True) -> tuple[pd.DataFrame, dict]:
+                        seed: int = 0, n_boot: int = 1000, progress: bool = True
+                        ) -> tuple[pd.DataFrame, dict, dict]:
     """Per-layer S_inter/S_intra (raw, centred, per cluster), K, IsoScore, LID, drivers.
 
     Types are token ids; special tokens and ``exclude_positions`` are dropped.
 
-    Returns the per-layer table and ``{layer: cluster labels}`` for the figures.
+    Returns the per-layer table, ``{layer: cluster labels}`` for the figures, and
+    ``{layer: {name: bootstrap draws}}`` (``n_boot`` each) of raw and per-cluster S_inter,
+    per-cluster S_intra (resampling types) and the mean cosine LID (resampling the distinct
+    sampled points), for :func:`check_values`.
     """
     from tqdm.auto import tqdm  # noqa: PLC0415
 
@@ -214,14 +285,16 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
     rng = np.random.default_rng(seed)
     lid_rows = rng.choice(rows.size, size=min(lid_sample, rows.size), replace=False)
     iso_rows = lid_rows
-    records, labels_by_layer = [], {}
+    records, labels_by_layer, draws = [], {}, {}
     for layer in tqdm(layers, desc="layers", disable=not progress):
         X = np.asarray(tokens.layer(layer))[rows]
         k, labels, scores = choose_k(X, sample=k_sample, seed=seed)
         labels_by_layer[layer] = labels
         record = {"layer": layer, "relative_depth": layer / n_layers, "K": k,
                   "best silhouette": max(scores.values())}
-        record.update(type_similarities(X, types, labels, max_instances, seed))
+        similarities = type_similarities(X, types, labels, max_instances, seed, n_boot)
+        draws[layer] = {k: similarities.pop(k) for k in list(similarities) if "draws" in k}
+        record.update(similarities)
         record["isoscore"] = metrics.isoscore(X[iso_rows])
         # LID is a property of the point set: repeated vectors (layer 0 gives every
         # occurrence of a type the same vector, the decoder's with no position at all) are
@@ -229,23 +302,121 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
         sample = np.unique(X[lid_rows], axis=0)
         record["LID points"] = sample.shape[0]
         record["LID euclidean"] = metrics.lid_mle(sample, k=lid_k, metric="euclidean")
-        record["LID cosine"] = metrics.lid_mle(sample, k=lid_k, metric="cosine")
+        record["LID cosine"], pointwise = metrics.lid_mle(sample, k=lid_k, metric="cosine",
+                                                          return_pointwise=True)
+        draws[layer]["LID cosine draws"] = _lid_draws(pointwise, n_boot, seed + layer)
         drivers = cluster_drivers(X, labels)
         record.update({"top-3 variance dims": drivers["top_variance_dims"],
                        "top-3 variance share": drivers["top_variance_share"],
                        "top-3 between-cluster dims": drivers["top_between_dims"],
                        "top-3 between-cluster share": drivers["top_between_share"]})
         records.append(record)
-    return pd.DataFrame(records), labels_by_layer
+    return pd.DataFrame(records), labels_by_layer, draws
+
+
+def _lid_draws(pointwise: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
+    """Bootstrap draws over points of the mean of finite pointwise LID estimates, as
+    :func:`anisotropy.metrics.lid_mle` averages them."""
+    finite = pointwise[np.isfinite(pointwise)]
+    return bootstrap_means(finite, n_boot, seed)[:, 0]
 
 
 def static_space_lid(vectors: np.ndarray, sample: int = 5000, k: int = 100,
-                     seed: int = 0) -> dict[str, float]:
-    """LID (Euclidean and cosine) of a seeded sample of distinct static vectors."""
+                     seed: int = 0, n_boot: int | None = None) -> dict:
+    """LID (Euclidean and cosine) of a seeded sample of distinct static vectors; with
+    ``n_boot``, also ``"LID cosine draws"``: bootstrap draws over the sampled points."""
     vectors = np.unique(np.asarray(vectors, dtype=np.float32), axis=0)
     rng = np.random.default_rng(seed)
     rows = rng.choice(vectors.shape[0], size=min(sample, vectors.shape[0]), replace=False)
     X = vectors[rows]
-    return {"n": int(X.shape[0]), "dim": int(X.shape[1]),
-            "LID euclidean": metrics.lid_mle(X, k=k, metric="euclidean"),
-            "LID cosine": metrics.lid_mle(X, k=k, metric="cosine")}
+    cosine, pointwise = metrics.lid_mle(X, k=k, metric="cosine", return_pointwise=True)
+    out = {"n": int(X.shape[0]), "dim": int(X.shape[1]),
+           "LID euclidean": metrics.lid_mle(X, k=k, metric="euclidean"), "LID cosine": cosine}
+    if n_boot:
+        out["LID cosine draws"] = _lid_draws(pointwise, n_boot, seed)
+    return out
+
+
+def driver_share_draws(X: np.ndarray, labels: np.ndarray, n_boot: int = 1000, seed: int = 0,
+                       top: int = 3, block: int = 50) -> np.ndarray:
+    """Bootstrap draws over tokens (labels fixed) of :func:`cluster_drivers`'s
+    ``top_between_share``, the top coordinates chosen again in every draw.
+
+    Per draw with token counts :math:`w`, cluster sums :math:`S_c = \\sum_{i \\in c} w_i
+    x_i` give the between-cluster scatter :math:`B_d = \\sum_c n_c (\\mu_{c,d} -
+    \\mu_d)^2`. Draws are computed ``block`` at a time: memory ``block * n_tokens`` floats.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    labels = np.asarray(labels)
+    clusters_ = np.unique(labels)
+    if clusters_.size < 2:
+        return np.zeros(n_boot)
+    counts = resample_counts(X.shape[0], n_boot, seed)
+    out = np.empty(n_boot)
+    members = [np.flatnonzero(labels == c) for c in clusters_]
+    for start in range(0, n_boot, block):
+        w = counts[start:start + block]
+        sizes = np.stack([w[:, rows].sum(axis=1) for rows in members], axis=1)   # (b, K)
+        sums = np.stack([w[:, rows] @ X[rows] for rows in members], axis=1)      # (b, K, d)
+        total = sizes.sum(axis=1)[:, None]
+        overall = sums.sum(axis=1) / total
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = sums / sizes[:, :, None]
+        scatter = np.nansum(sizes[:, :, None] * (means - overall[:, None, :]) ** 2, axis=1)
+        ordered = np.sort(scatter, axis=1)[:, ::-1]
+        out[start:start + block] = ordered[:, :top].sum(axis=1) / np.maximum(
+            scatter.sum(axis=1), 1e-300)
+    return out
+
+
+def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tuple[float,
+                 np.ndarray]], n_boot: int, n_types: int) -> dict[str, tuple]:
+    """The measured value and 95% interval of the per-layer claim-2 checks for one model.
+
+    Per-layer bootstrap draws (from :func:`cluster_layer_stats`) are combined draw by draw:
+    the median, minimum or maximum over layers >= 1 of draw ``b`` is the statistic's draw
+    ``b``. Raw S_inter resamples the same types in every layer; per-cluster values and LID
+    resample within each layer. ``static_lid`` maps a static space to its mean cosine LID
+    and its draws.
+    """
+    contextual = [int(layer) for layer in per_layer["layer"] if layer >= 1]
+    if not contextual:
+        raise ValueError("Claim 2's checks need at least one layer >= 1.")
+    table = per_layer.set_index("layer").loc[contextual]
+
+    def stack(name: str) -> np.ndarray:
+        return np.stack([draws[layer][name] for layer in contextual], axis=1)
+
+    types_method = boot_method(n_boot, n_types, "types (one instance each; the same "
+                               "resample in every layer)")
+    raw = stack("S_inter raw draws")
+    inter = stack("S_inter per-cluster draws")
+    intra = stack("S_intra per-cluster draws")
+    lid = stack("LID cosine draws")
+    static_names = list(static_lid)
+    static_point = np.array([static_lid[n][0] for n in static_names])
+    static_draws = np.stack([static_lid[n][1] for n in static_names], axis=1)
+    gap = table["S_intra per-cluster"] - table["S_inter per-cluster"]
+    per_cluster = (f"95% percentile bootstrap, B={n_boot} over the types of each cluster, "
+                   "per layer; clusters and layers combined draw by draw")
+    return {
+        "global-anisotropy": (
+            float(np.median(table["S_inter raw"])),
+            percentile_interval(np.median(raw, axis=1), method=types_method),
+            {"share of layers > 0.1": float((table["S_inter raw"] > 0.1).mean())}),
+        "local-isotropy": (
+            float(np.median(table["S_inter per-cluster"].abs())),
+            percentile_interval(np.median(np.abs(inter), axis=1), method=per_cluster), None),
+        "intra-above-inter": (
+            float(gap.min()), percentile_interval(np.min(intra - inter, axis=1),
+                                                  method=per_cluster),
+            {"layer of the minimum": int(gap.idxmin())}),
+        "lid-below-static": (
+            float(table["LID cosine"].max() - static_point.min()),
+            percentile_interval(lid.max(axis=1) - static_draws.min(axis=1), method=(
+                f"95% percentile bootstrap, B={n_boot} over the sampled distinct points of "
+                "each layer and each static space, combined draw by draw")),
+            {"max layer LID": float(table["LID cosine"].max()),
+             "min static LID": float(static_point.min()),
+             "static space of the minimum": static_names[int(static_point.argmin())]}),
+    }

@@ -17,6 +17,7 @@ from scipy.stats import spearmanr
 
 from . import metrics
 from .grouping import group_sums
+from .intervals import boot_method, percentile_interval, resample_indices, rowwise_spearman
 
 __all__ = ["frequency_corpus", "corpus_token_counts", "corpus_word_counts",
            "frequency_geometry", "knn_mean_distance", "type_average", "model_spaces",
@@ -68,13 +69,34 @@ def knn_mean_distance(X: np.ndarray, k: int = 10, chunk: int = 2048) -> np.ndarr
     return out
 
 
+def rho_interval(values: np.ndarray, log_frequency: np.ndarray, n_boot: int = 1000,
+                 seed: int = 0, note: str = ""):
+    """95% percentile-bootstrap interval over types of Spearman rho(values, log frequency).
+
+    Types are resampled with replacement; each draw ranks its resample again (ties
+    averaged, as :func:`scipy.stats.spearmanr`). Per-type values are held fixed: for kNN
+    distances the neighbourhoods are those of the full sample.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    log_frequency = np.asarray(log_frequency, dtype=np.float64)
+    if values.shape != log_frequency.shape or values.ndim != 1:
+        raise ValueError("values and log_frequency must be 1-D of one length.")
+    indices = resample_indices(values.size, n_boot, seed)
+    draws = np.concatenate([rowwise_spearman(values[rows], log_frequency[rows])
+                            for rows in np.array_split(indices, max(1, n_boot // 100))])
+    return percentile_interval(draws, method=boot_method(n_boot, values.size, "types", note))
+
+
 def frequency_geometry(X: np.ndarray, frequency: np.ndarray, k: int = 10,
-                       n_bins: int = 5) -> tuple[dict, pd.DataFrame]:
+                       n_bins: int = 5, n_boot: int | None = None,
+                       seed: int = 0) -> tuple[dict, pd.DataFrame]:
     """Norm and neighbourhood density against log frequency for one space.
 
     Returns a dict of Spearman correlations (norm and kNN distance, raw and after centring;
     Euclidean kNN distances do not change with centring, so they are given once) and a
     table of the mean norm and kNN distance per frequency quantile bin (bin 0 = rarest).
+    With ``n_boot``, the dict also holds ``"rho norm interval"`` and ``"rho kNN distance
+    interval"`` (:func:`rho_interval`).
     """
     X = np.asarray(metrics.check_embeddings(X, min_points=k + 2), dtype=np.float64)
     frequency = np.asarray(frequency, dtype=np.float64)
@@ -90,6 +112,10 @@ def frequency_geometry(X: np.ndarray, frequency: np.ndarray, k: int = 10,
         "rho norm (centred)": float(spearmanr(centred_norms, log_frequency)[0]),
         "rho kNN distance": float(spearmanr(distances, log_frequency)[0]),
     }
+    if n_boot:
+        summary["rho norm interval"] = rho_interval(norms, log_frequency, n_boot, seed)
+        summary["rho kNN distance interval"] = rho_interval(
+            distances, log_frequency, n_boot, seed, note=f"{k}-NN distances of the full sample")
     bins = pd.qcut(pd.Series(log_frequency).rank(method="first"), n_bins, labels=False)
     table = pd.DataFrame({"bin": bins, "log frequency": log_frequency, "norm": norms,
                           "centred norm": centred_norms, "kNN distance": distances})

@@ -8,15 +8,19 @@ and calls :mod:`anisotropy.metrics`.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
 from . import metrics
 from .extraction import TokenEmbeddings
+from .intervals import boot_method, bootstrap_means, percentile_interval, resample_counts
 
 __all__ = ["snli_sentences", "eligible_words", "layerwise_word_stats", "size_matched_mev_baseline",
-           "sink_effect", "split_halves", "summarize_layers", "stable_word"]
+           "sink_effect", "split_halves", "summarize_layers", "stable_word", "check_values",
+           "baseline_band"]
 
 
 def snli_sentences(n_sentences: int | None, seed: int = 0, source: str = "snli") -> list[str]:
@@ -103,6 +107,9 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
     per_layer : DataFrame, one row per layer
     per_word : DataFrame, one row per (word, layer): ``type, layer, n, self_similarity, mev``
     facts : dict with counts of words, occurrences, sentences
+    pair_cosines : ndarray of shape (n_layers_analysed, n_baseline_pairs)
+        The baseline's random-pair cosines per layer (same pairs in every layer), for
+        :func:`check_values`.
     """
     table = tokens.word_table(exclude_positions)
     mask = eligible_words(table, min_contexts).to_numpy()
@@ -123,11 +130,17 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
     word_rows = np.sort(np.concatenate(capped))
     word_types = types[word_rows]
     sizes = pd.Series(word_types).value_counts().to_numpy()
-    records, per_word = [], []
+    records, per_word, cosines_by_layer = [], [], []
+    # the baseline's random pairs: drawn once, shared by every layer (as cosine_baseline
+    # with the same seed would draw them), so that a bootstrap can resample them jointly
+    first, second = metrics.random_pairs(len(table), sentences, n_baseline_pairs, seed)
     for layer in tqdm(layers, desc="layers", disable=not progress):
         X, _ = tokens.word_vectors(layer, exclude_positions)
-        baseline, baseline_se = metrics.cosine_baseline(X, sentences, n_pairs=n_baseline_pairs,
-                                                         seed=seed, return_se=True)
+        cosines = metrics.pair_cosines(X, first, second)
+        cosines_by_layer.append(cosines)
+        baseline = float(np.mean(cosines))
+        baseline_se = float(np.std(cosines, ddof=1) / np.sqrt(cosines.size)) \
+            if cosines.size > 1 else 0.0
         sample = rng.choice(X.shape[0], size=min(isoscore_sample, X.shape[0]), replace=False)
         W = X[word_rows]
         self_sim = metrics.self_similarity(W, word_types)
@@ -168,7 +181,7 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
              "n_word_occurrences": int(len(table)), "n_words_analysed": int(counts.size),
              "n_occurrences_analysed": int(word_rows.size),
              "min_contexts_of_analysed_words": int(contexts.min())}
-    return pd.DataFrame(records), per_word, facts
+    return pd.DataFrame(records), per_word, facts, np.vstack(cosines_by_layer)
 
 
 def sink_effect(tokens: TokenEmbeddings, layers: list[int], n_pairs: int = 1000,
@@ -244,3 +257,99 @@ def stable_word(per_word: pd.DataFrame, min_contexts: int = 20) -> str | None:
     if frequent.empty:
         return None
     return str(frequent.groupby("type")["mev_adj"].mean().idxmax())
+
+
+def baseline_band(pair_cosines: np.ndarray, n_boot: int = 1000, seed: int = 0
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Per-layer 95% percentile-bootstrap band of the baseline, over its random pairs."""
+    draws = bootstrap_means(pair_cosines.T, counts=resample_counts(pair_cosines.shape[1],
+                                                                    n_boot, seed))
+    return np.quantile(draws, 0.025, axis=0), np.quantile(draws, 0.975, axis=0)
+
+
+def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: np.ndarray,
+                 n_boot: int = 1000, seed: int = 0) -> dict[str, tuple]:
+    """The measured value and 95% interval of every claim-1 check for one model.
+
+    Two kinds of sampled units carry the uncertainty, each resampled with replacement
+    ``n_boot`` times from the cached per-unit values (no new forward pass):
+
+    - the baseline's random word pairs, resampled jointly across layers (every layer uses
+      the same pairs);
+    - the analysed words, resampled jointly across layers for self-similarity and MEV.
+
+    Adjusted self-similarity combines both, each draw with an independent resample. The
+    random-word MEV baseline is held fixed (its 1,000 random words are a second sample
+    this interval does not cover).
+
+    Returns ``{check_id: (measured, Interval, details)}`` for ``baseline-positive``,
+    ``baseline-rises``, ``decoder-baseline-high``, ``selfsim-falls`` and ``mev-low``, plus
+    ``last-layer-rise`` as ``(measured, None, None)``.
+    """
+    layers = per_layer["layer"].to_numpy()
+    if pair_cosines.shape[0] != layers.size:
+        raise ValueError(f"pair_cosines has {pair_cosines.shape[0]} layers, per_layer "
+                         f"{layers.size}.")
+    last = layers.max()
+    contextual, lower, upper = layers >= 1, (layers >= 1) & (layers <= last / 2), \
+        layers > last / 2
+    if not lower.any() or not upper.any():
+        raise ValueError("Need at least one layer in each half (layers 1..L/2 and above L/2); "
+                         f"got layers {layers.tolist()}.")
+    n_pairs = pair_cosines.shape[1]
+    pair_counts = resample_counts(n_pairs, n_boot, seed)
+    base = pair_cosines.mean(axis=1)
+    base_draws = bootstrap_means(pair_cosines.T, counts=pair_counts)
+    pairs_method = boot_method(n_boot, n_pairs, "random word pairs (shared by all layers)")
+
+    def table(column: str) -> np.ndarray:
+        wide = per_word.pivot(index="type", columns="layer", values=column)
+        return wide[layers].to_numpy()
+
+    self_sim, mev = table("self_similarity"), table("mev")
+    n_words = self_sim.shape[0]
+    word_counts = resample_counts(n_words, n_boot, seed + 1)
+    # NaN entries (a word whose occurrences share one vector in a layer, e.g. a decoder's
+    # layer 0, has no MEV) are left out of that layer's mean, as in the per-layer table
+    self_draws = bootstrap_means(self_sim, counts=word_counts, skip_nan=True)
+    mev_draws = bootstrap_means(mev, counts=word_counts, skip_nan=True)
+    mev_base = per_layer["mev_baseline"].to_numpy()
+    words_method = boot_method(n_boot, n_words, "words (shared by all layers)")
+    both = f"{words_method}, and independently over {n_pairs:,} baseline pairs"
+
+    def halves(values: np.ndarray) -> np.ndarray:
+        return values[..., upper].mean(axis=-1) - values[..., lower].mean(axis=-1)
+
+    adjusted = np.nanmean(self_sim, axis=0) - base
+    adjusted_draws = self_draws - base_draws
+    with warnings.catch_warnings():  # all-NaN columns (no MEV in a layer) give NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mev_adj = np.nanmean(mev, axis=0) - mev_base
+    mev_adj_draws = mev_draws - mev_base
+    out = {
+        "baseline-positive": (
+            float(base[contextual].min()),
+            percentile_interval(base_draws[:, contextual].min(axis=1), method=pairs_method),
+            {"layer of the minimum": int(layers[contextual][base[contextual].argmin()])}),
+        "baseline-rises": (
+            float(halves(base)), percentile_interval(halves(base_draws), method=pairs_method),
+            {"upper half": float(base[upper].mean()),
+             "lower half": float(base[lower].mean()), "layer 0": float(base[layers == 0][0])
+             if (layers == 0).any() else None}),
+        "decoder-baseline-high": (
+            float(base[upper].mean()),
+            percentile_interval(base_draws[:, upper].mean(axis=1), method=pairs_method), None),
+        "selfsim-falls": (
+            float(halves(adjusted)), percentile_interval(halves(adjusted_draws), method=both),
+            {"upper half": float(adjusted[upper].mean()),
+             "lower half": float(adjusted[lower].mean())}),
+        "mev-low": (
+            float(mev_adj[contextual].max()),
+            percentile_interval(mev_adj_draws[:, contextual].max(axis=1),
+                                method=words_method + "; random-word MEV baseline fixed"),
+            {"layer of the maximum": int(layers[contextual][mev_adj[contextual].argmax()])}),
+    }
+    intra = per_layer["intra_similarity_adj"].to_numpy()
+    out["last-layer-rise"] = ({"self-sim change": float(adjusted[-1] - adjusted[-2]),
+                               "intra-sim change": float(intra[-1] - intra[-2])}, None, None)
+    return out

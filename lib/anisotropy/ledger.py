@@ -7,17 +7,23 @@ from pathlib import Path
 
 from .results import load_results
 
-__all__ = ["ledger_rows", "write_ledger", "format_value"]
+__all__ = ["ledger_rows", "write_ledger", "format_value", "format_measured", "summary_by_model"]
 
-_CLAIM_TITLES = {
-    "01-layerwise-anisotropy": "1. Layerwise anisotropy (Ethayarajh 2019)",
-    "02-clusters-manifolds": "2. Clusters and manifolds (Cai et al. 2021)",
-    "03-frequency-bias": "3. Frequency bias and calibration (Li et al. 2020; Su et al. 2021)",
-    "04-cluster-isotropy": "4. Cluster-based isotropy (Rajaee & Pilehvar 2021)",
-    "05-isotropy-vs-clusters": "5. Isotropy vs clusters (Mickus et al. 2024)",
+CLAIMS = {
+    "01-layerwise-anisotropy": {"title": "1. Layerwise anisotropy (Ethayarajh 2019)",
+                                "short": "1. layerwise"},
+    "02-clusters-manifolds": {"title": "2. Clusters and manifolds (Cai et al. 2021)",
+                              "short": "2. clusters"},
+    "03-frequency-bias": {"title": "3. Frequency bias and calibration (Li et al. 2020; "
+                                   "Su et al. 2021)", "short": "3. frequency"},
+    "04-cluster-isotropy": {"title": "4. Cluster-based isotropy (Rajaee & Pilehvar 2021)",
+                            "short": "4. cluster isotropy"},
+    "05-isotropy-vs-clusters": {"title": "5. Isotropy vs clusters (Mickus et al. 2024)",
+                                "short": "5. classifiers"},
 }
 _BADGE = {"reproduced": "✓ reproduced", "not reproduced": "✗ not reproduced",
-          "partly": "◐ partly", "finding": "• finding", "not run": "– not run"}
+          "inconclusive": "? inconclusive", "exempt": "○ exempt", "control": "◇ control",
+          "finding": "• finding", "not run": "– not run"}
 
 
 def format_value(value) -> str:
@@ -31,6 +37,21 @@ def format_value(value) -> str:
     if isinstance(value, list):
         return ", ".join(format_value(v) for v in value)
     return "" if value is None else str(value)
+
+
+def format_measured(check: dict) -> str:
+    """``0.123 [0.101, 0.145]``: the measured value with its 95% interval."""
+    text = format_value(check.get("measured"))
+    if check.get("interval"):
+        low, high = check["interval"]
+        text += f" [{low:.3g}, {high:.3g}]"
+    return text
+
+
+def format_threshold(check: dict) -> str:
+    if check.get("comparator") is None:
+        return ""
+    return f"{check['comparator']} {check['threshold']:g}"
 
 
 def _cell(text: str) -> str:
@@ -51,6 +72,15 @@ def ledger_rows(results_dir: Path, slugs: list[str]) -> list[dict]:
     return rows
 
 
+def summary_by_model(rows: list[dict]) -> dict[tuple[str, str], Counter]:
+    """``{(slug, model): Counter(verdict)}``: the claim x model summary."""
+    out: dict[tuple[str, str], Counter] = {}
+    for row in rows:
+        model = row["model"].split("/")[-1] if row["model"] else "all"
+        out.setdefault((row["slug"], model), Counter())[row["verdict"]] += 1
+    return out
+
+
 def write_ledger(results_dir: Path, out: Path, slugs: list[str]) -> Path:
     """Write the ledger page for ``slugs`` from ``results_dir`` into ``out``."""
     results = load_results(results_dir)
@@ -59,11 +89,19 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str]) -> Path:
     lines = [
         "# Claim ledger",
         "",
-        "Every row is one check of a published claim, written by its notebook into "
-        "`_build/results/SLUG.json` when the book was built; this page only formats those "
-        "files. *Paper* gives the published number or direction with its source; *measured* "
-        "is this build's value for the model named. A check marked **finding** is recorded, "
-        "not asserted; **not run** means the data or model it needs is not available here.",
+        "Every row is one check of a published claim for one model, written by its notebook "
+        "into `_build/results/SLUG.json` when the book was built; this page only formats "
+        "those files. Checks are declared in `data/checks.yaml` before anything is measured: "
+        "the paper's statement, its reference values (`data/references.yaml`), the quantity, "
+        "and a threshold with its reason from the paper. *Measured* is this build's value "
+        "with its 95% interval in brackets (bootstrap over the sampled units, or a "
+        "t-interval over seeds for trained parts; each row's method is in the results JSON). "
+        "The verdict comes from the interval: **reproduced** when all of it lies on the "
+        "paper's side of the threshold, **not reproduced** when all of it lies on the other "
+        "side, **inconclusive** when it straddles the threshold. **exempt** and **control** "
+        "rows are shown, not graded, for the reason declared with the check; a **finding** "
+        "is a measurement the papers make no claim about; **not run** means the data or "
+        "model it needs is not available here.",
         "",
         "Summary: " + ", ".join(f"{counts[v]} {v}" for v in _BADGE if counts[v]) + ".",
         "",
@@ -72,11 +110,21 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str]) -> Path:
     if missing:
         lines += ["Claims without results in this build: "
                   + ", ".join(f"`{s}`" for s in missing) + ".", ""]
+    summary = summary_by_model(rows)
+    if summary:
+        shown = [v for v in _BADGE if counts[v]]
+        lines += ["## Summary per claim and model", "",
+                  "| claim | model | " + " | ".join(shown) + " |",
+                  "|---|---|" + "---|" * len(shown)]
+        for (slug, model), tally in summary.items():
+            lines.append(f"| {CLAIMS[slug]['short'] if slug in CLAIMS else slug} | {model} | "
+                         + " | ".join(str(tally[v]) if tally[v] else "" for v in shown) + " |")
+        lines.append("")
     for slug in slugs:
         record = results.get(slug)
         if record is None:
             continue
-        title = _CLAIM_TITLES.get(slug, slug)
+        title = CLAIMS[slug]["title"] if slug in CLAIMS else slug
         lines += [f"## {title}", ""]
         stale = " **stale: written by library version " + record["library_version"] + \
             "; rerun it.**" if record["stale"] else ""
@@ -84,27 +132,24 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str]) -> Path:
                   f"{{doc}}`../claims/{slug}`.{stale}", ""]
         groups: dict[str, list[dict]] = {}
         for check in record["checks"]:
-            groups.setdefault(check["statement"], []).append(check)
-        for statement, checks in groups.items():
-            papers = {c["paper"] for c in checks}
-            tolerances = {c["tolerance"] for c in checks}
-            lines += [f"**{statement}**", ""]
-            if len(papers) == 1:
-                lines += [f"Paper: {next(iter(papers))}.", ""]
-            if len(tolerances) == 1:
-                lines += [f"Tolerance: {next(iter(tolerances))}.", ""]
-            header = ["check", "model"] + (["paper"] if len(papers) > 1 else []) + \
-                ["measured"] + (["tolerance"] if len(tolerances) > 1 else []) + ["verdict"]
+            groups.setdefault(check["check"], []).append(check)
+        for checks in groups.values():
+            first = checks[0]
+            lines += [f"**{first['statement']}** ({first['section']})", ""]
+            lines += [f"Paper: {first['paper']} *Source:* {first['source']}", ""]
+            lines += [f"Measured: {first['quantity']}.", ""]
+            if first.get("comparator") is not None:
+                lines += [f"Threshold: {format_threshold(first)}, because "
+                          f"{first['threshold_reason']} Rule: {first['tolerance']}.", ""]
+            header = ["check", "model", "measured [95% interval]", "verdict", "note"]
             lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
             for check in checks:
-                link = (f"{{ref}}`{check['id']} <{check['section']}>`" if check["section"]
+                link = (f"{{ref}}`{check['id']} <{check['anchor']}>`" if check["anchor"]
                         else f"{{doc}}`{check['id']} <../claims/{slug}>`")
                 model = ", ".join(m.split("/")[-1] for m in check["model"].split(", ")) \
                     if check["model"] else "all"
-                cells = [link, model] + ([check["paper"]] if len(papers) > 1 else []) + \
-                    [format_value(check["measured"])] + \
-                    ([check["tolerance"]] if len(tolerances) > 1 else []) + \
-                    [_BADGE[check["verdict"]]]
+                cells = [link, model, format_measured(check), _BADGE[check["verdict"]],
+                         check.get("note", "")]
                 lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
             lines.append("")
     out.parent.mkdir(parents=True, exist_ok=True)

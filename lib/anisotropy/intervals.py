@@ -1,0 +1,253 @@
+"""Uncertainty intervals for the numbers a check grades: numpy/scipy only, no torch.
+
+Two kinds of uncertainty enter the book's numbers, and each gets its own interval:
+
+- **Sampling.** A statistic computed on sampled units (words, word pairs, token types,
+  tokens, STS sentence pairs) gets a *percentile bootstrap* interval: the units are drawn
+  with replacement ``n_boot`` times (seeded), the statistic is recomputed on each draw from
+  the cached vectors, and the 2.5% and 97.5% quantiles of the draws are the 95% interval
+  (Efron & Tibshirani 1993, ch. 13). No new forward pass is needed.
+- **Training.** A number that depends on a random initialization (a flow, a classifier) gets
+  a *t-interval over seeds*: mean ± t(0.975, n−1) · s / √n (Student). With 2 seeds t is
+  12.7, so two seeds decide a check only when the effect dwarfs their difference; that is
+  the honest answer, not a defect.
+
+Every function returns an :class:`Interval` whose ``method`` states the method, B and the
+unit, as the ledger prints it. The helpers that draw many resamples at once
+(:func:`resample_counts`, :func:`bootstrap_means`, :func:`rowwise_spearman`) turn a
+bootstrap into one matrix product; their memory is ``n_boot * n_units`` floats.
+
+References
+----------
+Efron, B., Tibshirani, R. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+__all__ = ["Interval", "LEVEL", "DEFAULT_BOOT", "resample_counts", "resample_indices",
+           "percentile_interval", "bootstrap", "bootstrap_means", "seed_interval",
+           "sd_interval", "interval_of_max", "interval_of_min", "interval_of_difference",
+           "rowwise_spearman", "rowwise_pearson"]
+
+LEVEL = 0.95
+DEFAULT_BOOT = 1000
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A two-sided interval ``[low, high]`` with the method that produced it."""
+
+    low: float
+    high: float
+    method: str
+
+    def __post_init__(self) -> None:
+        low, high = float(self.low), float(self.high)
+        if not (np.isfinite(low) and np.isfinite(high)):
+            raise ValueError(f"Interval bounds must be finite; got [{low}, {high}] "
+                             f"({self.method}).")
+        if low > high:
+            raise ValueError(f"Interval low {low} > high {high} ({self.method}).")
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+
+    def as_list(self) -> list[float]:
+        return [self.low, self.high]
+
+    def contains(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+
+def _check_boot(n_boot: int, level: float) -> None:
+    if not isinstance(n_boot, (int, np.integer)) or n_boot < 20:
+        raise ValueError(f"n_boot must be an integer >= 20 for a 95% percentile interval; "
+                         f"got {n_boot!r}.")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1); got {level}.")
+
+
+def _check_units(n_units: int, unit: str) -> None:
+    if not isinstance(n_units, (int, np.integer)) or n_units < 2:
+        raise ValueError(f"A bootstrap needs at least 2 {unit}; got {n_units}.")
+
+
+def resample_indices(n_units: int, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> np.ndarray:
+    """``(n_boot, n_units)`` indices drawn with replacement (seeded)."""
+    _check_units(n_units, "units")
+    _check_boot(n_boot, LEVEL)
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n_units, size=(n_boot, n_units))
+
+
+def resample_counts(n_units: int, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> np.ndarray:
+    """``(n_boot, n_units)`` float counts: how often each unit is drawn in each resample.
+
+    Row ``b`` sums to ``n_units``; ``counts @ values / n_units`` is the resampled mean. The
+    counts are those of :func:`resample_indices` with the same seed.
+    """
+    indices = resample_indices(n_units, n_boot, seed)
+    offsets = (np.arange(n_boot) * n_units)[:, None]
+    counts = np.bincount((indices + offsets).ravel(), minlength=n_boot * n_units)
+    return counts.reshape(n_boot, n_units).astype(np.float64)
+
+
+def percentile_interval(draws, level: float = LEVEL, *, method: str) -> Interval:
+    """The central ``level`` quantile range of bootstrap draws.
+
+    Raises when a draw is not finite: a statistic undefined on some resample (too few
+    units) must be fixed at its source, not averaged away.
+    """
+    draws = np.asarray(draws, dtype=np.float64).ravel()
+    if draws.size < 20:
+        raise ValueError(f"Need at least 20 draws for a percentile interval; got {draws.size}.")
+    if not np.isfinite(draws).all():
+        bad = int((~np.isfinite(draws)).sum())
+        raise ValueError(f"{bad} of {draws.size} bootstrap draws are not finite ({method}); "
+                         "the statistic is undefined on some resamples: sample more units.")
+    alpha = (1 - level) / 2
+    low, high = np.quantile(draws, [alpha, 1 - alpha])
+    return Interval(low, high, method)
+
+
+def boot_method(n_boot: int, n_units: int, unit: str, note: str = "") -> str:
+    """``"percentile bootstrap, B=1000 over 812 words"`` (+ a note)."""
+    text = f"95% percentile bootstrap, B={n_boot} over {n_units:,} {unit}"
+    return f"{text}; {note}" if note else text
+
+
+def bootstrap(statistic: Callable[[np.ndarray], float], n_units: int, *,
+              n_boot: int = DEFAULT_BOOT, seed: int = 0, level: float = LEVEL,
+              unit: str = "units", note: str = "") -> Interval:
+    """Percentile bootstrap of ``statistic(indices)`` over ``n_units`` sampled units.
+
+    ``statistic`` receives an integer index array of length ``n_units`` (drawn with
+    replacement) and returns a float. A Python loop: for cheap statistics; use
+    :func:`bootstrap_means` or :func:`rowwise_spearman` for vectorized ones.
+    """
+    _check_units(n_units, unit)
+    _check_boot(n_boot, level)
+    indices = resample_indices(n_units, n_boot, seed)
+    draws = np.array([statistic(row) for row in indices], dtype=np.float64)
+    return percentile_interval(draws, level, method=boot_method(n_boot, n_units, unit, note))
+
+
+def bootstrap_means(values, n_boot: int = DEFAULT_BOOT, seed: int = 0,
+                    counts: np.ndarray | None = None, skip_nan: bool = False) -> np.ndarray:
+    """Bootstrap draws of column means: ``(n_boot, n_columns)`` from ``(n_units, n_columns)``.
+
+    ``counts`` (from :func:`resample_counts`) lets several statistics share one resample of
+    the same units (e.g. every layer of a word table). With ``skip_nan`` a NaN entry is
+    left out of its column's mean (as :meth:`pandas.Series.mean` does), so a unit undefined
+    in one column still counts in the others; otherwise NaN is refused.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 1:
+        values = values[:, None]
+    if values.ndim != 2:
+        raise ValueError(f"values must be 1-D or 2-D; got shape {values.shape}.")
+    finite = np.isfinite(values)
+    if not skip_nan and not finite.all():
+        raise ValueError("values contain NaN or inf; drop undefined units before resampling "
+                         "or pass skip_nan=True.")
+    if np.isinf(values).any():
+        raise ValueError("values contain inf.")
+    n = values.shape[0]
+    if counts is None:
+        counts = resample_counts(n, n_boot, seed)
+    elif counts.shape[1] != n:
+        raise ValueError(f"counts cover {counts.shape[1]} units, values {n}.")
+    if finite.all():
+        return counts @ values / n
+    weight = counts @ finite.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (counts @ np.where(finite, values, 0.0)) / weight
+
+
+def seed_interval(values: Sequence[float], level: float = LEVEL,
+                  unit: str = "seeds") -> Interval:
+    """Student t-interval of the mean over independent seeds: mean ± t·s/√n.
+
+    Needs at least 2 seeds (one seed carries no information about the spread).
+    """
+    values = np.asarray(values, dtype=np.float64).ravel()
+    if values.size < 2:
+        raise ValueError(f"A seed interval needs at least 2 {unit}; got {values.size}. "
+                         "Raise the number of seeds.")
+    if not np.isfinite(values).all():
+        raise ValueError(f"Seed values must be finite; got {values.tolist()}.")
+    mean = values.mean()
+    half = stats.t.ppf(0.5 + level / 2, values.size - 1) * values.std(ddof=1) / np.sqrt(
+        values.size)
+    return Interval(mean - half, mean + half,
+                    f"{level:.0%} t-interval of the mean over {values.size} {unit}")
+
+
+def sd_interval(values: Sequence[float], level: float = LEVEL,
+                unit: str = "seeds") -> Interval:
+    """Chi-square interval of a standard deviation from ``n`` normal draws:
+    ``[s·sqrt((n−1)/χ²_{1−α/2}), s·sqrt((n−1)/χ²_{α/2})]``."""
+    values = np.asarray(values, dtype=np.float64).ravel()
+    if values.size < 2:
+        raise ValueError(f"A standard-deviation interval needs at least 2 {unit}; "
+                         f"got {values.size}.")
+    n, s = values.size, values.std(ddof=1)
+    alpha = 1 - level
+    low = s * np.sqrt((n - 1) / stats.chi2.ppf(1 - alpha / 2, n - 1))
+    high = s * np.sqrt((n - 1) / stats.chi2.ppf(alpha / 2, n - 1))
+    return Interval(low, high, f"{level:.0%} chi-square interval of the s.d. over {n} {unit}")
+
+
+def interval_of_max(intervals: Sequence[Interval], what: str = "") -> Interval:
+    """Interval of a maximum of several estimates, from their own intervals:
+    ``[max of lows, max of highs]``. Conservative: it ignores that the estimates are
+    positively dependent."""
+    if not intervals:
+        raise ValueError("interval_of_max needs at least one interval.")
+    methods = sorted({i.method for i in intervals})
+    return Interval(max(i.low for i in intervals), max(i.high for i in intervals),
+                    f"max over {len(intervals)} {what or 'estimates'} of: " + "; ".join(methods))
+
+
+def interval_of_min(intervals: Sequence[Interval], what: str = "") -> Interval:
+    """``[min of lows, min of highs]``, as :func:`interval_of_max`."""
+    if not intervals:
+        raise ValueError("interval_of_min needs at least one interval.")
+    methods = sorted({i.method for i in intervals})
+    return Interval(min(i.low for i in intervals), min(i.high for i in intervals),
+                    f"min over {len(intervals)} {what or 'estimates'} of: " + "; ".join(methods))
+
+
+def interval_of_difference(a: Interval, b: Interval) -> Interval:
+    """Interval of ``a − b`` for independently estimated ``a`` and ``b``:
+    ``[a.low − b.high, a.high − b.low]`` (interval arithmetic; conservative)."""
+    return Interval(a.low - b.high, a.high - b.low, f"difference of ({a.method}) and "
+                    f"({b.method}), by interval arithmetic")
+
+
+def rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r of each row of ``x`` with the same row of ``y`` (both ``(n_rows, n)``)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 2:
+        raise ValueError(f"x and y must be 2-D with the same shape; got {x.shape}, {y.shape}.")
+    xc = x - x.mean(axis=1, keepdims=True)
+    yc = y - y.mean(axis=1, keepdims=True)
+    denominator = np.sqrt(np.einsum("ij,ij->i", xc, xc) * np.einsum("ij,ij->i", yc, yc))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.einsum("ij,ij->i", xc, yc) / denominator
+
+
+def rowwise_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spearman rho of each row of ``x`` with the same row of ``y`` (average ranks for
+    ties, as :func:`scipy.stats.spearmanr`)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 2:
+        raise ValueError(f"x and y must be 2-D with the same shape; got {x.shape}, {y.shape}.")
+    return rowwise_pearson(stats.rankdata(x, axis=1), stats.rankdata(y, axis=1))

@@ -1,0 +1,350 @@
+"""The check engine (declarations, grading, results, ledger) and the interval helpers.
+
+Intervals are tested against closed forms (the t-interval, the chi-square interval of a
+standard deviation, the normal-theory interval of a mean) and against scipy; the engine
+against a truth table and its bad-input contract (a bad declaration fails naming the check).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from anisotropy import checks, clusters, intervals, layerwise, sts
+from anisotropy.checks import CheckError, CheckSpec, grade, load_checks
+from anisotropy.classifier import check_values as classifier_checks
+from anisotropy.data import PROJECT_ROOT as ROOT
+from anisotropy.intervals import Interval
+from anisotropy.ledger import format_measured, write_ledger
+from anisotropy.results import Results, load_results
+from anisotropy.runner import SLUGS
+
+RNG = np.random.default_rng(7)
+
+
+# ------------------------------------------------------------------ grading
+
+
+@pytest.mark.parametrize("comparator, interval, verdict", [
+    ("<", (0.01, 0.04), "reproduced"),
+    ("<", (0.05, 0.09), "not reproduced"),   # low == threshold is not "< threshold"
+    ("<", (0.04, 0.06), "inconclusive"),
+    ("<=", (0.01, 0.05), "reproduced"),
+    ("<=", (0.0501, 0.09), "not reproduced"),
+    (">", (0.06, 0.10), "reproduced"),
+    (">", (0.01, 0.05), "not reproduced"),
+    (">", (0.04, 0.06), "inconclusive"),
+    (">=", (0.05, 0.10), "reproduced"),
+    (">=", (0.00, 0.0499), "not reproduced"),
+])
+def test_grade_truth_table(comparator, interval, verdict):
+    assert grade(interval, comparator, 0.05) == verdict
+
+
+def test_grade_refuses_bad_input():
+    with pytest.raises(CheckError, match="comparator"):
+        grade((0, 1), "==", 0.5)
+    with pytest.raises(CheckError, match="low > high"):
+        grade((1, 0), "<", 0.5)
+
+
+# ------------------------------------------------------------------ declarations
+
+
+def _spec(**overrides):
+    fields = dict(id="demo", claim="01-layerwise-anisotropy", statement="A statement.",
+                  section="Sec. 1", anchor="", references=("claim1/mev_headline/value",),
+                  quantity="a share", comparator="<", threshold=0.05,
+                  reason="the paper's number.", bounds=(-1, 1))
+    fields.update(overrides)
+    return CheckSpec(**fields)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"references": ("claim1/no_such_key",)}, "unknown reference key 'claim1/no_such_key'"),
+    ({"references": ()}, "no reference key"),
+    ({"threshold": 2.0}, "threshold 2.0 is outside the quantity's range"),
+    ({"comparator": "~"}, "comparator '~'"),
+    ({"threshold": "0.05"}, "threshold must be a number"),
+    ({"reason": " "}, "needs its reason"),
+    ({"exempt": {"kind:encoder": ""}}, "exemption 'kind:encoder' has no reason"),
+    ({"controls": {"GloVe*": None}}, "control 'GloVe\\*' has no reason"),
+    ({"kind": "finding"}, "a finding has no comparator"),
+    ({"bounds": (1, -1)}, "bounds"),
+])
+def test_bad_declarations_fail_naming_the_check(overrides, message):
+    with pytest.raises(CheckError, match=f"demo.*{message}|{message}.*demo"):
+        _spec(**overrides)
+
+
+def test_tolerance_text_is_generated_from_comparator_and_threshold():
+    spec = _spec()
+    assert spec.tolerance() == ("reproduced if the whole 95% interval is < 0.05, not reproduced "
+                                "if it is >= 0.05, inconclusive if it straddles 0.05")
+    assert "0.05" in spec.paper_text() and "Ethayarajh" in spec.source_text()
+
+
+def test_exemptions_match_by_kind_or_name():
+    spec = _spec(exempt={"kind:encoder": "paper is about decoders"},
+                 controls={"GloVe*": "static control"})
+    assert spec.exemption("sentence-transformers/all-MiniLM-L6-v2", "encoder")
+    assert spec.exemption("HuggingFaceTB/SmolLM2-135M-Instruct", "decoder") is None
+    assert spec.control("GloVe 50d: corpus counts") == "static control"
+    assert spec.control("gpt2") is None
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_declared_check_loads(slug):
+    specs = load_checks(slug)
+    assert specs
+    for spec in specs.values():
+        assert spec.paper_text() and spec.source_text(), spec.id
+
+
+def test_unknown_field_and_claim_are_refused(tmp_path):
+    path = tmp_path / "checks.yaml"
+    path.write_text("01-layerwise-anisotropy:\n  x:\n    statment: typo\n")
+    with pytest.raises(CheckError, match=r"x'.*unknown field.*statment"):
+        load_checks("01-layerwise-anisotropy", path)
+    with pytest.raises(CheckError, match="No checks declared for claim 'nope'"):
+        load_checks("nope", path)
+
+
+def test_every_reference_key_cited_by_a_check_exists_and_every_check_is_documented():
+    references = checks._references()
+    for slug in SLUGS:
+        for spec in load_checks(slug).values():
+            for key in spec.references:
+                checks.reference_value(key, references)
+
+
+# ------------------------------------------------------------------ results and ledger
+
+
+def test_results_grade_exempt_control_finding_and_ledger(tmp_path):
+    results = Results("01-layerwise-anisotropy", {"seed": 1}, profile="smoke")
+    results.metric("value", np.float64(0.5))
+    interval = Interval(0.01, 0.02, "test method")
+    check = results.grade("mev-low", "org/model-a", np.float32(0.015), interval)
+    assert check.verdict == "reproduced" and check.id == "mev-low:model-a"
+    assert results.grade("mev-low", "org/model-b", 0.2, Interval(0.1, 0.3, "m")).verdict == \
+        "not reproduced"
+    assert results.grade("mev-low", "org/model-c", 0.05, Interval(0.04, 0.06, "m")).verdict == \
+        "inconclusive"
+    exempt = results.grade("decoder-baseline-high", "org/encoder", None, None,
+                           model_kind="encoder")
+    assert exempt.verdict == "exempt" and "GPT-2" in exempt.note
+    decoder = results.grade("decoder-baseline-high", "org/decoder", 0.7,
+                            Interval(0.65, 0.75, "m"), model_kind="decoder")
+    assert decoder.verdict == "reproduced"
+    results.finding("last-layer-rise", "org/model-a", {"self-sim change": np.float64(0.1)})
+    with pytest.raises(CheckError, match="recorded twice"):
+        results.grade("mev-low", "org/model-a", 0.015, interval)
+    with pytest.raises(CheckError, match="'nope' is not declared"):
+        results.grade("nope", "m", 0.0, interval)
+    with pytest.raises(CheckError, match="outside the quantity's range"):
+        results.grade("mev-low", "org/model-d", 3.0, interval)
+    with pytest.raises(CheckError, match="needs a measured value"):
+        results.grade("mev-low", "org/model-e", None, None)
+    with pytest.raises(CheckError, match="finding"):
+        results.grade("last-layer-rise", "org/model-e", 0.1, interval)
+    path = results.write(tmp_path)
+    record = json.loads(path.read_text())
+    first = record["checks"][0]
+    assert first["interval"] == [0.01, 0.02] and first["interval_method"] == "test method"
+    assert first["comparator"] == "<" and first["threshold"] == 0.05
+    assert first["reference"] == "claim1/mev_headline/value"
+    assert record["metrics"]["value"] == 0.5 and record["profile"] == "smoke"
+    record["library_version"] = "0.0.0"
+    path.write_text(json.dumps(record))
+    assert load_results(tmp_path)["01-layerwise-anisotropy"]["stale"]
+    text = write_ledger(tmp_path, tmp_path / "ledger.md", ["01-layerwise-anisotropy"]).read_text()
+    assert "stale" in text and "mev-low:model-a" in text and "0.015 [0.01, 0.02]" in text
+    assert "? inconclusive" in text and "○ exempt" in text and "< 0.05" in text
+    assert "Summary per claim and model" in text
+    assert format_measured({"measured": 0.5, "interval": None}) == "0.5"
+
+
+def test_interval_is_clipped_to_the_quantity_range():
+    results = Results("05-isotropy-vs-clusters", {}, profile="smoke")
+    check = results.grade("anticorrelation", "polarity", -0.95, Interval(-1.3, -0.6, "t"))
+    assert check.interval == [-1.0, -0.6] and check.verdict == "reproduced"
+
+
+# ------------------------------------------------------------------ intervals
+
+
+def test_resample_counts_match_indices_and_sum_to_n():
+    counts = intervals.resample_counts(50, 40, seed=3)
+    indices = intervals.resample_indices(50, 40, seed=3)
+    assert (counts.sum(axis=1) == 50).all()
+    np.testing.assert_array_equal(counts[5], np.bincount(indices[5], minlength=50))
+
+
+def test_bootstrap_of_a_mean_matches_normal_theory():
+    x = RNG.normal(loc=2.0, scale=3.0, size=2000)
+    interval = intervals.bootstrap(lambda rows: x[rows].mean(), x.size, n_boot=2000, seed=1,
+                                   unit="draws")
+    half = 1.96 * x.std(ddof=1) / np.sqrt(x.size)
+    assert interval.low == pytest.approx(x.mean() - half, abs=0.25 * half)
+    assert interval.high == pytest.approx(x.mean() + half, abs=0.25 * half)
+    assert "B=2000 over 2,000 draws" in interval.method
+    draws = intervals.bootstrap_means(x, n_boot=2000, seed=1)[:, 0]
+    assert np.quantile(draws, 0.025) == pytest.approx(interval.low, abs=1e-9)
+
+
+def test_bootstrap_means_skip_nan_equals_nanmean_of_the_resample():
+    values = RNG.normal(size=(30, 3))
+    values[[2, 5], 1] = np.nan
+    counts = intervals.resample_counts(30, 25, seed=0)
+    draws = intervals.bootstrap_means(values, counts=counts, skip_nan=True)
+    rows = np.repeat(np.arange(30), counts[4].astype(int))
+    np.testing.assert_allclose(draws[4], np.nanmean(values[rows], axis=0))
+    with pytest.raises(ValueError, match="NaN"):
+        intervals.bootstrap_means(values, n_boot=25)
+
+
+def test_seed_and_sd_intervals_match_closed_forms():
+    values = np.array([0.1, 0.3, 0.2, 0.25])
+    interval = intervals.seed_interval(values)
+    low, high = stats.t.interval(0.95, 3, loc=values.mean(), scale=stats.sem(values))
+    assert (interval.low, interval.high) == pytest.approx((low, high))
+    sd = intervals.sd_interval(values)
+    s = values.std(ddof=1)
+    assert sd.low == pytest.approx(s * np.sqrt(3 / stats.chi2.ppf(0.975, 3)))
+    assert sd.high == pytest.approx(s * np.sqrt(3 / stats.chi2.ppf(0.025, 3)))
+    assert sd.low < s < sd.high
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: intervals.seed_interval([0.5]), "at least 2 seeds"),
+    (lambda: intervals.bootstrap(np.mean, 1), "at least 2 units"),
+    (lambda: intervals.resample_indices(10, 5), "n_boot must be an integer >= 20"),
+    (lambda: intervals.percentile_interval([np.nan] * 30, method="m"), "not finite"),
+    (lambda: Interval(1.0, 0.0, "m"), "low 1.0 > high 0.0"),
+    (lambda: Interval(0.0, np.inf, "m"), "finite"),
+])
+def test_interval_helpers_reject_bad_input(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_rowwise_spearman_matches_scipy():
+    x, y = RNG.normal(size=(4, 60)), RNG.normal(size=(4, 60))
+    x[0, :10] = 0.0  # ties
+    got = intervals.rowwise_spearman(x, y)
+    expected = [stats.spearmanr(a, b)[0] for a, b in zip(x, y, strict=True)]
+    np.testing.assert_allclose(got, expected)
+
+
+def test_interval_arithmetic():
+    a, b = Interval(1, 2, "a"), Interval(0.5, 3, "b")
+    assert intervals.interval_of_max([a, b]).as_list() == [1, 3]
+    assert intervals.interval_of_min([a, b]).as_list() == [0.5, 2]
+    assert intervals.interval_of_difference(a, b).as_list() == [-2, 1.5]
+
+
+# ------------------------------------------------------------------ per-claim draws
+
+
+def test_offdiagonal_cosine_draws_exclude_self_pairs():
+    unit = RNG.normal(size=(8, 5))
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    ones = np.ones((1, 8))
+    point = clusters.offdiagonal_cosine_draws(unit, ones)[0]
+    cosines = unit @ unit.T
+    assert point == pytest.approx((cosines.sum() - 8) / 56)
+    counts = np.array([[2, 0, 1, 1, 1, 1, 1, 1]], dtype=float)
+    rows = np.repeat(np.arange(8), counts[0].astype(int))
+    pairs = [(i, j) for i in range(rows.size) for j in range(rows.size)
+             if rows[i] != rows[j]]
+    brute = np.mean([cosines[rows[i], rows[j]] for i, j in pairs])
+    assert clusters.offdiagonal_cosine_draws(unit, counts)[0] == pytest.approx(brute)
+
+
+def test_spearman_change_draws_center_on_the_change():
+    gold = RNG.normal(size=400)
+    good = gold + RNG.normal(scale=0.5, size=400)
+    bad = gold + RNG.normal(scale=2.0, size=400)
+    draws = sts.spearman_change_draws(good, bad, gold, n_boot=400, seed=0)
+    change = 100 * (stats.spearmanr(good, gold)[0] - stats.spearmanr(bad, gold)[0])
+    assert np.quantile(draws, 0.025) < change < np.quantile(draws, 0.975)
+    assert np.quantile(draws, 0.025) > 0  # a clear improvement is resolved
+    interval = sts.mean_change_interval({"a": draws, "b": draws}, 400, {"a": 400, "b": 400})
+    assert "800 pairs in 2 tasks" in interval.method
+    with pytest.raises(ValueError, match="same length|one length"):
+        sts.spearman_change_draws(good[:10], bad, gold)
+
+
+def test_layerwise_check_values_on_a_synthetic_table():
+    layers = np.arange(5)
+    per_layer = pd.DataFrame({"layer": layers, "mev_baseline": 0.02,
+                              "intra_similarity_adj": [0.1, 0.2, 0.3, 0.2, 0.25]})
+    words = [f"w{i}" for i in range(40)]
+    rows = []
+    for layer in layers:
+        for i, word in enumerate(words):
+            rows.append({"type": word, "layer": layer,
+                         "self_similarity": 0.9 - 0.1 * layer + 0.01 * (i % 3),
+                         "mev": 0.03 + 0.001 * (i % 5)})
+    per_word = pd.DataFrame(rows)
+    base = 0.1 + 0.1 * layers[:, None] + RNG.normal(scale=0.05, size=(5, 300))
+    values = layerwise.check_values(per_layer, pd.DataFrame(per_word), base, n_boot=200)
+    rises, interval, details = values["baseline-rises"]
+    assert rises == pytest.approx(base[3:].mean() - base[1:3].mean())
+    assert interval.low < rises < interval.high and interval.low > 0
+    assert values["selfsim-falls"][0] < 0 and values["mev-low"][0] < 0.05
+    assert set(values) == {"baseline-positive", "baseline-rises", "decoder-baseline-high",
+                           "selfsim-falls", "mev-low", "last-layer-rise"}
+    with pytest.raises(ValueError, match="layers"):
+        layerwise.check_values(per_layer, per_word, base[:3], n_boot=200)
+
+
+def test_classifier_check_values_over_seeds():
+    rows = []
+    for seed in range(3):
+        for update in range(10):
+            rows.append({"seed": seed, "update": update,
+                         "isoscore": 0.5 - 0.04 * update + 0.001 * seed,
+                         "silhouette": 0.1 + 0.05 * update - 0.002 * seed * (update % 2)})
+    values = classifier_checks(pd.DataFrame(rows))
+    assert values["anticorrelation"][0] < -0.9
+    assert values["isoscore-falls"][1].high < 0 and values["silhouette-rises"][1].low > 0
+    spread, interval, details = values["seed-spread"]
+    assert interval.low <= spread <= interval.high and details["metric"] in (
+        "isoscore", "silhouette")
+    with pytest.raises(ValueError, match="at least 2 seeds"):
+        classifier_checks(pd.DataFrame(rows[:10]))
+
+
+def test_driver_share_draws_bracket_the_point_share():
+    X = RNG.normal(size=(300, 10))
+    labels = (np.arange(300) % 3)
+    X[:, 2] += 0.6 * labels
+    share = clusters.cluster_drivers(X, labels)["top_between_share"]
+    draws = clusters.driver_share_draws(X, labels, n_boot=200, seed=0, block=64)
+    assert 0.5 < share < 0.99
+    assert np.quantile(draws, 0.02) <= share <= np.quantile(draws, 0.98)
+    assert (clusters.driver_share_draws(X, np.zeros(300), n_boot=50) == 0).all()
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_check_anchor_is_a_section_of_its_notebook(slug):
+    text = (ROOT / "notebooks" / f"{slug}.ipynb").read_text()
+    for spec in load_checks(slug).values():
+        assert f"({spec.anchor})=" in text, (slug, spec.id, spec.anchor)
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_declared_check_is_recorded_by_its_notebook(slug):
+    """A declaration nobody grades is dead data; a notebook grading an undeclared check
+    fails at run time (tested above)."""
+    text = (ROOT / "notebooks" / f"{slug}.ipynb").read_text()
+    library = "".join(p.read_text() for p in (ROOT / "lib" / "anisotropy").glob("*.py"))
+    for check_id in load_checks(slug):
+        assert f'"{check_id}' in text or f'\\"{check_id}' in text or \
+            f'"{check_id}"' in library, (slug, check_id)
