@@ -47,8 +47,8 @@ class FlowCalibration:
     seed: int = 0
 
     def fit(self, X) -> FlowCalibration:
-        import torch  # noqa: PLC0415
-        import zuko  # noqa: PLC0415
+        import torch
+        import zuko
 
         X = np.asarray(check_embeddings(X, min_points=2), dtype=np.float32)
         self.mean_ = X.mean(axis=0)
@@ -72,7 +72,7 @@ class FlowCalibration:
 
     def transform(self, X) -> np.ndarray:
         """Latent vectors z = f((x - mean) / scale), float64."""
-        import torch  # noqa: PLC0415
+        import torch
 
         if not hasattr(self, "flow_"):
             raise RuntimeError("FlowCalibration is not fitted; call fit(X) first.")

@@ -20,7 +20,7 @@ import pandas as pd
 from scipy.stats import pearsonr, spearmanr
 from tqdm.auto import tqdm
 
-from . import metrics
+from . import data, metrics
 from .intervals import Interval, sd_interval, seed_interval
 
 __all__ = ["TASKS", "load_task", "pair_point_labels", "optimize_embeddings",
@@ -103,7 +103,7 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
     -------
     DataFrame with columns ``update, isoscore, silhouette, loss, accuracy, seconds``.
     """
-    import torch  # noqa: PLC0415
+    import torch
 
     start = metrics.check_embeddings(embeddings)
     targets = np.asarray(targets)
@@ -209,7 +209,6 @@ def load_task(name: str, max_items: int | None = None, seed: int = 0) -> dict:
     dict with ``sentences`` (list of str), ``targets`` (int array, per item), ``pairs``
     (int array (n_pairs, 2) or None), ``n_items``.
     """
-    from . import data  # noqa: PLC0415
 
     if name not in TASKS:
         raise ValueError(f"Unknown task {name!r}; choose one of {sorted(TASKS)}.")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from tqdm.auto import tqdm
 
 from . import metrics
 from .grouping import run_means, run_starts
@@ -101,7 +102,6 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
     authors' notebook does on STS-B dev); ``mode="inductive"`` fits it on the token vectors
     of the *other* tasks in ``tasks`` and applies it to this one.
     """
-    from tqdm.auto import tqdm  # noqa: PLC0415
 
     if mode not in ("transductive", "inductive"):
         raise ValueError(f"mode must be 'transductive' or 'inductive', got {mode!r}.")

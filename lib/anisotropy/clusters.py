@@ -18,8 +18,9 @@ import pandas as pd
 from scipy.sparse.csgraph import shortest_path
 from sklearn.cluster import KMeans
 from sklearn.neighbors import kneighbors_graph
+from tqdm.auto import tqdm
 
-from . import metrics
+from . import data, metrics
 from .intervals import (
     boot_method,
     bootstrap_means,
@@ -38,7 +39,6 @@ def lm_windows(window_words: int, n_windows: int | None, seed: int = 0) -> list[
 
     A seeded sample of ``n_windows`` windows (all when None), in corpus order.
     """
-    from . import data  # noqa: PLC0415
 
     windows = []
     for frame in (data.wikitext2("valid"), data.wikitext2("test"), data.ptb("valid"),
@@ -275,7 +275,6 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
     per-cluster S_intra (resampling types) and the mean cosine LID (resampling the distinct
     sampled points), for :func:`check_values`.
     """
-    from tqdm.auto import tqdm  # noqa: PLC0415
 
     keep = ~tokens.special_mask
     for position in exclude_positions:

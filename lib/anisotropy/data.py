@@ -230,7 +230,7 @@ def _from_hub(spec: DatasetSpec, split: str, missing: Path) -> pd.DataFrame:
             "ANISOTROPY_DATA to a local copy of the datasets."
         )
     try:
-        import datasets  # noqa: PLC0415
+        import datasets
 
         frames = [datasets.load_dataset(spec.hub_id, spec.hub_config, split=hub_split)
                   .to_pandas() for hub_split in adapter.splits[split]]

@@ -245,7 +245,7 @@ def _batches(lengths: np.ndarray, batch_tokens: int, max_padding: float = 0.08
 
 def _forward(encoder, ids: list[list[int]]):
     """Hidden states (tuple of L+1 tensors, batch x time x dim) and the attention mask."""
-    import torch  # noqa: PLC0415
+    import torch
 
     width = max(len(seq) for seq in ids)
     pad = encoder.tokenizer.pad_token_id or 0

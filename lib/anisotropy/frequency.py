@@ -15,9 +15,10 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from . import metrics
+from . import data, metrics
 from .grouping import group_sums
 from .intervals import boot_method, percentile_interval, resample_indices, rowwise_spearman
+from .layerwise import snli_sentences
 
 __all__ = ["frequency_corpus", "corpus_token_counts", "corpus_word_counts",
            "frequency_geometry", "knn_mean_distance", "type_average", "model_spaces",
@@ -27,8 +28,6 @@ __all__ = ["frequency_corpus", "corpus_token_counts", "corpus_word_counts",
 def frequency_corpus() -> list[str]:
     """The texts frequencies are counted over: WikiText-2 and PTB (valid + test lines) and the
     distinct SNLI dev + test sentences."""
-    from . import data  # noqa: PLC0415
-    from .layerwise import snli_sentences  # noqa: PLC0415
 
     texts = []
     for frame in (data.wikitext2("valid"), data.wikitext2("test"), data.ptb("valid"),

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from . import metrics
+from . import data, metrics
 from .extraction import TokenEmbeddings
 from .intervals import boot_method, bootstrap_means, percentile_interval, resample_counts
 
@@ -28,7 +28,6 @@ def snli_sentences(n_sentences: int | None, seed: int = 0, source: str = "snli")
 
     A seeded random sample of ``n_sentences`` (all when None), in a stable order.
     """
-    from . import data  # noqa: PLC0415
 
     if source == "snli":
         frames = [data.snli("dev"), data.snli("test")]

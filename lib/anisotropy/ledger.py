@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
+from .data import EXPECTED_SHA256_FILE, data_root
 from .results import load_results
 
 __all__ = ["ledger_rows", "write_ledger", "format_value", "format_measured", "summary_by_model"]
@@ -163,9 +165,7 @@ def write_data_files(out: Path) -> Path:
     Read from ``data/sha256.json`` and the manifest beside the data root; nothing is hashed
     here (the hashes were checked when the notebooks read the files).
     """
-    import json  # noqa: PLC0415
 
-    from .data import EXPECTED_SHA256_FILE, data_root  # noqa: PLC0415
 
     expected = json.loads(EXPECTED_SHA256_FILE.read_text())["files"]
     manifest_path = data_root() / "MANIFEST.json"

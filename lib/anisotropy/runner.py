@@ -13,6 +13,8 @@
 from __future__ import annotations
 
 import ast
+import importlib
+import importlib.util
 import io
 import json
 import math
@@ -135,8 +137,6 @@ def _library_constant(module: str, name: str):
     refused at once. A module already imported, or a constant that is not a literal, is
     taken from the imported module.
     """
-    import importlib  # noqa: PLC0415
-    import importlib.util  # noqa: PLC0415
 
     if module not in sys.modules:
         try:
@@ -294,8 +294,8 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
     """
     source = _check_slug(slug)
     parameters = resolve_parameters(slug, profile, overrides)  # before the slow imports
-    import papermill  # noqa: PLC0415
-    from papermill.exceptions import PapermillExecutionError  # noqa: PLC0415
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
 
     output = BUILD_DIR / "executed" / f"{slug}.ipynb"
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -370,7 +370,7 @@ def _describe_cell(source: Path, executed: Path, index: int,
         number, text = failing_line
         line_text = f", line {number}" + (f" ({text[:80]!r})" if text else "")
     try:
-        import nbformat  # noqa: PLC0415
+        import nbformat
 
         cells = nbformat.read(executed, as_version=4).cells
         failing = next(c for c in cells if c.cell_type == "code" and any(
@@ -394,7 +394,7 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
 
     Returns the path of ``_build/html/index.html``.
     """
-    from .ledger import write_data_files, write_ledger  # noqa: PLC0415
+    from .ledger import write_data_files, write_ledger
 
     slugs = available_slugs()
     if run_notebooks:
@@ -441,7 +441,7 @@ def stage_claim_notebook(executed: Path, target: Path) -> Path:
     when an injected cell exists, the defaults cell gets the ``remove-cell`` tag, which
     Jupyter Book honours. The executed notebook itself is left as it is.
     """
-    import nbformat  # noqa: PLC0415
+    import nbformat
 
     notebook = nbformat.read(executed, as_version=4)
     injected = any("injected-parameters" in c.get("metadata", {}).get("tags", [])
@@ -456,7 +456,6 @@ def stage_claim_notebook(executed: Path, target: Path) -> Path:
 
 def _install_mathjax(static: Path) -> None:
     """Copy MathJax 3 (bundled by the django-static-mathjax wheel) next to the pages."""
-    import importlib.util  # noqa: PLC0415
 
     spec = importlib.util.find_spec("mathjax")
     roots = list(spec.submodule_search_locations or []) if spec else []

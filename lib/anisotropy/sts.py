@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import pearsonr, spearmanr
 
+from . import data
 from .grouping import run_means, run_starts
 from .intervals import percentile_interval, resample_indices, rowwise_spearman
 from .metrics import check_embeddings
@@ -41,7 +42,6 @@ def load_sts_task(task: str, max_pairs: int | None = None, seed: int = 0) -> pd.
 
     ``max_pairs`` keeps a seeded random subset (for quick runs); None keeps every pair.
     """
-    from . import data  # noqa: PLC0415
 
     if task not in STS_TASKS and task != "STS-B-dev":
         raise ValueError(f"Unknown STS task {task!r}; choose one of {list(STS_TASKS)} "

@@ -15,6 +15,8 @@ and the *inductive* one (fit elsewhere).
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from .metrics import check_embeddings
@@ -182,7 +184,6 @@ class ClusterIsotropy(_Transform):
         The clustering and per-cluster SVD are reused: the directions are the leading right
         singular vectors, so truncating them is exactly what fitting with fewer would give.
         """
-        import copy  # noqa: PLC0415
 
         if not hasattr(self, "components_"):
             raise RuntimeError("ClusterIsotropy is not fitted; call fit(X) first.")
@@ -199,12 +200,12 @@ class ClusterIsotropy(_Transform):
             self._assigner = None
             return np.zeros(X.shape[0], dtype=int)
         if self.method == "kmeans":
-            from sklearn.cluster import KMeans  # noqa: PLC0415
+            from sklearn.cluster import KMeans
 
             model = KMeans(n_clusters=self.n_clusters, n_init=self.n_init,
                            random_state=self.seed)
         else:
-            from sklearn.mixture import GaussianMixture  # noqa: PLC0415
+            from sklearn.mixture import GaussianMixture
 
             model = GaussianMixture(n_components=self.n_clusters, covariance_type="diag",
                                     random_state=self.seed, reg_covar=1e-4, max_iter=100)
