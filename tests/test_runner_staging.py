@@ -15,8 +15,9 @@ def test_injected_parameters_cell_is_removed_from_the_page(tmp_path):
     injected.metadata["tags"] = ["injected-parameters"]
     hidden_input = nbformat.v4.new_code_cell("x = n")
     hidden_input.metadata["tags"] = ["hide-input"]
+    analysis = nbformat.v4.new_code_cell("y = x + 1")
     notebook.cells = [nbformat.v4.new_markdown_cell("# Claim"), parameters, injected,
-                      hidden_input]
+                      hidden_input, analysis]
     executed = tmp_path / "executed.ipynb"
     nbformat.write(notebook, executed)
     before = executed.read_bytes()
@@ -24,7 +25,8 @@ def test_injected_parameters_cell_is_removed_from_the_page(tmp_path):
     staged = runner.stage_claim_notebook(executed, tmp_path / "claims.ipynb")
 
     tags = [cell.metadata.get("tags", []) for cell in nbformat.read(staged, as_version=4).cells]
-    assert tags == [[], ["parameters", "remove-cell"], ["injected-parameters"], ["hide-input"]]
+    assert tags == [[], ["parameters", "remove-cell"], ["injected-parameters"], ["hide-input"],
+                    ["hide-input"]]  # every code cell is folded behind "show code"
     assert executed.read_bytes() == before  # the executed notebook is left intact
     # staging twice does not repeat the tag
     again = runner.stage_claim_notebook(staged, tmp_path / "again.ipynb")

@@ -439,17 +439,23 @@ def stage_claim_notebook(executed: Path, target: Path) -> Path:
     (the defaults) and papermill's injected cell (tagged ``injected-parameters``: the values
     that actually ran, profile and overrides included). The page shows the values that ran:
     when an injected cell exists, the defaults cell gets the ``remove-cell`` tag, which
-    Jupyter Book honours. The executed notebook itself is left as it is.
+    Jupyter Book honours. Every other code cell without a display tag gets ``hide-input``:
+    the page reads as prose, tables and figures, with the code one click away. The executed
+    notebook itself is left as it is.
     """
     import nbformat
 
     notebook = nbformat.read(executed, as_version=4)
     injected = any("injected-parameters" in c.get("metadata", {}).get("tags", [])
                    for c in notebook.cells)
+    shown = ("hide-input", "hide-cell", "remove-cell", "remove-input", "parameters",
+             "injected-parameters")
     for cell in notebook.cells:
         tags = list(cell.get("metadata", {}).get("tags", []))
         if injected and "parameters" in tags and "remove-cell" not in tags:
             cell.metadata["tags"] = [*tags, "remove-cell"]
+        elif cell.cell_type == "code" and not set(tags) & set(shown):
+            cell.metadata["tags"] = [*tags, "hide-input"]
     nbformat.write(notebook, target)
     return target
 
