@@ -86,15 +86,17 @@ def test_tolerance_text_is_generated_from_comparator_and_threshold():
     assert spec.tolerance() == ("reproduced if the whole 95% interval is < 0.05, not reproduced "
                                 "if it is >= 0.05, inconclusive if it straddles 0.05")
     assert "0.05" in spec.paper_text() and "Ethayarajh" in spec.source_text()
+    assert "less than 5%" in _spec(references=("claim1/mev_headline",)).paper_text()
 
 
 def test_exemptions_match_by_kind_or_name():
     spec = _spec(exempt={"kind:encoder": "paper is about decoders"},
-                 controls={"GloVe*": "static control"})
+                 controls={"kind:static": "static control", "my-org/*": "a control by name"})
     assert spec.exemption("sentence-transformers/all-MiniLM-L6-v2", "encoder")
     assert spec.exemption("HuggingFaceTB/SmolLM2-135M-Instruct", "decoder") is None
-    assert spec.control("GloVe 50d: corpus counts") == "static control"
-    assert spec.control("gpt2") is None
+    assert spec.control("glove-6B-50d", "static") == "static control"
+    assert spec.control("my-org/model", "encoder") == "a control by name"
+    assert spec.control("gpt2", "decoder") is None
 
 
 @pytest.mark.parametrize("slug", SLUGS)
@@ -142,6 +144,9 @@ def test_results_grade_exempt_control_finding_and_ledger(tmp_path):
                             Interval(0.65, 0.75, "m"), model_kind="decoder")
     assert decoder.verdict == "reproduced"
     results.finding("last-layer-rise", "org/model-a", {"self-sim change": np.float64(0.1)})
+    two = results.grade("baseline-rises", "org/a, org/b", 0.1, Interval(0.05, 0.15, "m"),
+                        subject="layer 3")
+    assert two.id == "baseline-rises:a, b / layer 3" and two.subject == "layer 3"
     with pytest.raises(CheckError, match="recorded twice"):
         results.grade("mev-low", "org/model-a", 0.015, interval)
     with pytest.raises(CheckError, match="'nope' is not declared"):
@@ -157,7 +162,7 @@ def test_results_grade_exempt_control_finding_and_ledger(tmp_path):
     first = record["checks"][0]
     assert first["interval"] == [0.01, 0.02] and first["interval_method"] == "test method"
     assert first["comparator"] == "<" and first["threshold"] == 0.05
-    assert first["reference"] == "claim1/mev_headline/value"
+    assert first["reference"] == "claim1/mev_headline"
     assert record["metrics"]["value"] == 0.5 and record["profile"] == "smoke"
     record["library_version"] = "0.0.0"
     path.write_text(json.dumps(record))
@@ -166,12 +171,14 @@ def test_results_grade_exempt_control_finding_and_ledger(tmp_path):
     assert "stale" in text and "mev-low:model-a" in text and "0.015 [0.01, 0.02]" in text
     assert "? inconclusive" in text and "○ exempt" in text and "< 0.05" in text
     assert "Summary per claim and model" in text
+    assert "| 1. layerwise | a |" in text and "| 1. layerwise | b |" in text
     assert format_measured({"measured": 0.5, "interval": None}) == "0.5"
 
 
 def test_interval_is_clipped_to_the_quantity_range():
     results = Results("05-isotropy-vs-clusters", {}, profile="smoke")
-    check = results.grade("anticorrelation", "polarity", -0.95, Interval(-1.3, -0.6, "t"))
+    check = results.grade("anticorrelation", "m", -0.95, Interval(-1.3, -0.6, "t"),
+                          subject="polarity")
     assert check.interval == [-1.0, -0.6] and check.verdict == "reproduced"
 
 
@@ -243,6 +250,9 @@ def test_rowwise_spearman_matches_scipy():
 
 def test_interval_arithmetic():
     a, b = Interval(1, 2, "a"), Interval(0.5, 3, "b")
+    combined = intervals.combine_independent(1.5, Interval(1.2, 1.8, "s"),
+                                             Interval(1.1, 1.9, "p"))
+    assert combined.as_list() == pytest.approx([1.0, 2.0]) and "quadrature" in combined.method
     assert intervals.interval_of_max([a, b]).as_list() == [1, 3]
     assert intervals.interval_of_min([a, b]).as_list() == [0.5, 2]
     assert intervals.interval_of_difference(a, b).as_list() == [-2, 1.5]

@@ -78,8 +78,10 @@ def summary_by_model(rows: list[dict]) -> dict[tuple[str, str], Counter]:
     """``{(slug, model): Counter(verdict)}``: the claim x model summary."""
     out: dict[tuple[str, str], Counter] = {}
     for row in rows:
-        model = row["model"].split("/")[-1] if row["model"] else "all"
-        out.setdefault((row["slug"], model), Counter())[row["verdict"]] += 1
+        models = [m.split("/")[-1] for m in row["model"].split(", ")] if row["model"] \
+            else ["all"]
+        for model in models:  # a check over several models counts for each of them
+            out.setdefault((row["slug"], model), Counter())[row["verdict"]] += 1
     return out
 
 
@@ -143,15 +145,15 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str]) -> Path:
             if first.get("comparator") is not None:
                 lines += [f"Threshold: {format_threshold(first)}, because "
                           f"{first['threshold_reason']} Rule: {first['tolerance']}.", ""]
-            header = ["check", "model", "measured [95% interval]", "verdict", "note"]
+            header = ["check", "model", "of", "measured [95% interval]", "verdict", "note"]
             lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
             for check in checks:
                 link = (f"{{ref}}`{check['id']} <{check['anchor']}>`" if check["anchor"]
                         else f"{{doc}}`{check['id']} <../claims/{slug}>`")
                 model = ", ".join(m.split("/")[-1] for m in check["model"].split(", ")) \
                     if check["model"] else "all"
-                cells = [link, model, format_measured(check), _BADGE[check["verdict"]],
-                         check.get("note", "")]
+                cells = [link, model, check.get("subject", ""), format_measured(check),
+                         _BADGE[check["verdict"]], check.get("note", "")]
                 lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
             lines.append("")
     out.parent.mkdir(parents=True, exist_ok=True)

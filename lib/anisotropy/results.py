@@ -84,6 +84,7 @@ class Check:
     check: str
     model: str
     verdict: str
+    subject: str
     statement: str
     section: str
     anchor: str
@@ -144,12 +145,16 @@ class Results:
                              f"{CHECKS_FILE.name}; declared: {sorted(self.specs)}.")
         return self.specs[check_id]
 
-    def _record(self, spec: CheckSpec, model: str, verdict: str, **fields) -> Check:
-        record_id = f"{spec.id}:{model.split('/')[-1]}" if model else spec.id
+    def _record(self, spec: CheckSpec, model: str, verdict: str, subject: str = "",
+                **fields) -> Check:
+        models = ", ".join(m.split("/")[-1] for m in model.split(", ")) if model else ""
+        record_id = f"{spec.id}:{models}" if models else spec.id
+        if subject:
+            record_id += f" / {subject}"
         if any(c.id == record_id for c in self.checks):
             raise CheckError(f"Check {record_id!r} recorded twice.")
         check = Check(
-            id=record_id, check=spec.id, model=model, verdict=verdict,
+            id=record_id, check=spec.id, model=model, verdict=verdict, subject=subject,
             statement=spec.statement, section=spec.section, anchor=spec.anchor,
             reference=spec.references[0], references=list(spec.references),
             paper=spec.paper_text(), source=spec.source_text(), quantity=spec.quantity,
@@ -159,21 +164,22 @@ class Results:
         return check
 
     def grade(self, check_id: str, model: str, measured: float | None,
-              interval: Interval | None, *, model_kind: str = "", details: Any = None
-              ) -> Check:
+              interval: Interval | None, *, model_kind: str = "", subject: str = "",
+              details: Any = None) -> Check:
         """Grade a declared check for one model from its measured value and 95% interval.
 
         The verdict comes from :func:`anisotropy.checks.grade` on the interval, unless the
         model is exempt or a control by the check's declaration (then the numbers are shown
         with the declared reason, and not graded). ``model_kind`` ("encoder", "decoder",
-        "static") lets a declaration exempt a kind of model.
+        "static") lets a declaration exempt a kind of model. ``subject`` names what of the
+        model was measured when one model is graded several times (a space, a setup).
         """
         spec = self._spec(check_id)
         if spec.kind != "graded":
             raise CheckError(f"Check {check_id!r} is a finding; record it with finding().")
         exempt = spec.exemption(model, model_kind)
         if exempt and measured is None:  # exempt models need not be measured at all
-            return self._record(spec, model, "exempt", note=exempt)
+            return self._record(spec, model, "exempt", subject, note=exempt)
         if measured is None or interval is None:
             raise CheckError(f"Check {check_id!r} ({model}): a graded check needs a measured "
                              "value and its interval.")
@@ -190,31 +196,32 @@ class Results:
                   "interval_method": interval.method, "details": _jsonable(details)}
         control = spec.control(model, model_kind)
         if exempt:
-            return self._record(spec, model, "exempt", note=exempt, **fields)
+            return self._record(spec, model, "exempt", subject, note=exempt, **fields)
         if control:
-            return self._record(spec, model, "control", note=control, **fields)
+            return self._record(spec, model, "control", subject, note=control, **fields)
         verdict = grade_interval(bounded, spec.comparator, spec.threshold)
-        return self._record(spec, model, verdict, **fields)
+        return self._record(spec, model, verdict, subject, **fields)
 
-    def finding(self, check_id: str, model: str, measured: Any, *, details: Any = None
-                ) -> Check:
+    def finding(self, check_id: str, model: str, measured: Any, *, subject: str = "",
+                details: Any = None) -> Check:
         """Record a declared finding (a measurement the papers make no claim about)."""
         spec = self._spec(check_id)
         if spec.kind != "finding":
             raise CheckError(f"Check {check_id!r} is graded; grade it with grade().")
-        return self._record(spec, model, "finding", measured=_jsonable(measured),
+        return self._record(spec, model, "finding", subject, measured=_jsonable(measured),
                             details=_jsonable(details))
 
-    def not_run(self, check_id: str, model: str, why: str) -> Check:
+    def not_run(self, check_id: str, model: str, why: str, *, subject: str = "") -> Check:
         """Record that a declared check could not run here, and why."""
         if not why.strip():
             raise CheckError(f"Check {check_id!r}: not_run needs a reason.")
-        return self._record(self._spec(check_id), model, "not run", note=why)
+        return self._record(self._spec(check_id), model, "not run", subject, note=why)
 
     def table(self, check: str | None = None):
         """The recorded checks (of one declared check id, or all) as a DataFrame for display:
         model, measured, 95% interval, threshold and verdict."""
-        rows = [{"check": c.id, "model": c.model.split("/")[-1] if c.model else "all",
+        rows = [{"check": c.id, "model": ", ".join(m.split("/")[-1] for m in c.model.split(", "))
+                 if c.model else "all",
                  "measured": c.measured if not isinstance(c.measured, dict) else str(c.measured),
                  "95% interval": ("[" + ", ".join(f"{v:.3g}" for v in c.interval) + "]")
                  if c.interval else "",
