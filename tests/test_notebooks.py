@@ -62,11 +62,18 @@ def test_bad_slug_profile_and_parameter():
         "n": 5, "models": ["a", "b"], "name": "gpt2"}
 
 
-def test_failing_notebook_names_the_cell(tmp_path, monkeypatch):
+@pytest.mark.parametrize("source, message", [
+    ("raise ValueError('broken')", r"source cell 1 .*raise ValueError.*ValueError: broken"),
+    ("values = [1, 2]\n\ndef check(v):\n    return v[5]\n\ntotal = sum(values)\n"
+     "missing = check(values)\nprint(total)",
+     r"source cell 1 \('values = \[1, 2\]'\), line 7 \('missing = check\(values\)'\) "
+     r"failed with IndexError"),
+])
+def test_failing_notebook_names_the_cell_and_line(source, message, tmp_path, monkeypatch):
     notebook = nbformat.v4.new_notebook()
     parameters = nbformat.v4.new_code_cell("profile = 'smoke'\nvalue = 1")
     parameters.metadata["tags"] = ["parameters"]
-    notebook.cells = [parameters, nbformat.v4.new_code_cell("raise ValueError('broken')")]
+    notebook.cells = [parameters, nbformat.v4.new_code_cell(source)]
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                        "language": "python"}
     nbformat.write(notebook, tmp_path / "01-layerwise-anisotropy.ipynb")
@@ -74,8 +81,7 @@ def test_failing_notebook_names_the_cell(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "NOTEBOOKS_DIR", tmp_path)
     monkeypatch.setattr(runner, "PROFILES_FILE", tmp_path / "profiles.yaml")
     monkeypatch.setattr(runner, "BUILD_DIR", tmp_path / "build")
-    with pytest.raises(runner.RunError,
-                       match=r"source cell 1 .*raise ValueError.*ValueError: broken"):
+    with pytest.raises(runner.RunError, match=message):
         runner.run("01-layerwise-anisotropy", "smoke")
 
 

@@ -7,7 +7,6 @@ import ast
 import sys
 import time
 
-import nbformat
 import pytest
 
 from anisotropy import runner
@@ -180,23 +179,3 @@ def test_failing_line_is_the_cells_marked_line():
     assert runner._failing_line(["  Cell In[4], line 3\n    x = (\n        ^\n",
                                  "SyntaxError: incomplete input"]) == (3, "")
     assert runner._failing_line([]) is None and runner._failing_line(None) is None
-
-
-def test_failing_notebook_names_the_failing_line(tmp_path, monkeypatch):
-    notebook = nbformat.v4.new_notebook()
-    parameters = nbformat.v4.new_code_cell("profile = 'smoke'")
-    parameters.metadata["tags"] = ["parameters"]
-    notebook.cells = [parameters, nbformat.v4.new_code_cell(
-        "values = [1, 2]\n\ndef check(v):\n    return v[5]\n\ntotal = sum(values)\n"
-        "missing = check(values)\nprint(total)")]
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                       "language": "python"}
-    nbformat.write(notebook, tmp_path / "01-layerwise-anisotropy.ipynb")
-    (tmp_path / "profiles.yaml").write_text("smoke: {}\n")
-    monkeypatch.setattr(runner, "NOTEBOOKS_DIR", tmp_path)
-    monkeypatch.setattr(runner, "PROFILES_FILE", tmp_path / "profiles.yaml")
-    monkeypatch.setattr(runner, "BUILD_DIR", tmp_path / "build")
-    with pytest.raises(runner.RunError,
-                       match=r"source cell 1 \('values = \[1, 2\]'\), line 7 "
-                             r"\('missing = check\(values\)'\) failed with IndexError"):
-        runner.run("01-layerwise-anisotropy", "smoke")
