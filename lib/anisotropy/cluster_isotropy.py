@@ -15,6 +15,7 @@ from tqdm.auto import tqdm
 from . import metrics
 from .grouping import run_means, run_starts
 from .intervals import seed_interval
+from .sampling import sample_indices
 from .sts import (
     cosine_scores,
     evaluate_sts,
@@ -33,8 +34,7 @@ METHODS = ("Baseline", "Mean", "Mean+PCA", "K-means+Mean", "GMM+Mean+PCA", "K-me
 def _sample(X: np.ndarray, limit: int | None, seed: int) -> np.ndarray:
     if limit is None or X.shape[0] <= limit:
         return X
-    rng = np.random.default_rng(seed)
-    return X[np.sort(rng.choice(X.shape[0], size=limit, replace=False))]
+    return X[sample_indices(X.shape[0], limit, seed, sort=True)]
 
 
 def fit_methods(X: np.ndarray, n_clusters: int, n_components: int, seed: int = 0,
