@@ -64,14 +64,18 @@ def test_limiting_configurations():
 
 
 def test_optimizing_embeddings_trades_isotropy_for_clusters():
-    X = RNG.normal(size=(400, 16)).astype(np.float32)
-    y = RNG.integers(0, 2, size=400)
-    trajectory = optimize_embeddings(X, y, n_updates=60, metric_every=10, progress=False)
-    assert list(trajectory["update"]) == [0, 10, 20, 30, 40, 50, 60]
-    assert trajectory["isoscore"].iloc[-1] < trajectory["isoscore"].iloc[0]
-    assert trajectory["silhouette"].iloc[-1] > trajectory["silhouette"].iloc[0]
+    # its own generator: the margins must not depend on which tests ran before. On
+    # isotropic data IsoScore first rises slightly under Adam (per-coordinate steps even
+    # out the variances) and falls once the classes pull apart, by ~0.04 at 300 updates
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 16)).astype(np.float32)
+    y = rng.integers(0, 2, size=400)
+    trajectory = optimize_embeddings(X, y, n_updates=300, metric_every=50, progress=False)
+    assert list(trajectory["update"]) == [0, 50, 100, 150, 200, 250, 300]
+    assert trajectory["isoscore"].iloc[-1] < trajectory["isoscore"].iloc[0] - 0.02
+    assert trajectory["silhouette"].iloc[-1] > trajectory["silhouette"].iloc[0] + 0.05
     assert trajectory_correlations(trajectory)["pearson"] < 0
-    again = optimize_embeddings(X, y, n_updates=60, metric_every=10, progress=False)
+    again = optimize_embeddings(X, y, n_updates=300, metric_every=50, progress=False)
     np.testing.assert_allclose(trajectory["isoscore"], again["isoscore"])  # seeded
 
 

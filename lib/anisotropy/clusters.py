@@ -124,6 +124,19 @@ def offdiagonal_cosine_draws(unit: np.ndarray, counts: np.ndarray) -> np.ndarray
     return (np.einsum("ij,ij->i", totals, totals) - own) / (n * n - squared_counts.sum(axis=1))
 
 
+def _weighted_draws(draws: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Size-weighted average over clusters of per-cluster draws ``(n_clusters, n_boot)``.
+
+    A cluster whose resample is degenerate in one draw (a cluster of two types drawn as
+    the same type twice has no pair of distinct types) is left out of that draw's average,
+    and the other clusters' weights are renormalised; the point estimate includes it.
+    """
+    finite = np.isfinite(draws)
+    weight = (weights[:, None] * finite).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (weights[:, None] * np.where(finite, draws, 0.0)).sum(axis=0) / weight
+
+
 def _similarity_draws(X: np.ndarray, types: np.ndarray, max_instances: int, seed: int,
                       n_boot: int, boot_seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Bootstrap draws over types of S_inter and S_intra, as :func:`_similarities` computes
@@ -186,10 +199,9 @@ def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
     out["S_intra per-cluster"] = (float(np.average(intra_arr[ok], weights=weights[ok]))
                                   if ok.any() else np.nan)
     if n_boot and inter:
-        out["S_inter per-cluster draws"] = np.average(np.array(inter_draws), axis=0,
-                                                      weights=weights)
+        out["S_inter per-cluster draws"] = _weighted_draws(np.array(inter_draws), weights)
         out["S_intra per-cluster draws"] = (
-            np.average(np.array(intra_draws)[ok], axis=0, weights=weights[ok]) if ok.any()
+            _weighted_draws(np.array(intra_draws)[ok], weights[ok]) if ok.any()
             else np.full(n_boot, np.nan))
     elif n_boot:
         out["S_inter per-cluster draws"] = np.full(n_boot, np.nan)
