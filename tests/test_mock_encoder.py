@@ -62,12 +62,12 @@ def make_mock(folder, decoder: bool = False, seed: int = 0) -> str:
     torch.manual_seed(seed)
     if decoder:
         config = transformers.GPT2Config(vocab_size=len(tokenizer), n_embd=16, n_layer=2,
-                                         n_head=2, n_positions=64)
+                                         n_head=2, n_positions=512)
         model = transformers.GPT2LMHeadModel(config)
     else:
         config = transformers.BertConfig(vocab_size=len(tokenizer), hidden_size=16,
                                          num_hidden_layers=2, num_attention_heads=2,
-                                         intermediate_size=32, max_position_embeddings=64)
+                                         intermediate_size=32, max_position_embeddings=512)
         model = transformers.BertModel(config)
     model.save_pretrained(folder)
     return str(folder)
@@ -163,3 +163,25 @@ def test_layer_out_of_range_and_empty_sentence(encoder):
         encoder.encode_tokens(CORPUS, layers=[3])
     with pytest.raises(ValueError, match="empty or non-string sentences"):
         encoder.encode_tokens(["fine", " "], progress=False)
+
+
+def test_inductive_fit_never_sees_the_scored_sentences(encoder):
+    """Claim 4's inductive mode fits on the other tasks' sentences minus those of the scored
+    task: STS-B test shares most of its sentences with STS12-16 (issue: leakage)."""
+    from anisotropy import cluster_isotropy as ci
+    from anisotropy.sts import sts_sentences
+
+    tasks = ["STS14", "STS-B"]
+    sentences = sts_sentences(tasks)
+    tokens = encoder.encode_tokens(sentences, layers=[2], progress=False)
+    table = ci.evaluate_methods(tokens, 2, sentences, tasks, mode="inductive", n_clusters=2,
+                                n_components=1, fit_max_tokens=400, iso_max_tokens=400,
+                                methods=("Baseline", "Mean"), progress=False)
+    assert (table["fit overlap"] == 0).all()
+    shared = table.groupby("task")["excluded shared"].first()
+    assert (shared > 0).all()  # the two tasks do share sentences, and they were left out
+    fit = table.groupby("task")["fit sentences"].first()
+    frames = {t: ci.load_sts_task(t) for t in tasks}
+    unique = {t: len(set(frames[t]["sentence1"]) | set(frames[t]["sentence2"])) for t in tasks}
+    assert fit["STS-B"] == unique["STS14"] - shared["STS-B"]
+    assert fit["STS14"] == unique["STS-B"] - shared["STS14"]

@@ -100,32 +100,50 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
 
     ``mode="transductive"`` fits each method on the task's own token vectors (as the
     authors' notebook does on STS-B dev); ``mode="inductive"`` fits it on the token vectors
-    of the *other* tasks in ``tasks`` and applies it to this one.
+    of the sentences of the *other* tasks in ``tasks`` that do not occur in this one, each
+    sentence once, and applies it to this one. STS tasks share many sentences (three in
+    four STS-B test sentences occur verbatim in STS12-16), and a sentence is one row of the
+    shared index whatever task it comes from, so without the exclusion the inductive fit
+    would see the evaluation sentences. Inductive rows record ``fit sentences``, ``fit
+    overlap`` (fitted sentences that occur in the scored task: 0 by construction) and
+    ``excluded shared`` (sentences of other tasks left out because this task has them).
     """
 
     if mode not in ("transductive", "inductive"):
         raise ValueError(f"mode must be 'transductive' or 'inductive', got {mode!r}.")
     index = {sentence: i for i, sentence in enumerate(sentences)}
     H = np.asarray(tokens.layer(layer))
-    frames, rows_of = {}, {}
+    frames, rows_of, ids_of = {}, {}, {}
     for task in tasks:
         frames[task] = load_sts_task(task, max_pairs, seed)
-        ids = np.array(sorted({index[s] for s in frames[task]["sentence1"]}
-                              | {index[s] for s in frames[task]["sentence2"]}))
-        rows_of[task] = token_rows(tokens, ids, exclude_positions)
+        ids_of[task] = np.array(sorted({index[s] for s in frames[task]["sentence1"]}
+                                       | {index[s] for s in frames[task]["sentence2"]}))
+        rows_of[task] = token_rows(tokens, ids_of[task], exclude_positions)
     records = []
     for task in tqdm(tasks, desc=f"{mode} fits", disable=not progress):
         X = H[rows_of[task]].astype(np.float64)
+        fit_facts = {}
         if mode == "transductive":
             fit_X = X
         else:
-            others = np.concatenate([rows_of[t] for t in tasks if t != task])
-            fit_X = H[_sample(others[:, None], fit_max_tokens, seed)[:, 0]].astype(np.float64)
+            others = [ids_of[t] for t in tasks if t != task]
+            if not others:
+                raise ValueError("The inductive mode needs at least two tasks: each is fitted "
+                                 "on the others.")
+            pooled = np.unique(np.concatenate(others))  # a shared sentence counts once
+            fit_ids = np.setdiff1d(pooled, ids_of[task])
+            if fit_ids.size == 0:
+                raise ValueError(f"No sentence of the other tasks is left to fit {task} on.")
+            fit_rows = token_rows(tokens, fit_ids, exclude_positions)
+            fit_X = H[_sample(fit_rows[:, None], fit_max_tokens, seed)[:, 0]].astype(np.float64)
+            fit_facts = {"fit sentences": int(fit_ids.size),
+                         "fit overlap": int(np.intersect1d(fit_ids, ids_of[task]).size),
+                         "excluded shared": int(pooled.size - fit_ids.size)}
         fitted = fit_methods(fit_X, n_clusters, n_components, seed, fit_max_tokens, methods)
         sentence_of_row = tokens.sentence_index[rows_of[task]]
         for name, transform in fitted.items():
             cosines = [] if pair_scores is not None else None
-            records.append({"task": task, "method": name, "mode": mode,
+            records.append({"task": task, "method": name, "mode": mode, **fit_facts,
                             **_score(transform, X, sentence_of_row, frames[task], index,
                                      iso_max_tokens, seed, cosines)})
             if pair_scores is not None:
