@@ -17,8 +17,6 @@ transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 
 from anisotropy import models  # noqa: E402
-from anisotropy.cluster_isotropy import pool_rows, token_rows  # noqa: E402
-from anisotropy.sts import sentence_means  # noqa: E402
 
 CORPUS = ["The cat sat on the mat.", "Don't go to school today, said the teacher!",
           "A man is playing a guitar.", "Bank", "Unbelievably, the quick brown fox jumps."]
@@ -148,14 +146,17 @@ def test_the_pooling_paths_agree_on_a_decoder(decoder):
     for exclude, exclude_sink in (((), False), ((0,), True)):
         direct = decoder.encode_sentences(sentences, "mean", exclude_sink=exclude_sink,
                                           progress=False)
-        cached = sentence_means(tokens, decoder.n_layers, exclude)
+        cached = tokens.sentence_means(decoder.n_layers, exclude)
         np.testing.assert_allclose(cached, direct, atol=1e-5)
     # claim 4 pools non-special rows: the decoder's <s> is special, so with or without the
     # sink exclusion the same rows remain, and a one-token sentence keeps its token
-    rows = token_rows(tokens, np.arange(len(sentences)), (0,))
-    pooled = pool_rows(np.asarray(tokens.layer(decoder.n_layers))[rows],
-                       tokens.sentence_index[rows])
-    assert sorted(pooled) == list(range(len(sentences)))
+    rows = tokens.sentence_rows(np.arange(len(sentences)), (0,))
+    pooled = tokens.pool(np.asarray(tokens.layer(decoder.n_layers))[rows], rows)
+    assert np.isfinite(pooled).all()  # every sentence, the one-token one included
+    with pytest.raises(ValueError, match="increasing"):
+        tokens.pool(np.zeros((2, 16)), np.array([3, 1]))
+    partial = tokens.pool(np.ones((1, 16)), rows[:1])
+    assert np.isnan(partial[1:]).all()  # a sentence with no row is NaN, not a zero vector
 
 
 def test_layer_out_of_range_and_empty_sentence(encoder):

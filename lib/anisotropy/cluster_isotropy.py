@@ -13,7 +13,6 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from . import metrics
-from .grouping import run_means, run_starts
 from .intervals import seed_interval
 from .sampling import sample_indices
 from .sts import (
@@ -25,7 +24,7 @@ from .sts import (
 )
 from .transforms import AllButTheTop, Center, ClusterIsotropy
 
-__all__ = ["METHODS", "fit_methods", "token_rows", "pool_rows", "evaluate_methods",
+__all__ = ["METHODS", "fit_methods", "evaluate_methods",
            "sweep", "check_values"]
 
 METHODS = ("Baseline", "Mean", "Mean+PCA", "K-means+Mean", "GMM+Mean+PCA", "K-means+Mean+PCA")
@@ -58,23 +57,10 @@ def fit_methods(X: np.ndarray, n_clusters: int, n_components: int, seed: int = 0
     return {name: fitted[name] for name in methods if name in fitted}
 
 
-def token_rows(tokens, sentence_ids: np.ndarray, exclude_positions=()) -> np.ndarray:
-    """Rows of non-special tokens of the given sentences, minus excluded positions unless a
-    sentence would be left without tokens."""
-    keep = tokens.token_mask(exclude_positions, drop_special=True)
-    return np.flatnonzero(keep & np.isin(tokens.sentence_index, sentence_ids))
-
-
-def pool_rows(X: np.ndarray, sentence_of_row: np.ndarray) -> dict[int, np.ndarray]:
-    """Mean vector per sentence from token rows (rows of one sentence are contiguous)."""
-    starts = run_starts(sentence_of_row)
-    return dict(zip(sentence_of_row[starts].tolist(), run_means(X, starts), strict=True))
-
-
-def _score(transform, X: np.ndarray, sentence_of_row: np.ndarray, frame: pd.DataFrame,
+def _score(transform, X: np.ndarray, tokens, rows: np.ndarray, frame: pd.DataFrame,
            index: dict, iso_max_tokens: int, seed: int, pairs_out: list | None = None) -> dict:
     Y = X if transform is None else transform.transform(X)
-    pooled = pool_rows(Y, sentence_of_row)
+    pooled = tokens.pool(Y, rows)
     a = np.stack([pooled[index[s]] for s in frame["sentence1"]])
     b = np.stack([pooled[index[s]] for s in frame["sentence2"]])
     scores = evaluate_sts(a, b, frame["score"], frame["subset"])
@@ -118,7 +104,7 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
         frames[task] = load_sts_task(task, max_pairs, seed)
         ids_of[task] = np.array(sorted({index[s] for s in frames[task]["sentence1"]}
                                        | {index[s] for s in frames[task]["sentence2"]}))
-        rows_of[task] = token_rows(tokens, ids_of[task], exclude_positions)
+        rows_of[task] = tokens.sentence_rows(ids_of[task], exclude_positions)
     records = []
     for task in tqdm(tasks, desc=f"{mode} fits", disable=not progress):
         X = H[rows_of[task]].astype(np.float64)
@@ -134,17 +120,16 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
             fit_ids = np.setdiff1d(pooled, ids_of[task])
             if fit_ids.size == 0:
                 raise ValueError(f"No sentence of the other tasks is left to fit {task} on.")
-            fit_rows = token_rows(tokens, fit_ids, exclude_positions)
+            fit_rows = tokens.sentence_rows(fit_ids, exclude_positions)
             fit_X = H[_sample(fit_rows[:, None], fit_max_tokens, seed)[:, 0]].astype(np.float64)
             fit_facts = {"fit sentences": int(fit_ids.size),
                          "fit overlap": int(np.intersect1d(fit_ids, ids_of[task]).size),
                          "excluded shared": int(pooled.size - fit_ids.size)}
         fitted = fit_methods(fit_X, n_clusters, n_components, seed, fit_max_tokens, methods)
-        sentence_of_row = tokens.sentence_index[rows_of[task]]
         for name, transform in fitted.items():
             cosines = [] if pair_scores is not None else None
             records.append({"task": task, "method": name, "mode": mode, **fit_facts,
-                            **_score(transform, X, sentence_of_row, frames[task], index,
+                            **_score(transform, X, tokens, rows_of[task], frames[task], index,
                                      iso_max_tokens, seed, cosines)})
             if pair_scores is not None:
                 pair_scores[(task, name)] = cosines[0]
@@ -203,15 +188,14 @@ def sweep(tokens, layer: int, sentences: list[str], task: str, cluster_counts, c
     frame = load_sts_task(task, max_pairs, seed)
     ids = np.array(sorted({index[s] for s in frame["sentence1"]}
                           | {index[s] for s in frame["sentence2"]}))
-    rows = token_rows(tokens, ids, exclude_positions)
+    rows = tokens.sentence_rows(ids, exclude_positions)
     X = np.asarray(tokens.layer(layer))[rows].astype(np.float64)
     S = _sample(X, fit_max_tokens, seed)
-    sentence_of_row = tokens.sentence_index[rows]
     records = []
     for k in cluster_counts:
         fitted = ClusterIsotropy(k, max(component_counts), "kmeans", seed, n_init=1).fit(S)
         for d in component_counts:
-            records.append({"K": k, "D": d, **_score(fitted.with_components(d), X,
-                                                     sentence_of_row, frame, index,
-                                                     iso_max_tokens, seed)})
+            records.append({"K": k, "D": d, **_score(fitted.with_components(d), X, tokens,
+                                                     rows, frame, index, iso_max_tokens,
+                                                     seed)})
     return pd.DataFrame(records)

@@ -29,7 +29,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from . import __version__, cache
-from .grouping import run_means
+from .grouping import run_means, run_starts
 
 __all__ = ["EXTRACTION_VERSION", "WORD_PATTERN", "TokenEmbeddings", "extract_token_embeddings",
            "extract_pooled", "pool_sentences", "pool_words", "split_words"]
@@ -102,6 +102,46 @@ class TokenEmbeddings:
         remaining = np.bincount(self.sentence_index[kept], minlength=n_sentences)
         emptied = remaining[self.sentence_index] == 0
         return kept | (base & emptied)
+
+    def sentence_rows(self, sentence_ids, exclude_positions: Sequence[int] = (),
+                      drop_special: bool = True) -> np.ndarray:
+        """Token rows of the given sentences that :meth:`token_mask` keeps, in token order
+        (claim 4 transforms and pools these rows)."""
+        keep = self.token_mask(exclude_positions, drop_special=drop_special)
+        return np.flatnonzero(keep & np.isin(self.sentence_index, sentence_ids))
+
+    def pool(self, values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Mean of ``values`` per sentence, where ``values[i]`` belongs to token row
+        ``rows[i]`` (rows in token order, so each sentence's rows are contiguous).
+
+        Returns ``(n_sentences, dim)`` float64; a sentence with no row is NaN. This is the
+        one pooling of cached token vectors: :meth:`sentence_means` pools a layer, claim 4
+        pools transformed rows.
+        """
+        rows = np.asarray(rows)
+        values = np.asarray(values)
+        if values.ndim != 2 or values.shape[0] != rows.size:
+            raise ValueError(f"values must have one row per token row: {values.shape} for "
+                             f"{rows.size} rows.")
+        sentences = self.sentence_index[rows]
+        if rows.size and (np.diff(rows) <= 0).any():
+            raise ValueError("rows must be increasing (token order).")
+        out = np.full((len(self.words), values.shape[1]), np.nan)
+        if rows.size:
+            starts = run_starts(sentences)
+            out[sentences[starts]] = run_means(values, starts)
+        return out
+
+    def sentence_means(self, layer: int, exclude_positions: Sequence[int] = (),
+                       drop_special: bool = False) -> np.ndarray:
+        """Mean of each sentence's token vectors at one layer (float32), over the tokens
+        :meth:`token_mask` keeps: special tokens included by default (the
+        sentence-transformers convention), ``exclude_positions`` dropped unless that would
+        empty a sentence. Equal to the forward-pass pooling of
+        :meth:`anisotropy.models.Encoder.encode_sentences`."""
+        rows = np.flatnonzero(self.token_mask(exclude_positions, drop_special))
+        means = self.pool(np.asarray(self.layer(layer))[rows], rows)
+        return np.nan_to_num(means, nan=0.0).astype(np.float32)
 
     def token_table(self) -> pd.DataFrame:
         """One row per token: sentence, position, token id and string, word index, special."""
