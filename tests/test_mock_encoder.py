@@ -22,7 +22,7 @@ CORPUS = ["The cat sat on the mat.", "Don't go to school today, said the teacher
           "A man is playing a guitar.", "Bank", "Unbelievably, the quick brown fox jumps."]
 
 
-def _tokenizer(folder, decoder: bool):
+def _tokenizer(folder, decoder: bool, bos: bool = True):
     from tokenizers import Tokenizer, pre_tokenizers, trainers
     from tokenizers import models as tmodels
     from tokenizers.processors import TemplateProcessing
@@ -35,9 +35,9 @@ def _tokenizer(folder, decoder: bool):
     tokenizer.train_from_iterator(CORPUS * 3, trainers.WordPieceTrainer(
         vocab_size=120, special_tokens=specials, min_frequency=1))
     if decoder:
-        bos = tokenizer.token_to_id("<s>")
-        tokenizer.post_processor = TemplateProcessing(single="<s> $A", special_tokens=[
-            ("<s>", bos)])
+        if bos:  # like SmolLM2's tokenizer: position 0 is a special token
+            tokenizer.post_processor = TemplateProcessing(single="<s> $A", special_tokens=[
+                ("<s>", tokenizer.token_to_id("<s>"))])
         fast = transformers.PreTrainedTokenizerFast(
             tokenizer_object=tokenizer, pad_token="<pad>", unk_token="<unk>", bos_token="<s>",
             eos_token="</s>")
@@ -52,11 +52,13 @@ def _tokenizer(folder, decoder: bool):
     return fast
 
 
-def make_mock(folder, decoder: bool = False, seed: int = 0) -> str:
+def make_mock(folder, decoder: bool = False, seed: int = 0, bos: bool = True) -> str:
     """Save a seeded tiny encoder (BERT) or decoder (GPT-2) with its tokenizer; returns
-    the folder, which the registry resolves as a local model."""
+    the folder, which the registry resolves as a local model. ``bos=False`` gives a decoder
+    whose first token is a word (as GPT-2's), so excluding position 0 can empty a
+    one-token sentence."""
     folder.mkdir(parents=True, exist_ok=True)
-    tokenizer = _tokenizer(folder, decoder)
+    tokenizer = _tokenizer(folder, decoder, bos)
     torch.manual_seed(seed)
     if decoder:
         config = transformers.GPT2Config(vocab_size=len(tokenizer), n_embd=16, n_layer=2,
@@ -84,6 +86,11 @@ def encoder(tmp_path):
 @pytest.fixture
 def decoder(tmp_path):
     return models.load(make_mock(tmp_path / "gpt", decoder=True))
+
+
+@pytest.fixture
+def decoder_without_bos(tmp_path):
+    return models.load(make_mock(tmp_path / "gpt-nobos", decoder=True, bos=False))
 
 
 def test_mock_models_resolve_as_local_models(encoder, decoder):
@@ -138,9 +145,12 @@ def test_cache_keys_follow_sentences_layers_and_weights(tmp_path, encoder):
     assert not np.allclose(changed.layer(2), first.layer(2))
 
 
-def test_the_pooling_paths_agree_on_a_decoder(decoder):
+@pytest.mark.parametrize("which", ["decoder", "decoder_without_bos"])
+def test_the_pooling_paths_agree_on_a_decoder(which, request):
     """Sentence means from the forward pass (claim 5), from cached token vectors (claim 3)
-    and from cached token rows (claim 4) agree, with and without position 0."""
+    and from cached token rows (claim 4) agree, with and without position 0; without a
+    BOS token, "Bank" is one token at position 0 and keeps it when position 0 is dropped."""
+    decoder = request.getfixturevalue(which)
     sentences = [*CORPUS, "Hello"]
     tokens = decoder.encode_tokens(sentences, progress=False)
     for exclude, exclude_sink in (((), False), ((0,), True)):
@@ -148,15 +158,20 @@ def test_the_pooling_paths_agree_on_a_decoder(decoder):
                                           progress=False)
         cached = tokens.sentence_means(decoder.n_layers, exclude)
         np.testing.assert_allclose(cached, direct, atol=1e-5)
-    # claim 4 pools non-special rows: the decoder's <s> is special, so with or without the
-    # sink exclusion the same rows remain, and a one-token sentence keeps its token
+    # claim 4 pools non-special rows without position 0; every sentence keeps a row
     rows = tokens.sentence_rows(np.arange(len(sentences)), (0,))
-    pooled = tokens.pool(np.asarray(tokens.layer(decoder.n_layers))[rows], rows)
-    assert np.isfinite(pooled).all()  # every sentence, the one-token one included
+    ids, pooled = tokens.pool(np.asarray(tokens.layer(decoder.n_layers))[rows], rows)
+    assert ids.tolist() == list(range(len(sentences))) and np.isfinite(pooled).all()
+    one_token = [i for i, s in enumerate(sentences)
+                 if (tokens.sentence_index == i).sum() == 1]
+    if which == "decoder_without_bos":
+        assert one_token, "the test needs a one-token sentence"
+        kept = rows[tokens.sentence_index[rows] == one_token[0]]
+        assert tokens.position[kept].tolist() == [0]  # its only token, at position 0, stays
     with pytest.raises(ValueError, match="increasing"):
         tokens.pool(np.zeros((2, 16)), np.array([3, 1]))
-    partial = tokens.pool(np.ones((1, 16)), rows[:1])
-    assert np.isnan(partial[1:]).all()  # a sentence with no row is NaN, not a zero vector
+    ids, _ = tokens.pool(np.ones((1, 16)), rows[:1])
+    assert ids.tolist() == [0]  # only the sentences that have rows
 
 
 def test_layer_out_of_range_and_empty_sentence(encoder):
@@ -175,13 +190,33 @@ def test_inductive_fit_never_sees_the_scored_sentences(encoder):
     tasks = ["STS14", "STS-B"]
     sentences = sts_sentences(tasks)
     tokens = encoder.encode_tokens(sentences, layers=[2], progress=False)
-    table = ci.evaluate_methods(tokens, 2, sentences, tasks, mode="inductive", n_clusters=2,
-                                n_components=1, fit_max_tokens=400, iso_max_tokens=400,
-                                methods=("Baseline", "Mean"), progress=False)
+    sampled = []
+    original = ci._sample
+
+    def spy(X, limit, seed):  # the fit rows are drawn through _sample; keep what it drew
+        out = original(X, limit, seed)
+        if X.shape[1] == 1:
+            sampled.append(out[:, 0])
+        return out
+
+    ci._sample = spy
+    try:
+        table = ci.evaluate_methods(tokens, 2, sentences, tasks, mode="inductive",
+                                    n_clusters=2, n_components=1, fit_max_tokens=400,
+                                    iso_max_tokens=400,
+                                    methods=("Baseline", "Mean"), progress=False)
+    finally:
+        ci._sample = original
+    index = {s: i for i, s in enumerate(sentences)}
+    for task, rows in zip(tasks, sampled, strict=True):  # tasks are fitted in order
+        frame = ci.load_sts_task(task)
+        scored = {index[s] for s in frame["sentence1"]} | {index[s] for s in frame["sentence2"]}
+        assert not scored & set(tokens.sentence_index[rows].tolist()), task
     assert (table["fit overlap"] == 0).all()
     shared = table.groupby("task")["excluded shared"].first()
     assert (shared > 0).all()  # the two tasks do share sentences, and they were left out
-    fit = table.groupby("task")["fit sentences"].first()
+    fit = table.groupby("task")["fit pool"].first()
+    assert (table["fit sentences"] <= table["fit pool"]).all()
     frames = {t: ci.load_sts_task(t) for t in tasks}
     unique = {t: len(set(frames[t]["sentence1"]) | set(frames[t]["sentence2"])) for t in tasks}
     assert fit["STS-B"] == unique["STS14"] - shared["STS-B"]

@@ -60,7 +60,9 @@ def fit_methods(X: np.ndarray, n_clusters: int, n_components: int, seed: int = 0
 def _score(transform, X: np.ndarray, tokens, rows: np.ndarray, frame: pd.DataFrame,
            index: dict, iso_max_tokens: int, seed: int, pairs_out: list | None = None) -> dict:
     Y = X if transform is None else transform.transform(X)
-    pooled = tokens.pool(Y, rows)
+    ids, means = tokens.pool(Y, rows)
+    where = dict(zip(ids.tolist(), range(ids.size), strict=True))
+    pooled = {sentence: means[where[sentence]] for sentence in where}
     a = np.stack([pooled[index[s]] for s in frame["sentence1"]])
     b = np.stack([pooled[index[s]] for s in frame["sentence2"]])
     scores = evaluate_sts(a, b, frame["score"], frame["subset"])
@@ -90,9 +92,11 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
     sentence once, and applies it to this one. STS tasks share many sentences (three in
     four STS-B test sentences occur verbatim in STS12-16), and a sentence is one row of the
     shared index whatever task it comes from, so without the exclusion the inductive fit
-    would see the evaluation sentences. Inductive rows record ``fit sentences``, ``fit
-    overlap`` (fitted sentences that occur in the scored task: 0 by construction) and
-    ``excluded shared`` (sentences of other tasks left out because this task has them).
+    would see the evaluation sentences. Inductive rows record ``fit pool`` (the sentences
+    the fit may draw from), ``fit sentences`` (those with a token in the sampled fit rows),
+    ``fit overlap`` (of those, the ones that occur in the scored task, read from the rows
+    actually fitted: must be 0) and ``excluded shared`` (sentences of other tasks left out
+    because this task has them).
     """
 
     if mode not in ("transductive", "inductive"):
@@ -121,9 +125,11 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
             if fit_ids.size == 0:
                 raise ValueError(f"No sentence of the other tasks is left to fit {task} on.")
             fit_rows = tokens.sentence_rows(fit_ids, exclude_positions)
-            fit_X = H[_sample(fit_rows[:, None], fit_max_tokens, seed)[:, 0]].astype(np.float64)
-            fit_facts = {"fit sentences": int(fit_ids.size),
-                         "fit overlap": int(np.intersect1d(fit_ids, ids_of[task]).size),
+            fit_rows = _sample(fit_rows[:, None], fit_max_tokens, seed)[:, 0]
+            fit_X = H[fit_rows].astype(np.float64)
+            fitted_ids = np.unique(tokens.sentence_index[fit_rows])
+            fit_facts = {"fit pool": int(fit_ids.size), "fit sentences": int(fitted_ids.size),
+                         "fit overlap": int(np.intersect1d(fitted_ids, ids_of[task]).size),
                          "excluded shared": int(pooled.size - fit_ids.size)}
         fitted = fit_methods(fit_X, n_clusters, n_components, seed, fit_max_tokens, methods)
         for name, transform in fitted.items():

@@ -110,13 +110,14 @@ class TokenEmbeddings:
         keep = self.token_mask(exclude_positions, drop_special=drop_special)
         return np.flatnonzero(keep & np.isin(self.sentence_index, sentence_ids))
 
-    def pool(self, values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    def pool(self, values: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Mean of ``values`` per sentence, where ``values[i]`` belongs to token row
         ``rows[i]`` (rows in token order, so each sentence's rows are contiguous).
 
-        Returns ``(n_sentences, dim)`` float64; a sentence with no row is NaN. This is the
-        one pooling of cached token vectors: :meth:`sentence_means` pools a layer, claim 4
-        pools transformed rows.
+        Returns ``(sentence_ids, means)``: the sentences that have rows, ascending, and their
+        ``(len(sentence_ids), dim)`` mean vectors (float64). This is the one pooling of
+        cached token vectors: :meth:`sentence_means` pools a layer, claim 4 pools
+        transformed rows.
         """
         rows = np.asarray(rows)
         values = np.asarray(values)
@@ -126,11 +127,10 @@ class TokenEmbeddings:
         sentences = self.sentence_index[rows]
         if rows.size and (np.diff(rows) <= 0).any():
             raise ValueError("rows must be increasing (token order).")
-        out = np.full((len(self.words), values.shape[1]), np.nan)
-        if rows.size:
-            starts = run_starts(sentences)
-            out[sentences[starts]] = run_means(values, starts)
-        return out
+        if not rows.size:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, values.shape[1]))
+        starts = run_starts(sentences)
+        return sentences[starts], run_means(values, starts)
 
     def sentence_means(self, layer: int, exclude_positions: Sequence[int] = (),
                        drop_special: bool = False) -> np.ndarray:
@@ -140,8 +140,10 @@ class TokenEmbeddings:
         empty a sentence. Equal to the forward-pass pooling of
         :meth:`anisotropy.models.Encoder.encode_sentences`."""
         rows = np.flatnonzero(self.token_mask(exclude_positions, drop_special))
-        means = self.pool(np.asarray(self.layer(layer))[rows], rows)
-        return np.nan_to_num(means, nan=0.0).astype(np.float32)
+        ids, means = self.pool(np.asarray(self.layer(layer))[rows], rows)
+        out = np.zeros((len(self.words), means.shape[1]))
+        out[ids] = means
+        return out.astype(np.float32)
 
     def token_table(self) -> pd.DataFrame:
         """One row per token: sentence, position, token id and string, word index, special."""
