@@ -224,12 +224,34 @@ def test_frequency_geometry_detects_rare_words_far_out():
         frequency.frequency_geometry(X, np.zeros(500), k=5)
 
 
-def test_knn_mean_distance_brute_force():
-    X = RNG.normal(size=(50, 3))
-    distances = np.linalg.norm(X[:, None] - X[None], axis=-1)
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_knn_distances_brute_force(metric):
+    X = np.random.default_rng(11).normal(size=(50, 3)) + 0.5
+    if metric == "euclidean":
+        distances = np.linalg.norm(X[:, None] - X[None], axis=-1)
+    else:
+        unit = X / np.linalg.norm(X, axis=1, keepdims=True)
+        distances = 1.0 - unit @ unit.T
     np.fill_diagonal(distances, np.inf)
-    expected = np.sort(distances, axis=1)[:, :4].mean(axis=1)
-    np.testing.assert_allclose(frequency.knn_mean_distance(X, 4, chunk=7), expected)
+    expected = np.sort(distances, axis=1)[:, :4]
+    got = metrics.knn_distances(X, 4, metric, chunk_size=7)  # chunks that do not divide n
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+    if metric == "euclidean":
+        np.testing.assert_allclose(frequency.knn_mean_distance(X, 4), expected.mean(axis=1))
+    with pytest.raises(ValueError, match="metric"):
+        metrics.knn_distances(X, 4, "manhattan")
+    with pytest.raises(ValueError, match="k must be"):
+        metrics.knn_distances(X, 0)
+
+
+def test_isotropy_defect_closed_forms():
+    assert metrics.isotropy_defect(np.ones(10)) == pytest.approx(0.0, abs=1e-12)
+    assert metrics.isotropy_defect(np.eye(10)[0]) == pytest.approx(1.0)
+    X = np.random.default_rng(12).normal(size=(200, 6)) * [3, 2, 1, 1, 1, 0.5]
+    defect, _ = isotropy_defect_cosine(X)
+    assert 0 < defect < 1
+    with pytest.raises(ValueError, match="undefined"):
+        metrics.isotropy_defect(np.zeros(5))
 
 
 def test_flow_makes_data_more_isotropic():

@@ -13,14 +13,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from anisotropy import runner
+from anisotropy import catalog, runner
 
 pytestmark = pytest.mark.book
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _toc_files():
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    """The pages of the book's table of contents as `anisotropy book` writes it."""
+    toc = catalog.toc_with_claims(yaml.safe_load((ROOT / "_toc.yml").read_text()),
+                                  runner.available_slugs())
     files = [toc["root"]]
     for part in toc.get("parts", []):
         files += [chapter["file"] for chapter in part.get("chapters", [])]
@@ -28,6 +30,9 @@ def _toc_files():
 
 
 def test_toc_lists_every_claim_notebook_and_page():
+    notebooks = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+    assert runner.available_slugs() == list(runner.SLUGS) == notebooks, (
+        "every claim notebook must be declared in notebooks/claims.yaml, and vice versa")
     files = _toc_files()
     for slug in runner.available_slugs():
         assert f"claims/{slug}" in files

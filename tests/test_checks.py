@@ -358,3 +358,21 @@ def test_every_declared_check_is_recorded_by_its_notebook(slug):
     for check_id in load_checks(slug):
         assert f'"{check_id}' in text or f'\\"{check_id}' in text or \
             f'"{check_id}"' in library, (slug, check_id)
+
+
+def test_claims_are_declared_once_and_read_everywhere():
+    from anisotropy import catalog, ledger, runner
+
+    declared = catalog.claims()
+    assert tuple(declared) == runner.SLUGS
+    assert ledger.CLAIMS is declared or ledger.CLAIMS == declared
+    for body in declared.values():
+        checks.reference_value(body["references"])  # the claim's block exists
+    assert catalog.default_models("01-layerwise-anisotropy")[0].endswith("MiniLM-L6-v2")
+    with pytest.raises(ValueError, match="declares no default models"):
+        catalog.default_models("05-isotropy-vs-clusters")
+    toc = catalog.toc_with_claims({"parts": [{"caption": "Claims", "chapters": []}]},
+                                  ["02-clusters-manifolds"])
+    assert toc["parts"][0]["chapters"] == [{"file": "claims/02-clusters-manifolds"}]
+    with pytest.raises(ValueError, match="no part captioned 'Claims'"):
+        catalog.toc_with_claims({"parts": []}, [])

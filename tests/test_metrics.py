@@ -195,7 +195,7 @@ def test_lid_matches_skdim(metric):
     if metric == "euclidean":
         reference = skdim.id.MLE().fit(X, n_neighbors=k, comb="mean")
     else:
-        distances = metrics._knn_distances(X, k, "cosine")
+        distances = metrics.knn_distances(X, k, "cosine")
         reference = skdim.id.MLE().fit(X, precomputed_knn_arrays=(distances, None), comb="mean")
     np.testing.assert_allclose(pointwise, reference.dimension_pw_, rtol=1e-6)
     assert ours == pytest.approx(reference.dimension_, rel=1e-6)

@@ -241,25 +241,22 @@ def test_token_mask_never_empties_a_sentence(smollm2):
     per_sentence = np.bincount(tokens.sentence_index[mask], minlength=2)
     assert per_sentence[0] >= 1  # the one-token sentence keeps its token
     assert not mask[(tokens.sentence_index == 1) & (tokens.position == 0)].any()
-    from anisotropy.sts import sentence_means
-
-    means = sentence_means(tokens, 1, exclude_positions=(0,))
+    means = tokens.sentence_means(1, exclude_positions=(0,))
     assert np.linalg.norm(means, axis=1).min() > 0
 
 
 @pytest.mark.parametrize("exclude_sink", [False, True])
 def test_both_sentence_pooling_paths_agree(smollm2, exclude_sink):
     """Claim 5 pools during the forward pass (``encode_sentences``); claims 3 and 4 pool
-    cached token vectors (``sts.sentence_means``). Same sentences, same vectors."""
-    from anisotropy.sts import sentence_means
-
+    cached token vectors (``TokenEmbeddings.sentence_means``). Same sentences, same
+    vectors."""
     sentences = [*SENTENCES, "Hello"]
     last = smollm2.n_layers
     direct = smollm2.encode_sentences(sentences, "first-last-avg", exclude_sink=exclude_sink,
                                       progress=False)
     tokens = smollm2.encode_tokens(sentences, layers=[1, last], progress=False)
     excluded = (0,) if exclude_sink else ()
-    from_tokens = (sentence_means(tokens, 1, excluded)
-                   + sentence_means(tokens, last, excluded)) / 2
+    from_tokens = (tokens.sentence_means(1, excluded)
+                   + tokens.sentence_means(last, excluded)) / 2
     scale = np.abs(direct).max()
     np.testing.assert_allclose(from_tokens / scale, direct / scale, atol=1e-4)

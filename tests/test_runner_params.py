@@ -80,7 +80,8 @@ def test_bad_profile_values_are_refused_too(tmp_path, monkeypatch, no_kernel):
         runner.run("01-layerwise-anisotropy", "tiny")
     message = str(error.value)
     assert "n_sentences must be an integer >= 1; got 0" in message
-    assert "models must be a non-empty list of non-empty strings; got ['minilm', '']" in message
+    assert ("models must be null or a non-empty list of non-empty strings; "
+            "got ['minilm', '']") in message
 
 
 def test_several_problems_are_listed_together():
@@ -90,7 +91,7 @@ def test_several_problems_are_listed_together():
     message = str(error.value)
     assert "max_pairs must be null or an integer >= 1; got 0" in message
     assert "include_sink must be true or false; got 1" in message
-    assert "models must be a non-empty list" in message
+    assert "models must be null or a non-empty list" in message
 
 
 def test_valid_overrides_pass(tmp_path, monkeypatch):

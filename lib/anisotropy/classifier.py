@@ -22,6 +22,7 @@ from tqdm.auto import tqdm
 
 from . import data, metrics
 from .intervals import Interval, sd_interval, seed_interval
+from .sampling import sample_indices
 
 __all__ = ["TASKS", "load_task", "pair_point_labels", "optimize_embeddings",
            "trajectory_correlations", "isotropy_defect_cosine", "check_values"]
@@ -63,10 +64,8 @@ def isotropy_defect_cosine(X) -> tuple[float, float]:
     variances = (centred @ vt.T).var(axis=0, ddof=1)
     variances = np.concatenate([variances, np.zeros(X.shape[1] - variances.size)])
     n = X.shape[1]
-    norm = np.linalg.norm(variances)
-    defect = np.linalg.norm(np.sqrt(n) * variances / norm - 1) / np.sqrt(2 * (n - np.sqrt(n)))
-    cosine = variances.sum() / (norm * np.sqrt(n))
-    return float(defect), float(cosine)
+    cosine = variances.sum() / (np.linalg.norm(variances) * np.sqrt(n))
+    return metrics.isotropy_defect(variances), float(cosine)
 
 
 def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
@@ -215,8 +214,7 @@ def load_task(name: str, max_items: int | None = None, seed: int = 0) -> dict:
     dataset, split, paired = TASKS[name]
     frame = data.load(dataset, split)
     if max_items is not None and len(frame) > max_items:
-        rng = np.random.default_rng(seed)
-        frame = frame.iloc[np.sort(rng.choice(len(frame), size=max_items, replace=False))]
+        frame = frame.iloc[sample_indices(len(frame), max_items, seed, sort=True)]
     if not paired:
         return {"sentences": frame["sentence"].tolist(),
                 "targets": frame["label"].to_numpy().astype(int), "pairs": None,

@@ -13,8 +13,8 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from . import metrics
-from .grouping import run_means, run_starts
 from .intervals import seed_interval
+from .sampling import sample_indices
 from .sts import (
     cosine_scores,
     evaluate_sts,
@@ -24,7 +24,7 @@ from .sts import (
 )
 from .transforms import AllButTheTop, Center, ClusterIsotropy
 
-__all__ = ["METHODS", "fit_methods", "token_rows", "pool_rows", "evaluate_methods",
+__all__ = ["METHODS", "fit_methods", "evaluate_methods",
            "sweep", "check_values"]
 
 METHODS = ("Baseline", "Mean", "Mean+PCA", "K-means+Mean", "GMM+Mean+PCA", "K-means+Mean+PCA")
@@ -33,8 +33,7 @@ METHODS = ("Baseline", "Mean", "Mean+PCA", "K-means+Mean", "GMM+Mean+PCA", "K-me
 def _sample(X: np.ndarray, limit: int | None, seed: int) -> np.ndarray:
     if limit is None or X.shape[0] <= limit:
         return X
-    rng = np.random.default_rng(seed)
-    return X[np.sort(rng.choice(X.shape[0], size=limit, replace=False))]
+    return X[sample_indices(X.shape[0], limit, seed, sort=True)]
 
 
 def fit_methods(X: np.ndarray, n_clusters: int, n_components: int, seed: int = 0,
@@ -58,23 +57,12 @@ def fit_methods(X: np.ndarray, n_clusters: int, n_components: int, seed: int = 0
     return {name: fitted[name] for name in methods if name in fitted}
 
 
-def token_rows(tokens, sentence_ids: np.ndarray, exclude_positions=()) -> np.ndarray:
-    """Rows of non-special tokens of the given sentences, minus excluded positions unless a
-    sentence would be left without tokens."""
-    keep = tokens.token_mask(exclude_positions, drop_special=True)
-    return np.flatnonzero(keep & np.isin(tokens.sentence_index, sentence_ids))
-
-
-def pool_rows(X: np.ndarray, sentence_of_row: np.ndarray) -> dict[int, np.ndarray]:
-    """Mean vector per sentence from token rows (rows of one sentence are contiguous)."""
-    starts = run_starts(sentence_of_row)
-    return dict(zip(sentence_of_row[starts].tolist(), run_means(X, starts), strict=True))
-
-
-def _score(transform, X: np.ndarray, sentence_of_row: np.ndarray, frame: pd.DataFrame,
+def _score(transform, X: np.ndarray, tokens, rows: np.ndarray, frame: pd.DataFrame,
            index: dict, iso_max_tokens: int, seed: int, pairs_out: list | None = None) -> dict:
     Y = X if transform is None else transform.transform(X)
-    pooled = pool_rows(Y, sentence_of_row)
+    ids, means = tokens.pool(Y, rows)
+    where = dict(zip(ids.tolist(), range(ids.size), strict=True))
+    pooled = {sentence: means[where[sentence]] for sentence in where}
     a = np.stack([pooled[index[s]] for s in frame["sentence1"]])
     b = np.stack([pooled[index[s]] for s in frame["sentence2"]])
     scores = evaluate_sts(a, b, frame["score"], frame["subset"])
@@ -100,33 +88,54 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
 
     ``mode="transductive"`` fits each method on the task's own token vectors (as the
     authors' notebook does on STS-B dev); ``mode="inductive"`` fits it on the token vectors
-    of the *other* tasks in ``tasks`` and applies it to this one.
+    of the sentences of the *other* tasks in ``tasks`` that do not occur in this one, each
+    sentence once, and applies it to this one. STS tasks share many sentences (three in
+    four STS-B test sentences occur verbatim in STS12-16), and a sentence is one row of the
+    shared index whatever task it comes from, so without the exclusion the inductive fit
+    would see the evaluation sentences. Inductive rows record ``fit pool`` (the sentences
+    the fit may draw from), ``fit sentences`` (those with a token in the sampled fit rows),
+    ``fit overlap`` (of those, the ones that occur in the scored task, read from the rows
+    actually fitted: must be 0) and ``excluded shared`` (sentences of other tasks left out
+    because this task has them).
     """
 
     if mode not in ("transductive", "inductive"):
         raise ValueError(f"mode must be 'transductive' or 'inductive', got {mode!r}.")
     index = {sentence: i for i, sentence in enumerate(sentences)}
     H = np.asarray(tokens.layer(layer))
-    frames, rows_of = {}, {}
+    frames, rows_of, ids_of = {}, {}, {}
     for task in tasks:
         frames[task] = load_sts_task(task, max_pairs, seed)
-        ids = np.array(sorted({index[s] for s in frames[task]["sentence1"]}
-                              | {index[s] for s in frames[task]["sentence2"]}))
-        rows_of[task] = token_rows(tokens, ids, exclude_positions)
+        ids_of[task] = np.array(sorted({index[s] for s in frames[task]["sentence1"]}
+                                       | {index[s] for s in frames[task]["sentence2"]}))
+        rows_of[task] = tokens.sentence_rows(ids_of[task], exclude_positions)
     records = []
     for task in tqdm(tasks, desc=f"{mode} fits", disable=not progress):
         X = H[rows_of[task]].astype(np.float64)
+        fit_facts = {}
         if mode == "transductive":
             fit_X = X
         else:
-            others = np.concatenate([rows_of[t] for t in tasks if t != task])
-            fit_X = H[_sample(others[:, None], fit_max_tokens, seed)[:, 0]].astype(np.float64)
+            others = [ids_of[t] for t in tasks if t != task]
+            if not others:
+                raise ValueError("The inductive mode needs at least two tasks: each is fitted "
+                                 "on the others.")
+            pooled = np.unique(np.concatenate(others))  # a shared sentence counts once
+            fit_ids = np.setdiff1d(pooled, ids_of[task])
+            if fit_ids.size == 0:
+                raise ValueError(f"No sentence of the other tasks is left to fit {task} on.")
+            fit_rows = tokens.sentence_rows(fit_ids, exclude_positions)
+            fit_rows = _sample(fit_rows[:, None], fit_max_tokens, seed)[:, 0]
+            fit_X = H[fit_rows].astype(np.float64)
+            fitted_ids = np.unique(tokens.sentence_index[fit_rows])
+            fit_facts = {"fit pool": int(fit_ids.size), "fit sentences": int(fitted_ids.size),
+                         "fit overlap": int(np.intersect1d(fitted_ids, ids_of[task]).size),
+                         "excluded shared": int(pooled.size - fit_ids.size)}
         fitted = fit_methods(fit_X, n_clusters, n_components, seed, fit_max_tokens, methods)
-        sentence_of_row = tokens.sentence_index[rows_of[task]]
         for name, transform in fitted.items():
             cosines = [] if pair_scores is not None else None
-            records.append({"task": task, "method": name, "mode": mode,
-                            **_score(transform, X, sentence_of_row, frames[task], index,
+            records.append({"task": task, "method": name, "mode": mode, **fit_facts,
+                            **_score(transform, X, tokens, rows_of[task], frames[task], index,
                                      iso_max_tokens, seed, cosines)})
             if pair_scores is not None:
                 pair_scores[(task, name)] = cosines[0]
@@ -185,15 +194,14 @@ def sweep(tokens, layer: int, sentences: list[str], task: str, cluster_counts, c
     frame = load_sts_task(task, max_pairs, seed)
     ids = np.array(sorted({index[s] for s in frame["sentence1"]}
                           | {index[s] for s in frame["sentence2"]}))
-    rows = token_rows(tokens, ids, exclude_positions)
+    rows = tokens.sentence_rows(ids, exclude_positions)
     X = np.asarray(tokens.layer(layer))[rows].astype(np.float64)
     S = _sample(X, fit_max_tokens, seed)
-    sentence_of_row = tokens.sentence_index[rows]
     records = []
     for k in cluster_counts:
         fitted = ClusterIsotropy(k, max(component_counts), "kmeans", seed, n_init=1).fit(S)
         for d in component_counts:
-            records.append({"K": k, "D": d, **_score(fitted.with_components(d), X,
-                                                     sentence_of_row, frame, index,
-                                                     iso_max_tokens, seed)})
+            records.append({"K": k, "D": d, **_score(fitted.with_components(d), X, tokens,
+                                                     rows, frame, index, iso_max_tokens,
+                                                     seed)})
     return pd.DataFrame(records)

@@ -27,11 +27,12 @@ from .intervals import (
     percentile_interval,
     resample_counts,
 )
+from .sampling import sample_indices
 
 __all__ = ["lm_windows", "choose_k", "type_similarities", "cluster_drivers",
            "manifold_indicators", "pca_project", "type_frequencies", "token_kinds",
            "cluster_layer_stats", "static_space_lid", "driver_share_draws", "check_values",
-           "offdiagonal_cosine_draws"]
+           "offdiagonal_cosine_draws", "is_swiss_roll"]
 
 
 def lm_windows(window_words: int, n_windows: int | None, seed: int = 0) -> list[str]:
@@ -47,8 +48,7 @@ def lm_windows(window_words: int, n_windows: int | None, seed: int = 0) -> list[
     windows = [w for w in windows if len(w.split()) == window_words]  # drop short tails
     if n_windows is None or n_windows >= len(windows):
         return windows
-    rng = np.random.default_rng(seed)
-    return [windows[i] for i in sorted(rng.choice(len(windows), n_windows, replace=False))]
+    return [windows[i] for i in sample_indices(len(windows), n_windows, seed, sort=True)]
 
 
 def pca_project(X: np.ndarray, n_components: int) -> np.ndarray:
@@ -74,8 +74,7 @@ def choose_k(X: np.ndarray, k_range=range(2, 16), sample: int = 2000, threshold:
     scores : dict K -> silhouette
     """
     X = metrics.check_embeddings(X)
-    rng = np.random.default_rng(seed)
-    rows = rng.choice(X.shape[0], size=min(sample, X.shape[0]), replace=False)
+    rows = sample_indices(X.shape[0], sample, seed)
     S = np.asarray(X[rows], dtype=np.float32)
     scores, fitted = {}, {}
     for k in k_range:
@@ -247,8 +246,7 @@ def manifold_indicators(P: np.ndarray, n_neighbors: int = 10, sample: int = 1500
       sheet (about 5 for the textbook Swiss roll).
     """
     P = metrics.check_embeddings(P, min_points=n_neighbors + 2)
-    rng = np.random.default_rng(seed)
-    rows = rng.choice(P.shape[0], size=min(sample, P.shape[0]), replace=False)
+    rows = sample_indices(P.shape[0], sample, seed)
     Q = np.asarray(P[rows], dtype=np.float64)
     lid = metrics.lid_mle(Q, k=n_neighbors)
     graph = kneighbors_graph(Q, n_neighbors=n_neighbors, mode="distance")
@@ -259,6 +257,14 @@ def manifold_indicators(P: np.ndarray, n_neighbors: int = 10, sample: int = 1500
     ratio = geodesic[upper][finite] / euclidean[upper][finite]
     return {"lid": float(lid), "geodesic_ratio": float(np.percentile(ratio, 90)),
             "connected_share": float(finite.mean())}
+
+
+def is_swiss_roll(indicators: dict, max_lid: float = 2.5, min_ratio: float = 2.0) -> bool:
+    """The book's Swiss-roll criterion on :func:`manifold_indicators`: a sheet (local
+    dimension below ``max_lid``; about 2 for a sheet, 3 for a solid cloud) that is rolled up
+    (90th-percentile geodesic ratio above ``min_ratio``; 1.1 to 1.3 for flat or gently bent
+    clouds, about 5 for the textbook roll)."""
+    return bool(indicators["lid"] < max_lid and indicators["geodesic_ratio"] > min_ratio)
 
 
 def type_frequencies(types: np.ndarray) -> pd.Series:
@@ -293,8 +299,7 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
         keep &= tokens.position != position
     rows = np.flatnonzero(keep)
     types = tokens.token_ids[rows]
-    rng = np.random.default_rng(seed)
-    lid_rows = rng.choice(rows.size, size=min(lid_sample, rows.size), replace=False)
+    lid_rows = sample_indices(rows.size, lid_sample, seed)
     iso_rows = lid_rows
     records, labels_by_layer, draws = [], {}, {}
     for layer in tqdm(layers, desc="layers", disable=not progress):
@@ -337,9 +342,7 @@ def static_space_lid(vectors: np.ndarray, sample: int = 5000, k: int = 100,
     """LID (Euclidean and cosine) of a seeded sample of distinct static vectors; with
     ``n_boot``, also ``"LID cosine draws"``: bootstrap draws over the sampled points."""
     vectors = np.unique(np.asarray(vectors, dtype=np.float32), axis=0)
-    rng = np.random.default_rng(seed)
-    rows = rng.choice(vectors.shape[0], size=min(sample, vectors.shape[0]), replace=False)
-    X = vectors[rows]
+    X = vectors[sample_indices(vectors.shape[0], sample, seed)]
     cosine, pointwise = metrics.lid_mle(X, k=k, metric="cosine", return_pointwise=True)
     out = {"n": int(X.shape[0]), "dim": int(X.shape[1]),
            "LID euclidean": metrics.lid_mle(X, k=k, metric="euclidean"), "LID cosine": cosine}

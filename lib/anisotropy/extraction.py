@@ -29,7 +29,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from . import __version__, cache
-from .grouping import run_means
+from .grouping import run_means, run_starts
 
 __all__ = ["EXTRACTION_VERSION", "WORD_PATTERN", "TokenEmbeddings", "extract_token_embeddings",
            "extract_pooled", "pool_sentences", "pool_words", "split_words"]
@@ -102,6 +102,48 @@ class TokenEmbeddings:
         remaining = np.bincount(self.sentence_index[kept], minlength=n_sentences)
         emptied = remaining[self.sentence_index] == 0
         return kept | (base & emptied)
+
+    def sentence_rows(self, sentence_ids, exclude_positions: Sequence[int] = (),
+                      drop_special: bool = True) -> np.ndarray:
+        """Token rows of the given sentences that :meth:`token_mask` keeps, in token order
+        (claim 4 transforms and pools these rows)."""
+        keep = self.token_mask(exclude_positions, drop_special=drop_special)
+        return np.flatnonzero(keep & np.isin(self.sentence_index, sentence_ids))
+
+    def pool(self, values: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Mean of ``values`` per sentence, where ``values[i]`` belongs to token row
+        ``rows[i]`` (rows in token order, so each sentence's rows are contiguous).
+
+        Returns ``(sentence_ids, means)``: the sentences that have rows, ascending, and their
+        ``(len(sentence_ids), dim)`` mean vectors (float64). This is the one pooling of
+        cached token vectors: :meth:`sentence_means` pools a layer, claim 4 pools
+        transformed rows.
+        """
+        rows = np.asarray(rows)
+        values = np.asarray(values)
+        if values.ndim != 2 or values.shape[0] != rows.size:
+            raise ValueError(f"values must have one row per token row: {values.shape} for "
+                             f"{rows.size} rows.")
+        sentences = self.sentence_index[rows]
+        if rows.size and (np.diff(rows) <= 0).any():
+            raise ValueError("rows must be increasing (token order).")
+        if not rows.size:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, values.shape[1]))
+        starts = run_starts(sentences)
+        return sentences[starts], run_means(values, starts)
+
+    def sentence_means(self, layer: int, exclude_positions: Sequence[int] = (),
+                       drop_special: bool = False) -> np.ndarray:
+        """Mean of each sentence's token vectors at one layer (float32), over the tokens
+        :meth:`token_mask` keeps: special tokens included by default (the
+        sentence-transformers convention), ``exclude_positions`` dropped unless that would
+        empty a sentence. Equal to the forward-pass pooling of
+        :meth:`anisotropy.models.Encoder.encode_sentences`."""
+        rows = np.flatnonzero(self.token_mask(exclude_positions, drop_special))
+        ids, means = self.pool(np.asarray(self.layer(layer))[rows], rows)
+        out = np.zeros((len(self.words), means.shape[1]))
+        out[ids] = means
+        return out.astype(np.float32)
 
     def token_table(self) -> pd.DataFrame:
         """One row per token: sentence, position, token id and string, word index, special."""

@@ -54,18 +54,10 @@ def corpus_word_counts(texts: list[str]) -> Counter:
     return counts
 
 
-def knn_mean_distance(X: np.ndarray, k: int = 10, chunk: int = 2048) -> np.ndarray:
-    """Mean Euclidean distance of each row to its k nearest other rows (exact)."""
-    X = np.asarray(metrics.check_embeddings(X, min_points=k + 1), dtype=np.float64)
-    sq = np.einsum("ij,ij->i", X, X)
-    out = np.empty(X.shape[0])
-    for start in range(0, X.shape[0], chunk):
-        block = sq[start:start + chunk, None] + sq[None, :] - 2 * X[start:start + chunk] @ X.T
-        rows = np.arange(block.shape[0])
-        block[rows, rows + start] = np.inf
-        nearest = np.partition(np.maximum(block, 0), k - 1, axis=1)[:, :k]
-        out[start:start + chunk] = np.sqrt(nearest).mean(axis=1)
-    return out
+def knn_mean_distance(X: np.ndarray, k: int = 10) -> np.ndarray:
+    """Mean Euclidean distance of each row to its k nearest other rows (exact;
+    :func:`anisotropy.metrics.knn_distances`)."""
+    return metrics.knn_distances(X, k, "euclidean").mean(axis=1)
 
 
 def rho_interval(values: np.ndarray, log_frequency: np.ndarray, n_boot: int = 1000,

@@ -17,6 +17,7 @@ from tqdm.auto import tqdm
 from . import data, metrics
 from .extraction import TokenEmbeddings
 from .intervals import boot_method, bootstrap_means, percentile_interval, resample_counts
+from .sampling import sample_indices
 
 __all__ = ["snli_sentences", "eligible_words", "layerwise_word_stats", "size_matched_mev_baseline",
            "sink_effect", "split_halves", "summarize_layers", "stable_word", "check_values",
@@ -40,8 +41,7 @@ def snli_sentences(n_sentences: int | None, seed: int = 0, source: str = "snli")
     pool = sorted(set(pool))
     if n_sentences is None or n_sentences >= len(pool):
         return pool
-    rng = np.random.default_rng(seed)
-    return [pool[i] for i in sorted(rng.choice(len(pool), size=n_sentences, replace=False))]
+    return [pool[i] for i in sample_indices(len(pool), n_sentences, seed, sort=True)]
 
 
 def eligible_words(table: pd.DataFrame, min_contexts: int = 5) -> pd.Series:

@@ -6,23 +6,13 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from .catalog import claims
 from .data import EXPECTED_SHA256_FILE, data_root
 from .results import load_results
 
 __all__ = ["ledger_rows", "write_ledger", "format_value", "format_measured", "summary_by_model"]
 
-CLAIMS = {
-    "01-layerwise-anisotropy": {"title": "1. Layerwise anisotropy (Ethayarajh 2019)",
-                                "short": "1. layerwise"},
-    "02-clusters-manifolds": {"title": "2. Clusters and manifolds (Cai et al. 2021)",
-                              "short": "2. clusters"},
-    "03-frequency-bias": {"title": "3. Frequency bias and calibration (Li et al. 2020; "
-                                   "Su et al. 2021)", "short": "3. frequency"},
-    "04-cluster-isotropy": {"title": "4. Cluster-based isotropy (Rajaee & Pilehvar 2021)",
-                            "short": "4. cluster isotropy"},
-    "05-isotropy-vs-clusters": {"title": "5. Isotropy vs clusters (Mickus et al. 2024)",
-                                "short": "5. classifiers"},
-}
+CLAIMS = claims()  # notebooks/claims.yaml
 _BADGE = {"reproduced": "✓ reproduced", "not reproduced": "✗ not reproduced",
           "inconclusive": "? inconclusive", "exempt": "○ exempt", "control": "◇ control",
           "finding": "• finding", "not run": "– not run"}

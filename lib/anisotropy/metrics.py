@@ -41,6 +41,8 @@ __all__ = [
     "inter_type_units",
     "intra_type_similarity",
     "isoscore",
+    "isotropy_defect",
+    "knn_distances",
     "partition_isotropy",
     "PartitionIsotropy",
     "silhouette",
@@ -447,9 +449,27 @@ def isoscore(X) -> float:
     if norm == 0:
         raise ValueError("isoscore is undefined for a point cloud with zero variance.")
     n = float(dim)
-    normalized = variances * np.sqrt(n) / norm
-    defect = np.linalg.norm(normalized - 1.0) / np.sqrt(2 * (n - np.sqrt(n)))
+    defect = isotropy_defect(variances)
     return float(((n - defect**2 * (n - np.sqrt(n))) ** 2 - n) / (n * (n - 1)))
+
+
+def isotropy_defect(variances) -> float:
+    """IsoScore's isotropy defect of a variance vector (Rudman et al. 2022, step 4).
+
+    .. math:: \\delta = \\lVert \\sqrt n\\,\\Sigma/\\lVert\\Sigma\\rVert - \\mathbf 1
+              \\rVert / \\sqrt{2(n-\\sqrt n)}
+
+    0 for equal variances in all ``n`` dimensions, 1 when one dimension holds all of it.
+    """
+    variances = np.asarray(variances, dtype=np.float64)
+    if variances.ndim != 1 or variances.size < 2:
+        raise ValueError(f"variances must be a vector of >= 2 entries; got {variances.shape}.")
+    norm = np.linalg.norm(variances)
+    if norm == 0 or not np.isfinite(norm):
+        raise ValueError("the isotropy defect is undefined for zero or non-finite variances.")
+    n = float(variances.size)
+    return float(np.linalg.norm(variances * np.sqrt(n) / norm - 1.0)
+                 / np.sqrt(2 * (n - np.sqrt(n))))
 
 
 class PartitionIsotropy(NamedTuple):
@@ -587,36 +607,42 @@ def silhouette(X, labels, chunk_size: int = 1024) -> float:
 _ZERO_DISTANCE = 1e-10
 
 
-def _knn_distances(X: np.ndarray, k: int, metric: str, chunk_size: int = 2048) -> np.ndarray:
-    """Exact distances to the k nearest other points, sorted ascending (float64).
+def knn_distances(X, k: int, metric: str = "euclidean", chunk_size: int = 2048) -> np.ndarray:
+    """Exact distances of every point to its ``k`` nearest other points, sorted ascending.
 
-    A cosine distance below ``_ZERO_DISTANCE``, or a squared Euclidean distance below
-    ``_ZERO_DISTANCE * (|x|^2 + |y|^2)``, is rounding noise of a duplicate and becomes 0.
+    One chunked loop for both metrics: a block of ``chunk_size`` rows against all rows (a
+    GEMM), the point itself masked, ``np.partition`` for the k smallest. Memory is
+    ``chunk_size * n_points`` float64. Euclidean distances are computed on centred data
+    (fewer cancellations); cosine distance is ``1 - cos``. A cosine distance below
+    ``_ZERO_DISTANCE``, or a squared Euclidean distance below ``_ZERO_DISTANCE * (|x|^2 +
+    |y|^2)``, is rounding noise of a duplicate and becomes 0.
+
+    Returns
+    -------
+    ndarray of shape (n_points, k), float64.
     """
-    X64 = np.asarray(X, dtype=np.float64)
-    if metric == "cosine":
-        unit = _unit_rows(X64)
-        out = np.empty((X.shape[0], k))
-        for i0 in range(0, X.shape[0], chunk_size):
-            block = 1.0 - unit[i0 : i0 + chunk_size] @ unit.T
+    if metric not in ("euclidean", "cosine"):
+        raise ValueError(f"metric must be 'euclidean' or 'cosine', got {metric!r}.")
+    if not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be an integer >= 1, got {k!r}.")
+    X64 = np.asarray(check_embeddings(X, min_points=k + 1), dtype=np.float64)
+    cosine = metric == "cosine"
+    Y = _unit_rows(X64) if cosine else X64 - X64.mean(axis=0)
+    sq = None if cosine else np.einsum("ij,ij->i", Y, Y)
+    out = np.empty((Y.shape[0], k))
+    for i0 in range(0, Y.shape[0], chunk_size):
+        gram = Y[i0 : i0 + chunk_size] @ Y.T
+        if cosine:
+            block = 1.0 - gram
             block[block < _ZERO_DISTANCE] = 0.0
-            rows = np.arange(block.shape[0])
-            block[rows, rows + i0] = np.inf
-            part = np.partition(block, k - 1, axis=1)[:, :k]
-            out[i0 : i0 + chunk_size] = np.sort(np.maximum(part, 0.0), axis=1)
-        return out
-    X64 = X64 - X64.mean(axis=0)
-    sq = np.einsum("ij,ij->i", X64, X64)
-    out = np.empty((X.shape[0], k))
-    for i0 in range(0, X.shape[0], chunk_size):
-        rows_block = X64[i0 : i0 + chunk_size]
-        scale = sq[i0 : i0 + chunk_size, None] + sq[None, :]
-        block = scale - 2.0 * (rows_block @ X64.T)
-        block[block < _ZERO_DISTANCE * scale] = 0.0
+        else:
+            scale = sq[i0 : i0 + chunk_size, None] + sq[None, :]
+            block = scale - 2.0 * gram
+            block[block < _ZERO_DISTANCE * scale] = 0.0
         rows = np.arange(block.shape[0])
         block[rows, rows + i0] = np.inf
-        part = np.partition(block, k - 1, axis=1)[:, :k]
-        out[i0 : i0 + chunk_size] = np.sqrt(np.sort(np.maximum(part, 0.0), axis=1))
+        part = np.sort(np.maximum(np.partition(block, k - 1, axis=1)[:, :k], 0.0), axis=1)
+        out[i0 : i0 + chunk_size] = part if cosine else np.sqrt(part)
     return out
 
 
@@ -662,7 +688,7 @@ def lid_mle(X, k: int = 100, metric: str = "euclidean", return_pointwise: bool =
     if k < 2:
         raise ValueError(f"k must be >= 2, got {k}.")
     X = check_embeddings(X, min_points=k + 1)
-    distances = _knn_distances(X, k, metric)
+    distances = knn_distances(X, k, metric)
     with np.errstate(divide="ignore", invalid="ignore"):
         logs = np.log(distances[:, -1:] / distances[:, :-1])
         pointwise = (k - 1) / logs.sum(axis=1)

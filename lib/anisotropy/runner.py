@@ -29,6 +29,7 @@ from pathlib import Path
 
 import yaml
 
+from . import catalog
 from .data import PROJECT_ROOT
 
 __all__ = ["SLUGS", "RunError", "profiles", "declared_parameters", "parameter_specs",
@@ -38,13 +39,7 @@ NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
 PROFILES_FILE = NOTEBOOKS_DIR / "profiles.yaml"
 PARAMETERS_FILE = NOTEBOOKS_DIR / "parameters.yaml"
 BUILD_DIR = Path(os.environ.get("ANISOTROPY_BUILD", PROJECT_ROOT / "_build"))
-SLUGS = (
-    "01-layerwise-anisotropy",
-    "02-clusters-manifolds",
-    "03-frequency-bias",
-    "04-cluster-isotropy",
-    "05-isotropy-vs-clusters",
-)
+SLUGS = tuple(catalog.claims())  # notebooks/claims.yaml, in book order
 
 
 # Kernel memory allocation: keep freed memory in the process (glibc: no mmap'd blocks, no
@@ -404,8 +399,10 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    for name in ("_config.yml", "_toc.yml"):
-        shutil.copy(PROJECT_ROOT / name, staging / name)
+    shutil.copy(PROJECT_ROOT / "_config.yml", staging / "_config.yml")
+    toc = yaml.safe_load((PROJECT_ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    (staging / "_toc.yml").write_text(yaml.safe_dump(catalog.toc_with_claims(toc, slugs),
+                                                     sort_keys=False), encoding="utf-8")
     shutil.copytree(PROJECT_ROOT / "book", staging / "book")
     claims = staging / "claims"
     claims.mkdir()

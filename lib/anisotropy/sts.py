@@ -18,12 +18,11 @@ import pandas as pd
 from scipy.stats import pearsonr, spearmanr
 
 from . import data
-from .grouping import run_means, run_starts
 from .intervals import percentile_interval, resample_indices, rowwise_spearman
 from .metrics import check_embeddings
 
 __all__ = ["STS_TASKS", "cosine_scores", "evaluate_sts", "evaluate_tasks", "load_sts_task",
-           "sentence_means", "sts_sentences", "spearman_change_draws", "mean_change_interval"]
+           "sts_sentences", "spearman_change_draws", "mean_change_interval"]
 
 #: The seven STS tasks of BERT-flow / Rajaee & Pilehvar: name -> (dataset, split).
 STS_TASKS: dict[str, tuple[str, str]] = {
@@ -105,19 +104,6 @@ def sts_sentences(tasks, max_pairs: int | None = None, seed: int = 0) -> list[st
         sentences.update(frame["sentence1"])
         sentences.update(frame["sentence2"])
     return sorted(sentences)
-
-
-def sentence_means(tokens, layer: int, exclude_positions=()) -> np.ndarray:
-    """Mean of each sentence's token vectors at one layer, special tokens included (the
-    sentence-transformers convention), dropping tokens at ``exclude_positions`` unless that
-    would leave a sentence without tokens (see ``TokenEmbeddings.token_mask``)."""
-    rows = np.flatnonzero(tokens.token_mask(exclude_positions))
-    sentences = tokens.sentence_index[rows]
-    starts = run_starts(sentences)
-    X = np.asarray(tokens.layer(layer))[rows]
-    out = np.zeros((len(tokens.words), X.shape[1]))
-    out[sentences[starts]] = run_means(X, starts)
-    return out.astype(np.float32)
 
 
 def evaluate_tasks(vectors: np.ndarray, sentences: list[str], tasks,
