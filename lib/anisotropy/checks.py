@@ -33,9 +33,11 @@ have no comparator and are never graded. The tolerance text readers see is gener
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +45,8 @@ import yaml
 
 from .data import PROJECT_ROOT
 
-__all__ = ["CheckSpec", "CheckError", "COMPARATORS", "CHECKS_FILE", "load_checks", "grade",
+__all__ = ["CheckSpec", "CheckError", "COMPARATORS", "CHECKS_FILE", "REFERENCES_FILE",
+           "load_checks", "grade", "references",
            "reference_value", "reference_source", "describe_reference"]
 
 CHECKS_FILE = PROJECT_ROOT / "data" / "checks.yaml"
@@ -58,9 +61,21 @@ class CheckError(ValueError):
     """A check declared wrongly, or graded with values it cannot take."""
 
 
-def _references(path: Path = REFERENCES_FILE) -> dict:
+@lru_cache(maxsize=4)
+def _parsed(path: Path, mtime_ns: int) -> dict:
     with open(path, encoding="utf-8") as handle:
         return yaml.safe_load(handle)
+
+
+def _references(path: Path = REFERENCES_FILE) -> dict:
+    """The parsed references file: read once per version of the file (every declaration,
+    paper text and notebook lookup shares it), returned as a copy callers may change."""
+    return copy.deepcopy(_parsed(path, path.stat().st_mtime_ns))
+
+
+def references() -> dict:
+    """The papers' reference numbers (``data/references.yaml``), each with its source."""
+    return _references()
 
 
 def reference_value(key: str, references: dict | None = None) -> Any:

@@ -24,17 +24,16 @@ Efron, B., Tibshirani, R. (1993). An Introduction to the Bootstrap. Chapman & Ha
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
 __all__ = ["Interval", "LEVEL", "DEFAULT_BOOT", "resample_counts", "resample_indices",
-           "percentile_interval", "bootstrap", "bootstrap_means", "seed_interval",
-           "sd_interval", "interval_of_max", "interval_of_min", "interval_of_difference",
-           "combine_independent",
-           "rowwise_spearman", "rowwise_pearson"]
+           "percentile_interval", "boot_method", "bootstrap_means", "seed_interval",
+           "sd_interval", "interval_of_max", "combine_independent", "rowwise_spearman",
+           "rowwise_pearson"]
 
 LEVEL = 0.95
 DEFAULT_BOOT = 1000
@@ -61,16 +60,11 @@ class Interval:
     def as_list(self) -> list[float]:
         return [self.low, self.high]
 
-    def contains(self, value: float) -> bool:
-        return self.low <= value <= self.high
 
-
-def _check_boot(n_boot: int, level: float) -> None:
+def _check_boot(n_boot: int) -> None:
     if not isinstance(n_boot, (int, np.integer)) or n_boot < 20:
         raise ValueError(f"n_boot must be an integer >= 20 for a 95% percentile interval; "
                          f"got {n_boot!r}.")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1); got {level}.")
 
 
 def _check_units(n_units: int, unit: str) -> None:
@@ -81,7 +75,7 @@ def _check_units(n_units: int, unit: str) -> None:
 def resample_indices(n_units: int, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> np.ndarray:
     """``(n_boot, n_units)`` indices drawn with replacement (seeded)."""
     _check_units(n_units, "units")
-    _check_boot(n_boot, LEVEL)
+    _check_boot(n_boot)
     rng = np.random.default_rng(seed)
     return rng.integers(0, n_units, size=(n_boot, n_units))
 
@@ -120,22 +114,6 @@ def boot_method(n_boot: int, n_units: int, unit: str, note: str = "") -> str:
     """``"percentile bootstrap, B=1000 over 812 words"`` (+ a note)."""
     text = f"95% percentile bootstrap, B={n_boot} over {n_units:,} {unit}"
     return f"{text}; {note}" if note else text
-
-
-def bootstrap(statistic: Callable[[np.ndarray], float], n_units: int, *,
-              n_boot: int = DEFAULT_BOOT, seed: int = 0, level: float = LEVEL,
-              unit: str = "units", note: str = "") -> Interval:
-    """Percentile bootstrap of ``statistic(indices)`` over ``n_units`` sampled units.
-
-    ``statistic`` receives an integer index array of length ``n_units`` (drawn with
-    replacement) and returns a float. A Python loop: for cheap statistics; use
-    :func:`bootstrap_means` or :func:`rowwise_spearman` for vectorized ones.
-    """
-    _check_units(n_units, unit)
-    _check_boot(n_boot, level)
-    indices = resample_indices(n_units, n_boot, seed)
-    draws = np.array([statistic(row) for row in indices], dtype=np.float64)
-    return percentile_interval(draws, level, method=boot_method(n_boot, n_units, unit, note))
 
 
 def bootstrap_means(values, n_boot: int = DEFAULT_BOOT, seed: int = 0,
@@ -220,16 +198,6 @@ def interval_of_max(intervals: Sequence[Interval], what: str = "") -> Interval:
                     f"max over {len(intervals)} {what or 'estimates'} of: " + "; ".join(methods))
 
 
-def interval_of_min(intervals: Sequence[Interval], what: str = "") -> Interval:
-    """``[min of lows, min of highs]``, as :func:`interval_of_max` (here the lower end is
-    the conservative one)."""
-    if not intervals:
-        raise ValueError("interval_of_min needs at least one interval.")
-    methods = sorted({i.method for i in intervals})
-    return Interval(min(i.low for i in intervals), min(i.high for i in intervals),
-                    f"min over {len(intervals)} {what or 'estimates'} of: " + "; ".join(methods))
-
-
 def combine_independent(center: float, *intervals: Interval) -> Interval:
     """One interval for two or more independent sources of error around ``center``: the
     half-widths add in quadrature, ``h = sqrt(sum h_i^2)`` (each ``h_i`` is the larger
@@ -241,13 +209,6 @@ def combine_independent(center: float, *intervals: Interval) -> Interval:
     half = float(np.sqrt(np.sum(np.square(halves))))
     return Interval(center - half, center + half, " and ".join(
         f"({i.method})" for i in intervals) + ", half-widths combined in quadrature")
-
-
-def interval_of_difference(a: Interval, b: Interval) -> Interval:
-    """Interval of ``a − b`` for independently estimated ``a`` and ``b``:
-    ``[a.low − b.high, a.high − b.low]`` (interval arithmetic; conservative)."""
-    return Interval(a.low - b.high, a.high - b.low, f"difference of ({a.method}) and "
-                    f"({b.method}), by interval arithmetic")
 
 
 def rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:

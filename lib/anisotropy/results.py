@@ -28,21 +28,18 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from . import __version__
-from .checks import CHECKS_FILE, CheckError, CheckSpec, load_checks
+from .checks import CHECKS_FILE, CheckError, CheckSpec, load_checks, reference_value, references
 from .checks import grade as grade_interval
 from .data import PROJECT_ROOT, verified_files
 from .intervals import Interval
 
-__all__ = ["Check", "Results", "VERDICTS", "GRADED", "glue", "ranges_text", "results_dir",
+__all__ = ["Check", "Results", "VERDICTS", "glue", "ranges_text", "results_dir",
            "load_results", "reference", "references"]
 
 VERDICTS = ("reproduced", "not reproduced", "inconclusive", "exempt", "control", "finding",
             "not run")
-GRADED = ("reproduced", "not reproduced", "inconclusive")
-REFERENCES_FILE = PROJECT_ROOT / "data" / "references.yaml"
 
 
 def results_dir() -> Path:
@@ -266,20 +263,10 @@ def load_results(directory: str | Path | None = None) -> dict[str, dict]:
     return out
 
 
-def references() -> dict:
-    """The papers' reference numbers (``data/references.yaml``), each with its source."""
-    with open(REFERENCES_FILE, encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
-
-
 def reference(*keys: str) -> Any:
-    """One entry of the references file by path, e.g. ``reference("claim4", "sst2")``."""
-    node = references()
-    for key in keys:
-        if not isinstance(node, dict) or key not in node:
-            raise KeyError(f"No reference {'/'.join(keys)!r} in {REFERENCES_FILE}.")
-        node = node[key]
-    return node
+    """One entry of the references file by path, e.g. ``reference("claim4", "sst2")``
+    (:func:`anisotropy.checks.reference_value` of ``"claim4/sst2"``)."""
+    return reference_value("/".join(keys))
 
 
 def glue(name: str, value: Any, display: bool = False) -> Any:
