@@ -93,15 +93,37 @@ def choose_k(X: np.ndarray, k_range=range(2, 16), sample: int = 2000, threshold:
     return best, fitted[best].predict(np.asarray(X, dtype=np.float32)), scores
 
 
-def _similarities(X: np.ndarray, types: np.ndarray, max_instances: int, seed: int):
+def _similarities(X: np.ndarray, types: np.ndarray, max_instances: int, seed: int,
+                  n_boot: int | None = None, boot_seed: int = 0) -> tuple:
+    """S_inter and S_intra of one point set, and with ``n_boot`` their bootstrap draws over
+    types (resampled with ``boot_seed``), from one pass: the chosen instances' unit vectors
+    and the per-type self-similarities serve both the point estimates and the draws.
+
+    Returns ``(inter, intra, inter_draws, intra_draws)``; the draws are None without
+    ``n_boot``.
+    """
+    nan = float("nan")
     if np.unique(types).size < 2:
-        return float("nan"), float("nan")
-    inter = metrics.inter_type_similarity(X, types, seed=seed)
+        empty = np.full(n_boot, nan) if n_boot else None
+        return nan, nan, empty, empty
+    unit = metrics.inter_type_units(X, types, seed)
+    inter = metrics.mean_offdiagonal_cosine(unit)
     try:
-        intra = metrics.intra_type_similarity(X, types, max_instances=max_instances, seed=seed)
+        per_type = metrics.self_similarity(X, types, max_occurrences=max_instances, seed=seed)
     except ValueError:  # no type with two instances
-        intra = float("nan")
-    return inter, intra
+        per_type = None
+    intra = float(per_type.mean()) if per_type is not None else nan
+    if not n_boot:
+        return inter, intra, None, None
+    inter_draws = offdiagonal_cosine_draws(unit, resample_counts(unit.shape[0], n_boot,
+                                                                 boot_seed))
+    if per_type is None:
+        intra_draws = np.full(n_boot, nan)
+    elif per_type.size < 2:
+        intra_draws = np.full(n_boot, intra)
+    else:
+        intra_draws = bootstrap_means(per_type.to_numpy(), n_boot, boot_seed + 1)[:, 0]
+    return inter, intra, inter_draws, intra_draws
 
 
 def offdiagonal_cosine_draws(unit: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -137,22 +159,6 @@ def _weighted_draws(draws: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return (weights[:, None] * np.where(finite, draws, 0.0)).sum(axis=0) / weight
 
 
-def _similarity_draws(X: np.ndarray, types: np.ndarray, max_instances: int, seed: int,
-                      n_boot: int, boot_seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Bootstrap draws over types of S_inter and S_intra, as :func:`_similarities` computes
-    them with ``seed``; the types are resampled with ``boot_seed``."""
-    unit = metrics.inter_type_units(X, types, seed)
-    inter = offdiagonal_cosine_draws(unit, resample_counts(unit.shape[0], n_boot, boot_seed))
-    try:
-        per_type = metrics.self_similarity(X, types, max_occurrences=max_instances,
-                                           seed=seed).to_numpy()
-    except ValueError:  # no type with two instances
-        return inter, np.full(n_boot, np.nan)
-    if per_type.size < 2:
-        return inter, np.full(n_boot, float(per_type.mean()))
-    return inter, bootstrap_means(per_type, n_boot, boot_seed + 1)[:, 0]
-
-
 def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
                       max_instances: int = 1000, seed: int = 0,
                       n_boot: int | None = None) -> dict[str, float]:
@@ -169,29 +175,26 @@ def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
     """
     X = np.asarray(metrics.check_embeddings(X), dtype=np.float64)
     out = {}
-    out["S_inter raw"], out["S_intra raw"] = _similarities(X, types, max_instances, seed)
-    centred = X - X.mean(axis=0)
-    out["S_inter centred"], out["S_intra centred"] = _similarities(centred, types,
-                                                                   max_instances, seed)
+    out["S_inter raw"], out["S_intra raw"], raw_draws, _ = _similarities(
+        X, types, max_instances, seed, n_boot, boot_seed=seed + 101)
     if n_boot:
-        unit = metrics.inter_type_units(X, types, seed)
-        out["S_inter raw draws"] = offdiagonal_cosine_draws(
-            unit, resample_counts(unit.shape[0], n_boot, seed + 101))
+        out["S_inter raw draws"] = raw_draws
+    centred = X - X.mean(axis=0)
+    out["S_inter centred"], out["S_intra centred"], _, _ = _similarities(
+        centred, types, max_instances, seed)
     inter, intra, weights, inter_draws, intra_draws = [], [], [], [], []
     for cluster in np.unique(labels):
         rows = labels == cluster
         if np.unique(types[rows]).size < 2:
             continue
         members = X[rows] - X[rows].mean(axis=0)
-        a, b = _similarities(members, types[rows], max_instances, seed)
+        a, b, da, db = _similarities(members, types[rows], max_instances, seed, n_boot,
+                                     boot_seed=seed + 7 * (int(cluster) + 1))
         inter.append(a)
         intra.append(b)
         weights.append(rows.sum())
-        if n_boot:
-            da, db = _similarity_draws(members, types[rows], max_instances, seed, n_boot,
-                                       boot_seed=seed + 7 * (int(cluster) + 1))
-            inter_draws.append(da)
-            intra_draws.append(db)
+        inter_draws.append(da)
+        intra_draws.append(db)
     weights = np.asarray(weights, dtype=float)
     intra_arr = np.asarray(intra)
     ok = np.isfinite(intra_arr)

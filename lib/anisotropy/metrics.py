@@ -39,6 +39,7 @@ __all__ = [
     "mev_baseline",
     "inter_type_similarity",
     "inter_type_units",
+    "mean_offdiagonal_cosine",
     "intra_type_similarity",
     "isoscore",
     "isotropy_defect",
@@ -106,7 +107,7 @@ def _grouped_rows(ids: np.ndarray):
         yield code, order[start:stop]
 
 
-def _mean_offdiagonal_cosine(unit: np.ndarray) -> float:
+def mean_offdiagonal_cosine(unit: np.ndarray) -> float:
     """Mean cosine over ordered pairs i != j of unit rows: (|sum u|^2 - n) / (n^2 - n)."""
     n = unit.shape[0]
     total = unit.sum(axis=0)
@@ -224,7 +225,7 @@ def self_similarity(X, word_ids, max_occurrences: int | None = None, seed: int =
             continue
         if max_occurrences is not None and rows.size > max_occurrences:
             rows = rng.choice(rows, size=max_occurrences, replace=False)
-        values.append(_mean_offdiagonal_cosine(unit[rows]))
+        values.append(mean_offdiagonal_cosine(unit[rows]))
         index.append(code)
     if not values:
         raise ValueError("No word has 2 or more occurrences; self-similarity is undefined.")
@@ -374,7 +375,7 @@ def inter_type_similarity(X, type_ids, seed: int = 0) -> float:
     Cai, X., Huang, J., Bian, Y., Church, K. (2021). Isotropy in the contextual embedding
     space: clusters and manifolds. ICLR.
     """
-    return _mean_offdiagonal_cosine(inter_type_units(X, type_ids, seed))
+    return mean_offdiagonal_cosine(inter_type_units(X, type_ids, seed))
 
 
 def inter_type_units(X, type_ids, seed: int = 0) -> np.ndarray:
