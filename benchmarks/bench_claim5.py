@@ -11,15 +11,16 @@ from __future__ import annotations
 import argparse
 import time
 
-from anisotropy import models
-from anisotropy.classifier import load_task, optimize_embeddings, trajectory_correlations
+from anisotropy.claims.classifier import optimize_embeddings, trajectory_correlations
+from anisotropy.inputs import models
+from anisotropy.inputs.tasks import classification_task
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--updates", type=int, default=1000)
     args = parser.parse_args()
-    task = load_task("polarity")
+    task = classification_task("polarity")
     encoder = models.load("sentence-transformers/all-MiniLM-L6-v2")
     X = encoder.encode_sentences(task["sentences"], normalize=True, progress=False)
     began = time.perf_counter()

@@ -27,10 +27,10 @@ def gemm_gflops(size: int = 2048) -> float:
 
 
 def main() -> None:
-    from anisotropy import models
-    from anisotropy.layerwise import snli_sentences
+    from anisotropy.inputs import models
+    from anisotropy.inputs.tasks import corpus
 
-    sentences = snli_sentences(2000, seed=0)
+    sentences = corpus("snli", 2000, seed=0)
     peak = gemm_gflops()
     print(f"float32 GEMM: {peak:.1f} GFLOP/s (2048 x 2048, torch, {os.cpu_count()} cores)")
     for name in ["sentence-transformers/all-MiniLM-L6-v2",

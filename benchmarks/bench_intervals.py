@@ -14,8 +14,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from anisotropy import clusters, frequency, layerwise, sts
-from anisotropy.intervals import resample_counts
+from anisotropy.claims import clusters, frequency, layerwise, sts
+from anisotropy.geometry.intervals import resample_counts
 
 B = 1000
 RNG = np.random.default_rng(0)

@@ -13,7 +13,7 @@ import numpy as np
 import sklearn.metrics
 from IsoScore.IsoScore import IsoScore
 
-from anisotropy import metrics
+from anisotropy.geometry import metrics
 
 
 def best_of(function, repeat: int = 3) -> float:

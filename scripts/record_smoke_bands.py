@@ -52,8 +52,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
-from anisotropy.checks import load_checks  # noqa: E402
-from anisotropy.runner import SLUGS  # noqa: E402
+from anisotropy.book.checks import load_checks  # noqa: E402
+from anisotropy.book.runner import SLUGS  # noqa: E402
 
 THREADS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 PERTURBATIONS: dict[str, dict] = {

@@ -16,7 +16,7 @@ def smoke_runs():
 
     Returns ``{slug: results dict}``.
     """
-    from anisotropy import runner
+    from anisotropy.book import runner
 
     results = {}
     for slug in runner.available_slugs():
@@ -29,7 +29,7 @@ def smoke_runs():
 @pytest.fixture(scope="session")
 def smoke_book(smoke_runs):
     """Build the HTML book from the smoke runs; returns the html directory."""
-    from anisotropy import runner
+    from anisotropy.book import runner
 
     index = runner.build_book("smoke", run_notebooks=False)
     return index.parent

@@ -6,16 +6,17 @@ import numpy as np
 import pytest
 from scipy.stats import ortho_group
 
-from anisotropy import clusters, frequency, metrics
-from anisotropy.calibration import FlowCalibration
-from anisotropy.classifier import (
+from anisotropy.book.ledger import format_value
+from anisotropy.book.results import ranges_text
+from anisotropy.claims import clusters, frequency
+from anisotropy.claims.calibration import FlowCalibration
+from anisotropy.claims.classifier import (
     isotropy_defect_cosine,
     optimize_embeddings,
     pair_point_labels,
     trajectory_correlations,
 )
-from anisotropy.ledger import format_value
-from anisotropy.results import ranges_text
+from anisotropy.geometry import metrics
 
 RNG = np.random.default_rng(0)
 
@@ -137,7 +138,7 @@ def test_pair_classifier_is_linear_on_concatenation(bias):
 
 def test_layer_lid_counts_repeated_vectors_once(tmp_path):
     """Layer 0 gives every occurrence of a type the same vector; LID sees each once."""
-    from anisotropy.extraction import TokenEmbeddings
+    from anisotropy.inputs.extraction import TokenEmbeddings
 
     rng = np.random.default_rng(4)
     n_tokens, n_types = 900, 300

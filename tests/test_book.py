@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from anisotropy import catalog, runner
+from anisotropy.book import catalog, runner
 
 pytestmark = pytest.mark.book
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from anisotropy import cache
+from anisotropy.inputs import cache
 
 
 @pytest.fixture(autouse=True)

@@ -14,14 +14,16 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from anisotropy import checks, clusters, intervals, layerwise, sts
-from anisotropy.checks import CheckError, CheckSpec, grade, load_checks
-from anisotropy.classifier import check_values as classifier_checks
-from anisotropy.data import PROJECT_ROOT as ROOT
-from anisotropy.intervals import Interval
-from anisotropy.ledger import format_measured, write_ledger
-from anisotropy.results import Results, load_results
-from anisotropy.runner import SLUGS
+from anisotropy.book import checks
+from anisotropy.book.checks import CheckError, CheckSpec, grade, load_checks
+from anisotropy.book.ledger import format_measured, write_ledger
+from anisotropy.book.results import Results, load_results
+from anisotropy.book.runner import SLUGS
+from anisotropy.claims import clusters, layerwise, sts
+from anisotropy.claims.classifier import check_values as classifier_checks
+from anisotropy.geometry import intervals
+from anisotropy.geometry.intervals import Interval
+from anisotropy.inputs.data import PROJECT_ROOT as ROOT
 
 RNG = np.random.default_rng(7)
 
@@ -360,7 +362,7 @@ def test_every_declared_check_is_recorded_by_its_notebook(slug):
 
 
 def test_claims_are_declared_once_and_read_everywhere():
-    from anisotropy import catalog, ledger, runner
+    from anisotropy.book import catalog, ledger, runner
 
     declared = catalog.claims()
     assert tuple(declared) == runner.SLUGS

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from anisotropy import data
+from anisotropy.inputs import data
 
 
 @pytest.mark.parametrize("name,split,rows", [

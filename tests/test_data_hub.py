@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anisotropy import data
+from anisotropy.inputs import data
 
 datasets = pytest.importorskip("datasets")
 

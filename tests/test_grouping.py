@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from anisotropy.grouping import group_sums, run_means, run_starts
+from anisotropy.geometry.grouping import group_sums, run_means, run_starts
 
 RNG = np.random.default_rng(3)
 

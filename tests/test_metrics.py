@@ -7,7 +7,7 @@ import pytest
 import sklearn.metrics
 from scipy.stats import ortho_group
 
-from anisotropy import metrics
+from anisotropy.geometry import metrics
 
 RNG = np.random.default_rng(0)
 

@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 
-from anisotropy import models  # noqa: E402
+from anisotropy.inputs import models  # noqa: E402
 
 CORPUS = ["The cat sat on the mat.", "Don't go to school today, said the teacher!",
           "A man is playing a guitar.", "Bank", "Unbelievably, the quick brown fox jumps."]
@@ -184,8 +184,8 @@ def test_layer_out_of_range_and_empty_sentence(encoder):
 def test_inductive_fit_never_sees_the_scored_sentences(encoder):
     """Claim 4's inductive mode fits on the other tasks' sentences minus those of the scored
     task: STS-B test shares most of its sentences with STS12-16 (issue: leakage)."""
-    from anisotropy import cluster_isotropy as ci
-    from anisotropy.sts import sts_sentences
+    from anisotropy.claims import cluster_isotropy as ci
+    from anisotropy.inputs.tasks import sts_sentences, sts_task
 
     tasks = ["STS14", "STS-B"]
     sentences = sts_sentences(tasks)
@@ -209,7 +209,7 @@ def test_inductive_fit_never_sees_the_scored_sentences(encoder):
         ci._sample = original
     index = {s: i for i, s in enumerate(sentences)}
     for task, rows in zip(tasks, sampled, strict=True):  # tasks are fitted in order
-        frame = ci.load_sts_task(task)
+        frame = sts_task(task)
         scored = {index[s] for s in frame["sentence1"]} | {index[s] for s in frame["sentence2"]}
         assert not scored & set(tokens.sentence_index[rows].tolist()), task
     assert (table["fit overlap"] == 0).all()
@@ -217,7 +217,7 @@ def test_inductive_fit_never_sees_the_scored_sentences(encoder):
     assert (shared > 0).all()  # the two tasks do share sentences, and they were left out
     fit = table.groupby("task")["fit pool"].first()
     assert (table["fit sentences"] <= table["fit pool"]).all()
-    frames = {t: ci.load_sts_task(t) for t in tasks}
+    frames = {t: sts_task(t) for t in tasks}
     unique = {t: len(set(frames[t]["sentence1"]) | set(frames[t]["sentence2"])) for t in tasks}
     assert fit["STS-B"] == unique["STS14"] - shared["STS-B"]
     assert fit["STS14"] == unique["STS-B"] - shared["STS14"]

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from anisotropy import models
-from anisotropy.extraction import _batches
+from anisotropy.inputs import models
+from anisotropy.inputs.extraction import _batches
 
 pytestmark = pytest.mark.models
 

@@ -1,6 +1,6 @@
 """Claim notebooks: stored clean, declared parameters, smoke runs as regression tests.
 
-The smoke runs go through `anisotropy.runner.run`, the same path as `anisotropy run`. Each
+The smoke runs go through `anisotropy.book.runner.run`, the same path as `anisotropy run`. Each
 check's verdict must match the one recorded in ``tests/expected/smoke.yaml`` (so a check the
 book states as reproduced fails CI when it stops passing), and key numbers must stay inside
 their recorded bands. When a value moves on purpose, update the file in the same commit and
@@ -17,7 +17,7 @@ import nbformat
 import pytest
 import yaml
 
-from anisotropy import runner
+from anisotropy.book import runner
 
 EXPECTED = yaml.safe_load((Path(__file__).parent / "expected" / "smoke.yaml").read_text())
 SLUGS = runner.available_slugs()

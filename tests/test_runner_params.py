@@ -4,12 +4,11 @@ named with its failing line."""
 from __future__ import annotations
 
 import ast
-import sys
 import time
 
 import pytest
 
-from anisotropy import runner
+from anisotropy.book import runner
 
 SLUGS = runner.available_slugs()
 
@@ -143,14 +142,14 @@ def test_parameter_without_spec_or_with_a_bad_type_refused(monkeypatch, tmp_path
         runner.check_parameter("n", 1, {"type": "integer"})
 
 
-@pytest.mark.parametrize("module,name", [("anisotropy.sts", "STS_TASKS"),
-                                         ("anisotropy.classifier", "TASKS")])
-def test_task_names_read_without_import_equal_the_library_constants(module, name, monkeypatch):
-    import importlib
+def test_task_choices_come_from_the_task_registry():
+    from anisotropy.inputs import tasks
 
-    imported = getattr(importlib.import_module(module), name)
-    monkeypatch.delitem(sys.modules, module)  # read from the source, not the loaded module
-    assert runner._library_constant(module, name) == imported
+    assert runner._choice_set("sts_tasks") == tasks.names("sts")
+    assert "STS-B-dev" in runner._choice_set("sts_tasks")
+    assert runner._choice_set("classification_tasks") == tasks.names("classification")
+    with pytest.raises(runner.RunError, match="unknown choice set 'nope'"):
+        runner._choice_set("nope")
 
 
 # --------------------------------------------------------------------------- failing cells

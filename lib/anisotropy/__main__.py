@@ -8,7 +8,7 @@ import time
 
 
 def _models(_args) -> int:
-    from .models import list_models
+    from anisotropy.inputs.models import list_models
 
     table = list_models()
     print(table[["name", "kind", "layers", "dim", "package", "installed", "source"]]
@@ -17,7 +17,7 @@ def _models(_args) -> int:
 
 
 def _data_verify(_args) -> int:
-    from .data import DataError, data_root, verify_all
+    from anisotropy.inputs.data import DataError, data_root, verify_all
 
     try:
         count = verify_all()
@@ -29,7 +29,7 @@ def _data_verify(_args) -> int:
 
 
 def _run(args) -> int:
-    from .runner import RunError, parse_overrides, run
+    from anisotropy.book.runner import RunError, parse_overrides, run
 
     try:
         run(args.slug, args.profile, parse_overrides(args.param or []),
@@ -41,7 +41,7 @@ def _run(args) -> int:
 
 
 def _book(args) -> int:
-    from .runner import RunError, build_book
+    from anisotropy.book.runner import RunError, build_book
 
     began = time.perf_counter()
     try:

@@ -3,7 +3,7 @@
 Token vectors of one layer are transformed (fitted on the evaluation sentences, or on other
 sentences), mean-pooled into sentence vectors and compared by cosine. For each task and
 method this gives Pearson/Spearman x 100 and the isotropy of the transformed token vectors:
-``log10 I(W)`` (:func:`anisotropy.metrics.partition_isotropy`) and IsoScore.
+``log10 I(W)`` (:func:`anisotropy.geometry.metrics.partition_isotropy`) and IsoScore.
 """
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from . import metrics
-from .intervals import seed_interval
-from .sampling import sample_indices
-from .sts import (
+from anisotropy.claims.sts import (
     cosine_scores,
     evaluate_sts,
-    load_sts_task,
     mean_change_interval,
     spearman_change_draws,
 )
-from .transforms import AllButTheTop, Center, ClusterIsotropy
+from anisotropy.geometry import metrics
+from anisotropy.geometry.intervals import seed_interval
+from anisotropy.geometry.sampling import sample_indices
+from anisotropy.geometry.transforms import AllButTheTop, Center, ClusterIsotropy
+from anisotropy.inputs.tasks import sts_task
 
 __all__ = ["METHODS", "fit_methods", "evaluate_methods",
            "sweep", "check_values"]
@@ -105,7 +105,7 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
     H = np.asarray(tokens.layer(layer))
     frames, rows_of, ids_of = {}, {}, {}
     for task in tasks:
-        frames[task] = load_sts_task(task, max_pairs, seed)
+        frames[task] = sts_task(task, max_pairs, seed)
         ids_of[task] = np.array(sorted({index[s] for s in frames[task]["sentence1"]}
                                        | {index[s] for s in frames[task]["sentence2"]}))
         rows_of[task] = tokens.sentence_rows(ids_of[task], exclude_positions)
@@ -153,7 +153,7 @@ def check_values(comparison: pd.DataFrame, pair_scores: dict, tasks, n_boot: int
       percentile bootstrap would under-cover). The token sample behind each I(W) is held
       fixed.
     - ``sts-improves``: mean over tasks of the Spearman change; paired bootstrap over each
-      task's sentence pairs (:func:`anisotropy.sts.spearman_change_draws`).
+      task's sentence pairs (:func:`anisotropy.claims.sts.spearman_change_draws`).
     - ``beats-global``: the same against the best global method, chosen by its mean
       Spearman over tasks.
     """
@@ -191,7 +191,7 @@ def sweep(tokens, layer: int, sentences: list[str], task: str, cluster_counts, c
           iso_max_tokens: int = 20000, max_pairs: int | None = None) -> pd.DataFrame:
     """K-means+Mean+PCA over a grid of K and D on one task (transductive), one row per cell."""
     index = {sentence: i for i, sentence in enumerate(sentences)}
-    frame = load_sts_task(task, max_pairs, seed)
+    frame = sts_task(task, max_pairs, seed)
     ids = np.array(sorted({index[s] for s in frame["sentence1"]}
                           | {index[s] for s in frame["sentence2"]}))
     rows = tokens.sentence_rows(ids, exclude_positions)

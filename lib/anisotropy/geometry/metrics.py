@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from .grouping import group_sums
+from anisotropy.geometry.grouping import group_sums
 
 __all__ = [
     "cosine_baseline",

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 EXPECTED_SHA256_FILE = PROJECT_ROOT / "data" / "sha256.json"
 
 __all__ = [

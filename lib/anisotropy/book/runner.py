@@ -29,8 +29,9 @@ from pathlib import Path
 
 import yaml
 
-from . import catalog
-from .data import PROJECT_ROOT
+from anisotropy.book import catalog
+from anisotropy.inputs import tasks
+from anisotropy.inputs.data import PROJECT_ROOT
 
 __all__ = ["SLUGS", "RunError", "profiles", "declared_parameters", "parameter_specs",
            "check_parameters", "parse_overrides", "run", "build_book", "BUILD_DIR"]
@@ -124,40 +125,18 @@ def parameter_specs() -> dict[str, dict]:
         return yaml.safe_load(handle) or {}
 
 
-def _library_constant(module: str, name: str):
-    """A module-level constant of the library, e.g. ``sts.STS_TASKS``.
-
-    A literal is read from the module's source without importing it: :mod:`anisotropy.sts`
-    and :mod:`anisotropy.classifier` import scipy (~0.6 s), and a bad parameter should be
-    refused at once. A module already imported, or a constant that is not a literal, is
-    taken from the imported module.
-    """
-
-    if module not in sys.modules:
-        try:
-            origin = importlib.util.find_spec(module).origin
-            tree = ast.parse(Path(origin).read_text(encoding="utf-8"))
-            for node in tree.body:
-                targets = (node.targets if isinstance(node, ast.Assign)
-                           else [node.target] if isinstance(node, ast.AnnAssign) else [])
-                if any(isinstance(t, ast.Name) and t.id == name for t in targets) and (
-                        node.value is not None):
-                    return ast.literal_eval(node.value)
-        except (AttributeError, OSError, SyntaxError, TypeError, ValueError):
-            pass
-    return getattr(importlib.import_module(module), name)
-
-
 def _choice_set(name: str) -> list:
-    """A named set of allowed values, taken from where the library defines it."""
+    """A named set of allowed values: profiles, or task names from ``data/tasks.yaml``."""
     if name == "profiles":
         return sorted(profiles())
-    if name == "sts_tasks":  # load_sts_task also takes the STS-B dev split
-        return [*_library_constant("anisotropy.sts", "STS_TASKS"), "STS-B-dev"]
+    if name == "sts_tasks":
+        return tasks.names("sts")
     if name == "classification_tasks":
-        return sorted(_library_constant("anisotropy.classifier", "TASKS"))
+        return tasks.names("classification")
+    if name == "corpora":
+        return tasks.names("corpora")
     raise RunError(f"{PARAMETERS_FILE}: unknown choice set {name!r}; use a list, 'profiles', "
-                   "'sts_tasks' or 'classification_tasks'.")
+                   "'sts_tasks', 'classification_tasks' or 'corpora'.")
 
 
 _ITEM_TYPES = {"int", "float", "bool", "str"}
@@ -389,7 +368,7 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
 
     Returns the path of ``_build/html/index.html``.
     """
-    from .ledger import write_data_files, write_ledger
+    from anisotropy.book.ledger import write_data_files, write_ledger
 
     slugs = available_slugs()
     if run_notebooks:

@@ -15,25 +15,18 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from . import data, metrics
-from .grouping import group_sums
-from .intervals import boot_method, percentile_interval, resample_indices, rowwise_spearman
-from .layerwise import snli_sentences
+from anisotropy.geometry import metrics
+from anisotropy.geometry.grouping import group_sums
+from anisotropy.geometry.intervals import (
+    boot_method,
+    percentile_interval,
+    resample_indices,
+    rowwise_spearman,
+)
 
-__all__ = ["frequency_corpus", "corpus_token_counts", "corpus_word_counts",
+__all__ = ["corpus_token_counts", "corpus_word_counts",
            "frequency_geometry", "knn_mean_distance", "type_average", "model_spaces",
            "static_spaces"]
-
-
-def frequency_corpus() -> list[str]:
-    """The texts frequencies are counted over: WikiText-2 and PTB (valid + test lines) and the
-    distinct SNLI dev + test sentences."""
-
-    texts = []
-    for frame in (data.wikitext2("valid"), data.wikitext2("test"), data.ptb("valid"),
-                  data.ptb("test")):
-        texts += frame["text"].tolist()
-    return texts + snli_sentences(None)
 
 
 def corpus_token_counts(tokenizer, texts: list[str], batch: int = 2000) -> Counter:
@@ -56,7 +49,7 @@ def corpus_word_counts(texts: list[str]) -> Counter:
 
 def knn_mean_distance(X: np.ndarray, k: int = 10) -> np.ndarray:
     """Mean Euclidean distance of each row to its k nearest other rows (exact;
-    :func:`anisotropy.metrics.knn_distances`)."""
+    :func:`anisotropy.geometry.metrics.knn_distances`)."""
     return metrics.knn_distances(X, k, "euclidean").mean(axis=1)
 
 

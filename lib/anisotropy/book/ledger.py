@@ -6,9 +6,9 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from .catalog import claims
-from .data import EXPECTED_SHA256_FILE, data_root
-from .results import load_results
+from anisotropy.book.catalog import claims
+from anisotropy.book.results import load_results
+from anisotropy.inputs.data import EXPECTED_SHA256_FILE, data_root
 
 __all__ = ["ledger_rows", "write_ledger", "format_value", "format_measured", "summary_by_model"]
 

@@ -3,7 +3,7 @@
 The embeddings themselves are the parameters (``torch.nn.Parameter``), trained jointly with a
 linear classifier by full-batch Adam (PyTorch defaults) on cross-entropy. After every
 ``metric_every`` updates the trajectory records IsoScore of the embeddings and their
-silhouette with respect to the target labels, both from :mod:`anisotropy.metrics`.
+silhouette with respect to the target labels, both from :mod:`anisotropy.geometry.metrics`.
 
 For pair tasks (NLI), each distinct sentence has one embedding; a pair is classified from
 ``[u, v, |u - v|]`` (the SBERT classifier, whose size matches the parameter count Mickus et
@@ -20,11 +20,10 @@ import pandas as pd
 from scipy.stats import pearsonr, spearmanr
 from tqdm.auto import tqdm
 
-from . import data, metrics
-from .intervals import Interval, sd_interval, seed_interval
-from .sampling import sample_indices
+from anisotropy.geometry import metrics
+from anisotropy.geometry.intervals import Interval, sd_interval, seed_interval
 
-__all__ = ["TASKS", "load_task", "pair_point_labels", "optimize_embeddings",
+__all__ = ["pair_point_labels", "optimize_embeddings",
            "trajectory_correlations", "isotropy_defect_cosine", "check_values"]
 
 
@@ -185,46 +184,6 @@ def trajectory_correlations(trajectory: pd.DataFrame) -> dict[str, float]:
     if iso.size < 3:
         raise ValueError(f"Need at least 3 recorded updates for a correlation; got {iso.size}.")
     return {"pearson": float(pearsonr(iso, sil)[0]), "spearman": float(spearmanr(iso, sil)[0])}
-
-
-#: Classification setups: name -> (dataset, split, pair task?)
-TASKS = {
-    "polarity": ("rt-polarity", "all", False),
-    "snli": ("snli", "dev", True),
-    "cola": ("cola", "train", False),
-    "sst2": ("sst2", "train", False),
-    "rte": ("rte", "train", True),
-}
-
-
-def load_task(name: str, max_items: int | None = None, seed: int = 0) -> dict:
-    """Sentences, targets and (for pair tasks) pair indices of a classification setup.
-
-    ``max_items`` keeps a seeded random subset of the items (sentences or pairs). For pair
-    tasks every distinct sentence appears once in ``sentences``.
-
-    Returns
-    -------
-    dict with ``sentences`` (list of str), ``targets`` (int array, per item), ``pairs``
-    (int array (n_pairs, 2) or None), ``n_items``.
-    """
-
-    if name not in TASKS:
-        raise ValueError(f"Unknown task {name!r}; choose one of {sorted(TASKS)}.")
-    dataset, split, paired = TASKS[name]
-    frame = data.load(dataset, split)
-    if max_items is not None and len(frame) > max_items:
-        frame = frame.iloc[sample_indices(len(frame), max_items, seed, sort=True)]
-    if not paired:
-        return {"sentences": frame["sentence"].tolist(),
-                "targets": frame["label"].to_numpy().astype(int), "pairs": None,
-                "n_items": len(frame)}
-    sentences = pd.unique(pd.concat([frame["sentence1"], frame["sentence2"]])).tolist()
-    position = {sentence: i for i, sentence in enumerate(sentences)}
-    pairs = np.array([[position[a], position[b]]
-                      for a, b in zip(frame["sentence1"], frame["sentence2"], strict=True)])
-    return {"sentences": sentences, "targets": frame["label_id"].to_numpy().astype(int),
-            "pairs": pairs, "n_items": len(frame)}
 
 
 def check_values(trajectory: pd.DataFrame) -> dict[str, tuple]:

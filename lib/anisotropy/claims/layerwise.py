@@ -1,9 +1,9 @@
 """Per-layer word statistics of Ethayarajh (2019), from cached token embeddings.
 
-:func:`layerwise_word_stats` turns a :class:`~anisotropy.extraction.TokenEmbeddings` into
+:func:`layerwise_word_stats` turns a :class:`~anisotropy.inputs.extraction.TokenEmbeddings` into
 one row per layer (baseline, IsoScore, self-similarity, intra-sentence similarity, MEV, raw
 and adjusted) and one row per (word, layer) for the per-word figures. It only selects rows
-and calls :mod:`anisotropy.metrics`.
+and calls :mod:`anisotropy.geometry.metrics`.
 """
 
 from __future__ import annotations
@@ -14,34 +14,18 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from . import data, metrics
-from .extraction import TokenEmbeddings
-from .intervals import boot_method, bootstrap_means, percentile_interval, resample_counts
-from .sampling import sample_indices
+from anisotropy.geometry import metrics
+from anisotropy.geometry.intervals import (
+    boot_method,
+    bootstrap_means,
+    percentile_interval,
+    resample_counts,
+)
+from anisotropy.inputs.extraction import TokenEmbeddings
 
-__all__ = ["snli_sentences", "eligible_words", "layerwise_word_stats", "size_matched_mev_baseline",
+__all__ = ["eligible_words", "layerwise_word_stats", "size_matched_mev_baseline",
            "sink_effect", "split_halves", "summarize_layers", "stable_word", "check_values",
            "baseline_band"]
-
-
-def snli_sentences(n_sentences: int | None, seed: int = 0, source: str = "snli") -> list[str]:
-    """De-duplicated sentences of SNLI dev+test (premises and hypotheses), or STS-B.
-
-    A seeded random sample of ``n_sentences`` (all when None), in a stable order.
-    """
-
-    if source == "snli":
-        frames = [data.snli("dev"), data.snli("test")]
-    elif source == "stsbenchmark":
-        frames = [data.stsbenchmark(s) for s in ("train", "dev", "test")]
-    else:
-        raise ValueError(f"Unknown sentence source {source!r}; choose 'snli' or 'stsbenchmark'.")
-    pool = pd.unique(pd.concat([f[c] for f in frames for c in ("sentence1", "sentence2")]))
-    pool = [s.strip() for s in pool if isinstance(s, str) and s.strip()]
-    pool = sorted(set(pool))
-    if n_sentences is None or n_sentences >= len(pool):
-        return pool
-    return [pool[i] for i in sample_indices(len(pool), n_sentences, seed, sort=True)]
 
 
 def eligible_words(table: pd.DataFrame, min_contexts: int = 5) -> pd.Series:

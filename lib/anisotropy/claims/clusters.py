@@ -1,8 +1,9 @@
 """Clusters and manifolds in contextual spaces (Cai et al. 2021), from cached token vectors.
 
-Everything here selects rows, clusters, and calls :mod:`anisotropy.metrics`:
+Everything here selects rows, clusters, and calls :mod:`anisotropy.geometry.metrics`; the
+contexts (WikiText-2 and PTB cut into fixed word windows) come from
+:func:`anisotropy.inputs.tasks.windows`.
 
-- :func:`lm_windows`: WikiText-2 and PTB cut into fixed word windows;
 - :func:`choose_k`: K-means with K picked by the best silhouette on a sample (K = 1 below a
   threshold), as the authors' code;
 - :func:`type_similarities`: S_inter / S_intra raw, after global centring, and after
@@ -20,35 +21,19 @@ from sklearn.cluster import KMeans
 from sklearn.neighbors import kneighbors_graph
 from tqdm.auto import tqdm
 
-from . import data, metrics
-from .intervals import (
+from anisotropy.geometry import metrics
+from anisotropy.geometry.intervals import (
     boot_method,
     bootstrap_means,
     percentile_interval,
     resample_counts,
 )
-from .sampling import sample_indices
+from anisotropy.geometry.sampling import sample_indices
 
-__all__ = ["lm_windows", "choose_k", "type_similarities", "cluster_drivers",
+__all__ = ["choose_k", "type_similarities", "cluster_drivers",
            "manifold_indicators", "pca_project", "type_frequencies", "token_kinds",
            "cluster_layer_stats", "static_space_lid", "driver_share_draws", "check_values",
            "offdiagonal_cosine_draws", "is_swiss_roll"]
-
-
-def lm_windows(window_words: int, n_windows: int | None, seed: int = 0) -> list[str]:
-    """WikiText-2 and PTB (valid + test) concatenated per corpus and cut into word windows.
-
-    A seeded sample of ``n_windows`` windows (all when None), in corpus order.
-    """
-
-    windows = []
-    for frame in (data.wikitext2("valid"), data.wikitext2("test"), data.ptb("valid"),
-                  data.ptb("test")):
-        windows += data.word_windows(frame["text"].tolist(), window_words)
-    windows = [w for w in windows if len(w.split()) == window_words]  # drop short tails
-    if n_windows is None or n_windows >= len(windows):
-        return windows
-    return [windows[i] for i in sample_indices(len(windows), n_windows, seed, sort=True)]
 
 
 def pca_project(X: np.ndarray, n_components: int) -> np.ndarray:
@@ -64,7 +49,7 @@ def choose_k(X: np.ndarray, k_range=range(2, 16), sample: int = 2000, threshold:
     """Pick K for K-means by the best silhouette on a sample; K = 1 below ``threshold``.
 
     Each K in ``k_range`` is fitted on a seeded sample of at most ``sample`` rows (the
-    authors use 20,000) and scored by :func:`anisotropy.metrics.silhouette` on that sample.
+    authors use 20,000) and scored by :func:`anisotropy.geometry.metrics.silhouette` on that sample.
     The chosen model labels all rows.
 
     Returns
@@ -335,7 +320,7 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
 
 def _lid_draws(pointwise: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
     """Bootstrap draws over points of the mean of finite pointwise LID estimates, as
-    :func:`anisotropy.metrics.lid_mle` averages them."""
+    :func:`anisotropy.geometry.metrics.lid_mle` averages them."""
     finite = pointwise[np.isfinite(pointwise)]
     return bootstrap_means(finite, n_boot, seed)[:, 0]
 

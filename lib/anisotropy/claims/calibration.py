@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .metrics import check_embeddings
+from anisotropy.geometry.metrics import check_embeddings
 
 __all__ = ["FlowCalibration"]
 

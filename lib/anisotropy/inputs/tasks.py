@@ -1,0 +1,205 @@
+"""The task and corpus registry: every text a claim reads, declared once in ``data/tasks.yaml``.
+
+In the manner of mteb's task metadata, each corpus and task is data: the datasets and splits
+it draws on, the columns it yields and its unit (sentence, line or pair). The readers of
+:mod:`anisotropy.inputs.data` return one schema whether a dataset comes from the data root
+or from the Hugging Face hub, so everything here does too. Claims get their sentences only
+through this module:
+
+- :func:`corpus`: the texts of a corpus, optionally a seeded sample;
+- :func:`windows`: a corpus's lines cut into fixed word windows (claims 2 and 3);
+- :func:`sts_task` / :func:`sts_sentences`: the pairs of an STS task and the distinct
+  sentences of several (claims 3 and 4);
+- :func:`classification_task`: the sentences, targets and pairs of a labelled task
+  (claims 4 and 5).
+
+:func:`names` reads only the YAML file; the runner checks task parameters against it before a
+kernel starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from anisotropy.geometry.sampling import sample_indices
+from anisotropy.inputs import data
+from anisotropy.inputs.data import PROJECT_ROOT
+
+__all__ = ["TASKS_FILE", "TaskError", "names", "corpus", "windows", "sts_task",
+           "sts_sentences", "classification_task"]
+
+TASKS_FILE = PROJECT_ROOT / "data" / "tasks.yaml"
+_KINDS = ("corpora", "sts", "classification")
+_UNITS = {"corpora": {"sentence", "line"}, "classification": {"sentence", "pair"}}
+
+
+class TaskError(ValueError):
+    """An unknown corpus or task, or a bad declaration in ``data/tasks.yaml``."""
+
+
+@dataclass(frozen=True)
+class Source:
+    dataset: str
+    split: str
+    columns: tuple[str, ...]
+
+
+@lru_cache(maxsize=4)
+def _declared(path: Path) -> dict[str, dict]:
+    with open(path, encoding="utf-8") as handle:
+        declared = yaml.safe_load(handle) or {}
+    unknown = set(declared) - set(_KINDS)
+    if unknown:
+        raise TaskError(f"{path.name}: unknown sections {sorted(unknown)}; use {_KINDS}.")
+    for kind in _KINDS:
+        for name, body in (declared.get(kind) or {}).items():
+            unit = body.get("unit")
+            if kind in _UNITS and unit not in _UNITS[kind]:
+                raise TaskError(f"{path.name}: {kind} {name!r} has unit {unit!r}; use one of "
+                                f"{sorted(_UNITS[kind])}.")
+            if kind != "corpora" and not {"dataset", "split"} <= set(body):
+                raise TaskError(f"{path.name}: {kind} {name!r} needs a dataset and a split.")
+    for name, body in (declared.get("corpora") or {}).items():
+        for included in body.get("include", []):
+            if included not in declared["corpora"] or included == name:
+                raise TaskError(f"{path.name}: corpus {name!r} includes {included!r}, which "
+                                "is not another declared corpus.")
+    return declared
+
+
+def _section(kind: str) -> dict[str, dict]:
+    return _declared(TASKS_FILE).get(kind) or {}
+
+
+def names(kind: str) -> list[str]:
+    """The declared names of one kind: ``"corpora"``, ``"sts"`` or ``"classification"``."""
+    if kind not in _KINDS:
+        raise TaskError(f"Unknown kind {kind!r}; choose one of {_KINDS}.")
+    return list(_section(kind))
+
+
+def _lookup(kind: str, name: str) -> dict:
+    section = _section(kind)
+    if name not in section:
+        label = {"corpora": "corpus", "sts": "STS task",
+                 "classification": "classification task"}[kind]
+        raise TaskError(f"Unknown {label} {name!r}; choose one of {list(section)} (declared "
+                        f"in {TASKS_FILE.relative_to(PROJECT_ROOT)}).")
+    return section[name]
+
+
+def _sources(body: dict) -> list[Source]:
+    return [Source(s["dataset"], s["split"], tuple(s["columns"])) for s in body["sources"]]
+
+
+def _texts(source: Source) -> list[str]:
+    frame = data.load(source.dataset, source.split)
+    missing = [c for c in source.columns if c not in frame.columns]
+    if missing:
+        raise TaskError(f"{source.dataset}/{source.split} has no columns {missing}; it has "
+                        f"{list(frame.columns)}.")
+    return [text for column in source.columns for text in frame[column].tolist()]
+
+
+def _sample(items: list, n: int | None, seed: int) -> list:
+    if n is None or n >= len(items):
+        return items
+    return [items[i] for i in sample_indices(len(items), n, seed, sort=True)]
+
+
+def _all_texts(name: str) -> list[str]:
+    body = _lookup("corpora", name)
+    if body.get("distinct"):
+        texts = sorted({t.strip() for s in _sources(body) for t in _texts(s)
+                        if isinstance(t, str) and t.strip()})
+    else:
+        texts = [t for s in _sources(body) for t in _texts(s)]
+    for included in body.get("include", []):
+        texts += _all_texts(included)
+    return texts
+
+
+def corpus(name: str, n: int | None = None, seed: int = 0) -> list[str]:
+    """The texts of corpus ``name``: all of them, or a seeded sample of ``n`` in corpus order.
+
+    A ``distinct`` corpus is the sorted set of its stripped, non-empty texts, so a sentence
+    that occurs in several places is one item.
+    """
+    if n is not None and n < 1:
+        raise TaskError(f"n must be >= 1 or None; got {n}.")
+    return _sample(_all_texts(name), n, seed)
+
+
+def windows(name: str, window_words: int, n: int | None = None, seed: int = 0) -> list[str]:
+    """Each source of corpus ``name`` concatenated and cut into windows of ``window_words``
+    whitespace tokens (short tails dropped); all windows or a seeded sample of ``n``.
+
+    These are the fixed-length contexts of Cai et al. (2021), whose windows are 512 model
+    tokens; a word window is used so that every model sees the same text.
+    """
+    body = _lookup("corpora", name)
+    if body.get("include"):
+        raise TaskError(f"Corpus {name!r} includes other corpora; windows are cut per source.")
+    if n is not None and n < 1:
+        raise TaskError(f"n must be >= 1 or None; got {n}.")
+    cut = []
+    for source in _sources(body):
+        cut += data.word_windows(_texts(source), window_words)
+    cut = [w for w in cut if len(w.split()) == window_words]
+    return _sample(cut, n, seed)
+
+
+def sts_task(name: str, max_pairs: int | None = None, seed: int = 0) -> pd.DataFrame:
+    """The pairs of STS task ``name`` (``sentence1, sentence2, score, subset``).
+
+    ``max_pairs`` keeps a seeded random subset in file order; None keeps every pair.
+    """
+    body = _lookup("sts", name)
+    frame = data.load(body["dataset"], body["split"])
+    if max_pairs is not None and len(frame) > max_pairs:
+        frame = frame.sample(n=max_pairs, random_state=seed).sort_index()
+    return frame
+
+
+def sts_sentences(names_: list[str], max_pairs: int | None = None, seed: int = 0) -> list[str]:
+    """The distinct sentences of the given STS tasks, sorted: one list, so every claim that
+    encodes them shares one cache entry."""
+    sentences: set[str] = set()
+    for name in names_:
+        frame = sts_task(name, max_pairs, seed)
+        sentences.update(frame["sentence1"])
+        sentences.update(frame["sentence2"])
+    return sorted(sentences)
+
+
+def classification_task(name: str, max_items: int | None = None, seed: int = 0) -> dict:
+    """Sentences, targets and (for pair tasks) pair indices of a labelled task.
+
+    ``max_items`` keeps a seeded random subset of the items (sentences or pairs). For pair
+    tasks every distinct sentence appears once in ``sentences``.
+
+    Returns
+    -------
+    dict with ``sentences`` (list of str), ``targets`` (int array, per item), ``pairs``
+    (int array (n_pairs, 2) or None), ``n_items``.
+    """
+    body = _lookup("classification", name)
+    frame = data.load(body["dataset"], body["split"])
+    if max_items is not None and len(frame) > max_items:
+        frame = frame.iloc[sample_indices(len(frame), max_items, seed, sort=True)]
+    if body["unit"] == "sentence":
+        return {"sentences": frame["sentence"].tolist(),
+                "targets": frame["label"].to_numpy().astype(int), "pairs": None,
+                "n_items": len(frame)}
+    sentences = pd.unique(pd.concat([frame["sentence1"], frame["sentence2"]])).tolist()
+    position = {sentence: i for i, sentence in enumerate(sentences)}
+    pairs = np.array([[position[a], position[b]]
+                      for a, b in zip(frame["sentence1"], frame["sentence2"], strict=True)])
+    return {"sentences": sentences, "targets": frame["label_id"].to_numpy().astype(int),
+            "pairs": pairs, "n_items": len(frame)}

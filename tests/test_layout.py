@@ -1,0 +1,41 @@
+"""The package layout the README describes: four sub-packages, geometry free of torch."""
+
+from __future__ import annotations
+
+import pkgutil
+import subprocess
+import sys
+
+import anisotropy
+from anisotropy.inputs.data import PROJECT_ROOT
+
+SUBPACKAGES = {"inputs", "geometry", "claims", "book"}
+
+
+def _modules(package: str) -> set[str]:
+    module = __import__(f"anisotropy.{package}", fromlist=["_"])
+    return {info.name for info in pkgutil.iter_modules(module.__path__)}
+
+
+def test_top_level_holds_only_the_subpackages_and_the_cli():
+    found = {info.name for info in pkgutil.iter_modules(anisotropy.__path__)}
+    assert found == SUBPACKAGES | {"__main__"}
+
+
+def test_geometry_never_imports_torch():
+    code = ("import sys\nimport anisotropy.geometry as g, pkgutil, importlib\n"
+            "for m in pkgutil.iter_modules(g.__path__):\n"
+            "    importlib.import_module('anisotropy.geometry.' + m.name)\n"
+            "print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_readme_layout_lists_every_module():
+    """Every module of every sub-package is named in the README's layout section."""
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    layout = readme[readme.index("## Layout"):]
+    for package in SUBPACKAGES:
+        for name in _modules(package):
+            assert f"{name}.py" in layout, f"README layout misses {package}/{name}.py"
