@@ -42,3 +42,33 @@ def test_empty_and_bad_inputs():
         run_means(np.zeros((4, 2)), [0, 2, 2])
     with pytest.raises(ValueError, match="begin at 0"):
         run_means(np.zeros((4, 2)), [1, 3])
+
+
+def test_pooling_mask_drops_the_sink_but_never_empties_a_sentence():
+    from anisotropy.inputs.extraction import pooling_mask
+
+    sentence = np.array([0, 0, 0, 1, 2, 2])
+    position = np.array([0, 1, 2, 0, 0, 1])
+    special = np.array([True, False, True, False, True, False])
+    assert pooling_mask(sentence, position, special).all()
+    assert pooling_mask(sentence, position, special, (0,)).tolist() == [
+        False, True, True, True, False, True]  # sentence 1 has only position 0: kept
+    assert pooling_mask(sentence, position, special, (), drop_special=True).tolist() == [
+        False, True, False, True, False, True]
+
+
+def test_pool_rows_equals_per_sentence_means():
+    from anisotropy.inputs.extraction import pool_rows
+
+    rng = np.random.default_rng(5)
+    sentence = np.repeat(np.arange(4), [3, 1, 2, 4])
+    X = rng.normal(size=(10, 3)).astype(np.float32)
+    rows = np.array([0, 2, 3, 6, 7, 9])  # sentence 2 has no rows
+    ids, means = pool_rows(X[rows], rows, sentence)
+    assert ids.tolist() == [0, 1, 3]
+    expected = [X[[0, 2]].mean(0), X[[3]].mean(0), X[[6, 7, 9]].mean(0)]
+    np.testing.assert_allclose(means, np.array(expected, dtype=np.float64), rtol=1e-6)
+    with pytest.raises(ValueError, match="increasing"):
+        pool_rows(X[rows[::-1]], rows[::-1], sentence)
+    with pytest.raises(ValueError, match="one row per token row"):
+        pool_rows(X, rows, sentence)

@@ -240,6 +240,47 @@ def test_self_similarity_closed_form():
     assert metrics.self_similarity(X, ids)[2] == pytest.approx(brute)
 
 
+def test_self_similarity_across_contexts_brute_force():
+    """With context ids, pairs within one sentence are left out (Ethayarajh's "different
+    sentences"); a word seen in one sentence only has no such pair and is dropped."""
+    rng = np.random.default_rng(21)
+    X = rng.normal(size=(40, 5))
+    ids = rng.integers(0, 4, size=40)
+    contexts = rng.integers(0, 12, size=40)
+    ids[-2:], contexts[-2:] = 9, 99  # word 9: two occurrences in one sentence
+    result = metrics.self_similarity(X, ids, context_ids=contexts)
+    unit = X / np.linalg.norm(X, axis=1, keepdims=True)
+    for word in range(4):
+        rows = np.flatnonzero(ids == word)
+        pairs = [(a, b) for a in rows for b in rows if contexts[a] != contexts[b]]
+        brute = np.mean([unit[a] @ unit[b] for a, b in pairs])
+        assert result[word] == pytest.approx(brute, abs=1e-12)
+    assert 9 not in result.index
+    # without repeats inside a sentence both forms agree
+    distinct = np.arange(40)
+    np.testing.assert_allclose(metrics.self_similarity(X, ids, context_ids=distinct),
+                               metrics.self_similarity(X, ids).reindex(
+                                   metrics.self_similarity(X, ids, context_ids=distinct).index))
+    with pytest.raises(ValueError, match="cannot be combined"):
+        metrics.self_similarity(X, ids, max_occurrences=3, context_ids=contexts)
+    with pytest.raises(ValueError, match="context_ids must be 1-D"):
+        metrics.self_similarity(X, ids, context_ids=contexts[:5])
+
+
+def test_random_pairs_draw_sentences_uniformly_then_one_word():
+    """Ethayarajh's baseline samples sentences uniformly, then a word in each: a sentence of
+    one word is drawn as often as one of 99 words."""
+    groups = np.r_[np.zeros(99, dtype=int), 1, 2]
+    first, second = metrics.random_pairs(groups.size, groups, n_pairs=30000, seed=4)
+    assert (groups[first] != groups[second]).all()
+    shares = np.bincount(groups[np.r_[first, second]], minlength=3) / (2 * 30000)
+    np.testing.assert_allclose(shares, 1 / 3, atol=0.01)
+    within = first[groups[first] == 0]
+    assert np.unique(within).size == 99  # every word of the long sentence is reachable
+    again = metrics.random_pairs(groups.size, groups, n_pairs=30000, seed=4)
+    assert (again[0] == first).all() and (again[1] == second).all()
+
+
 def test_intra_sentence_similarity_brute_force():
     X, _, sentences = words_data()
     series = metrics.intra_sentence_similarity(X, sentences)

@@ -23,9 +23,13 @@ from anisotropy.geometry.intervals import (
 )
 from anisotropy.inputs.extraction import TokenEmbeddings
 
-__all__ = ["eligible_words", "layerwise_word_stats", "size_matched_mev_baseline",
-           "sink_effect", "split_halves", "summarize_layers", "stable_word", "check_values",
-           "baseline_band"]
+__all__ = ["RANDOM_WORDS", "SUMMARY_LABELS", "sink_halves", "eligible_words",
+           "layerwise_word_stats", "size_matched_mev_baseline", "sink_effect", "split_halves",
+           "summarize_layers", "stable_word", "check_values", "baseline_band"]
+
+
+#: Random words behind the MEV baseline, one per random sentence (Ethayarajh's code: 1,000).
+RANDOM_WORDS = 1000
 
 
 def eligible_words(table: pd.DataFrame, min_contexts: int = 5) -> pd.Series:
@@ -63,7 +67,7 @@ def size_matched_mev_baseline(X: np.ndarray, sizes: np.ndarray, center: bool = T
 def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: int, *,
                          min_contexts: int = 5, max_occurrences: int = 1000,
                          exclude_positions: tuple[int, ...] = (), n_baseline_pairs: int = 1000,
-                         isoscore_sample: int = 5000, seed: int = 0,
+                         mev_threshold: float = 0.05, isoscore_sample: int = 5000, seed: int = 0,
                          progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Per-layer and per-word statistics of Ethayarajh (2019).
 
@@ -79,11 +83,20 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
         Cap per word for self-similarity and MEV (seeded subsample).
     exclude_positions : tuple of int
         Positions whose words are dropped (``(0,)`` excludes a decoder's sink).
+    mev_threshold : float
+        ``share_mev_adj_below_threshold`` is the share of words whose adjusted MEV is below
+        it (the ``mev-low`` check's threshold).
 
-    MEV is adjusted as Ethayarajh does, by the MEV of 1,000 random words (one per random
-    sentence); a second adjustment by random sets of the analysed words' sizes
-    (:func:`size_matched_mev_baseline`) is reported beside it. The uncentred variant uses
-    the same random-word baseline with ``center=False``.
+    Self-similarity averages the pairs of a word's occurrences in *different* sentences
+    (Ethayarajh's definition); ``self_similarity_all_pairs`` keeps the pairs within one
+    sentence too, as kawine/contextual's ``analyze.py`` does, to show the difference.
+
+    MEV is adjusted as kawine/contextual's ``analyze.py`` combines it: the per-word share of
+    a centred PCA minus the first-component share of an *uncentred* TruncatedSVD of 1,000
+    random words, one per random sentence (``mev_adj``). Two variants are reported beside
+    it: the same random words with a centred PCA (``mev_adj_centred_baseline``), and random
+    sets with the analysed words' sizes (``mev_adj_size_matched``,
+    :func:`size_matched_mev_baseline`). The fully uncentred variant is ``mev_uncentred_adj``.
 
     Returns
     -------
@@ -126,11 +139,14 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
             if cosines.size > 1 else 0.0
         sample = rng.choice(X.shape[0], size=min(isoscore_sample, X.shape[0]), replace=False)
         W = X[word_rows]
-        self_sim = metrics.self_similarity(W, word_types)
+        self_sim = metrics.self_similarity(W, word_types, context_ids=sentences[word_rows])
+        self_sim_all = metrics.self_similarity(W, word_types)
         mev = metrics.max_explainable_variance(W, word_types, center=True)
         mev_raw = metrics.max_explainable_variance(W, word_types, center=False)
-        mev_base = metrics.mev_baseline(X, center=True, seed=seed, groups=sentences)
-        mev_base_raw = metrics.mev_baseline(X, center=False, seed=seed, groups=sentences)
+        mev_base = metrics.mev_baseline(X, RANDOM_WORDS, center=True, seed=seed,
+                                        groups=sentences)
+        mev_base_raw = metrics.mev_baseline(X, RANDOM_WORDS, center=False, seed=seed,
+                                            groups=sentences)
         mev_base_sized = size_matched_mev_baseline(X, sizes, center=True, seed=seed)
         intra = metrics.intra_sentence_similarity(X, sentences)
         records.append({
@@ -139,11 +155,14 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
             "isoscore": metrics.isoscore(X[sample]),
             "self_similarity": float(self_sim.mean()),
             "self_similarity_adj": float(self_sim.mean()) - baseline,
+            "self_similarity_all_pairs": float(self_sim_all.mean()),
             "intra_similarity": float(intra.mean()),
             "intra_similarity_adj": float(intra.mean()) - baseline,
             "mev": float(mev.mean()), "mev_baseline": mev_base,
-            "mev_adj": float(mev.mean()) - mev_base,
-            "share_mev_adj_below_005": float(((mev - mev_base) < 0.05).mean()),
+            "mev_adj": float(mev.mean()) - mev_base_raw,
+            "mev_adj_centred_baseline": float(mev.mean()) - mev_base,
+            "share_mev_adj_below_threshold": float(((mev - mev_base_raw) < mev_threshold)
+                                                   .mean()),
             "mev_baseline_size_matched": mev_base_sized,
             "mev_adj_size_matched": float(mev.mean()) - mev_base_sized,
             "mev_uncentred": float(mev_raw.mean()), "mev_uncentred_baseline": mev_base_raw,
@@ -154,7 +173,7 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
                                       "self_similarity_adj": self_sim.to_numpy() - baseline,
                                       "mev": mev.reindex(self_sim.index).to_numpy(),
                                       "mev_adj": mev.reindex(self_sim.index).to_numpy()
-                                      - mev_base}))
+                                      - mev_base_raw}))
     per_word = pd.concat(per_word, ignore_index=True)
     counts = pd.Series(word_types).value_counts()
     contexts = table[mask].groupby("type")["sentence"].nunique()
@@ -163,7 +182,10 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
     facts = {"n_sentences": int(len(tokens.words)), "n_tokens": int(len(tokens)),
              "n_word_occurrences": int(len(table)), "n_words_analysed": int(counts.size),
              "n_occurrences_analysed": int(word_rows.size),
-             "min_contexts_of_analysed_words": int(contexts.min())}
+             "min_contexts_of_analysed_words": int(contexts.min()),
+             "n_random_words": int(min(RANDOM_WORDS, np.unique(sentences).size)),
+             # 1: every sentence starts with a special (BOS/CLS) token; 0: with its first word
+             "position0_special_share": float(tokens.special_mask[tokens.position == 0].mean())}
     return pd.DataFrame(records), per_word, facts, np.vstack(cosines_by_layer)
 
 
@@ -200,6 +222,15 @@ def sink_effect(tokens: TokenEmbeddings, layers: list[int], n_pairs: int = 1000,
     return pd.DataFrame(rows)
 
 
+def sink_halves(sinks: pd.DataFrame) -> dict[str, float]:
+    """Upper- and lower-half means of :func:`sink_effect`'s baselines, with and without the
+    words at position 0 (the halves of :func:`split_halves`)."""
+    lower, upper = split_halves(sinks)
+    return {f"{half} half, position 0 {how}": float(part[f"baseline_{key}_position0"].mean())
+            for half, part in (("upper", upper), ("lower", lower))
+            for how, key in (("dropped", "without"), ("kept", "with"))}
+
+
 def split_halves(per_layer: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Lower half (layers 1..L/2) and upper half (relative depth > 0.5) of a per-layer table."""
     last = per_layer["layer"].max()
@@ -207,39 +238,69 @@ def split_halves(per_layer: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return lower, per_layer[per_layer["layer"] > last / 2]
 
 
+#: Display names of the :func:`summarize_layers` keys, for the notebook's tables.
+SUMMARY_LABELS = {
+    "layer_0": "layer 0", "min_contextual": "min (layers >= 1)",
+    "lower_half_mean": "lower-half mean", "upper_half_mean": "upper-half mean",
+    "peak": "peak", "peak_depth": "peak depth", "last_layer": "last layer",
+    "max_se": "max s.e.",
+    "selfsim_adj_lower": "self-sim adj, lower half",
+    "selfsim_adj_upper": "self-sim adj, upper half",
+    "selfsim_adj_before_last": "self-sim adj, layer L-1",
+    "selfsim_adj_last": "self-sim adj, layer L",
+    "selfsim_all_pairs_minus_different": "self-sim: all pairs minus different sentences (max)",
+    "intra_adj_before_last": "intra-sim adj, layer L-1", "intra_adj_last": "intra-sim adj, layer L",
+    "mev_adj_max": "max mean adj. MEV (layers>=1)",
+    "mev_adj_mean": "mean adj. MEV (layers>=1)",
+    "mev_share_below_threshold": "share of words with adj. MEV below the threshold",
+    "mev_adj_centred_baseline_max": "max MEV − centred random-word MEV (layers>=1)",
+    "mev_adj_size_matched_max": "max size-matched adj. MEV (layers>=1)",
+}
+
+
 def summarize_layers(per_layer: pd.DataFrame) -> dict:
-    """The numbers the claim-1 checks read from one model's per-layer table."""
+    """The numbers the claim-1 tables read from one model's per-layer table, keyed by id
+    (:data:`SUMMARY_LABELS` names them for display)."""
     lower, upper = split_halves(per_layer)
     contextual = per_layer[per_layer["layer"] >= 1]
     peak_row = contextual.loc[contextual["baseline"].idxmax()]
     last, before = per_layer.iloc[-1], per_layer.iloc[-2]
     return {
-        "layer 0": float(per_layer.loc[per_layer["layer"] == 0, "baseline"].iloc[0]),
-        "min (layers >= 1)": float(contextual["baseline"].min()),
-        "lower-half mean": float(lower["baseline"].mean()),
-        "upper-half mean": float(upper["baseline"].mean()),
-        "peak": float(peak_row["baseline"]), "peak depth": float(peak_row["relative_depth"]),
-        "last layer": float(last["baseline"]), "max s.e.": float(per_layer["baseline_se"].max()),
-        "self-sim adj, lower half": float(lower["self_similarity_adj"].mean()),
-        "self-sim adj, upper half": float(upper["self_similarity_adj"].mean()),
-        "self-sim adj, layer L-1": float(before["self_similarity_adj"]),
-        "self-sim adj, layer L": float(last["self_similarity_adj"]),
-        "intra-sim adj, layer L-1": float(before["intra_similarity_adj"]),
-        "intra-sim adj, layer L": float(last["intra_similarity_adj"]),
-        "max mean adj. MEV (layers>=1)": float(contextual["mev_adj"].max()),
-        "mean adj. MEV (layers>=1)": float(contextual["mev_adj"].mean()),
-        "share of words with adj. MEV < 0.05": float(contextual["share_mev_adj_below_005"].mean()),
-        "max size-matched adj. MEV (layers>=1)": float(contextual["mev_adj_size_matched"].max()),
+        "layer_0": float(per_layer.loc[per_layer["layer"] == 0, "baseline"].iloc[0]),
+        "min_contextual": float(contextual["baseline"].min()),
+        "lower_half_mean": float(lower["baseline"].mean()),
+        "upper_half_mean": float(upper["baseline"].mean()),
+        "peak": float(peak_row["baseline"]), "peak_depth": float(peak_row["relative_depth"]),
+        "last_layer": float(last["baseline"]), "max_se": float(per_layer["baseline_se"].max()),
+        "selfsim_adj_lower": float(lower["self_similarity_adj"].mean()),
+        "selfsim_adj_upper": float(upper["self_similarity_adj"].mean()),
+        "selfsim_adj_before_last": float(before["self_similarity_adj"]),
+        "selfsim_adj_last": float(last["self_similarity_adj"]),
+        "selfsim_all_pairs_minus_different": float(
+            (per_layer["self_similarity_all_pairs"] - per_layer["self_similarity"]).abs().max()),
+        "intra_adj_before_last": float(before["intra_similarity_adj"]),
+        "intra_adj_last": float(last["intra_similarity_adj"]),
+        "mev_adj_max": float(contextual["mev_adj"].max()),
+        "mev_adj_mean": float(contextual["mev_adj"].mean()),
+        "mev_share_below_threshold": float(contextual["share_mev_adj_below_threshold"].mean()),
+        "mev_adj_centred_baseline_max": float(contextual["mev_adj_centred_baseline"].max()),
+        "mev_adj_size_matched_max": float(contextual["mev_adj_size_matched"].max()),
     }
 
 
 def stable_word(per_word: pd.DataFrame, min_contexts: int = 20) -> str | None:
-    """The frequent word (>= min_contexts contexts) with the highest mean adjusted MEV in
-    layers >= 1: the data's 'beverage', whose contexts one vector explains best."""
+    """The frequent word (>= min_contexts contexts) whose MEV most exceeds its floor in
+    layers >= 1: the data's 'beverage', whose contexts one vector explains best.
+
+    MEV of ``n`` centred points is at least ``1/(n-1)`` (they span at most ``n-1``
+    directions), so ranking by MEV itself favours the rarest words; the ranking uses
+    ``MEV - 1/(n-1)`` averaged over layers, where ``n`` is the word's analysed occurrences.
+    """
     frequent = per_word[(per_word["contexts"] >= min_contexts) & (per_word["layer"] >= 1)]
     if frequent.empty:
         return None
-    return str(frequent.groupby("type")["mev_adj"].mean().idxmax())
+    above_floor = frequent["mev"] - 1 / (frequent["n"] - 1)
+    return str(above_floor.groupby(frequent["type"]).mean().idxmax())
 
 
 def baseline_band(pair_cosines: np.ndarray, n_boot: int = 1000, seed: int = 0
@@ -296,7 +357,7 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     # layer 0, has no MEV) are left out of that layer's mean, as in the per-layer table
     self_draws = bootstrap_means(self_sim, counts=word_counts, skip_nan=True)
     mev_draws = bootstrap_means(mev, counts=word_counts, skip_nan=True)
-    mev_base = per_layer["mev_baseline"].to_numpy()
+    mev_base = per_layer["mev_uncentred_baseline"].to_numpy()  # the paper's combination
     words_method = boot_method(n_boot, n_words, "words (shared by all layers)")
     both = f"{words_method}, and independently over {n_pairs:,} baseline pairs"
 
@@ -329,7 +390,8 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
         "mev-low": (
             float(mev_adj[contextual].max()),
             percentile_interval(mev_adj_draws[:, contextual].max(axis=1),
-                                method=words_method + "; random-word MEV baseline fixed"),
+                                method=words_method + "; random-word MEV baseline (uncentred "
+                                "TruncatedSVD, as the original code) fixed"),
             {"layer of the maximum": int(layers[contextual][mev_adj[contextual].argmax()])}),
     }
     intra = per_layer["intra_similarity_adj"].to_numpy()

@@ -123,8 +123,9 @@ def cosine_baseline(X, groups=None, n_pairs: int = 1000, seed: int = 0,
 
     .. math:: \\mathrm{Baseline}(f_\\ell) = \\mathbb{E}_{x \\ne y}[\\cos(f_\\ell(x), f_\\ell(y))]
 
-    Pairs are drawn uniformly with replacement, never a point with itself; when ``groups``
-    is given (e.g. sentence ids), the two points of a pair come from different groups.
+    Pairs are drawn with replacement, never a point with itself; when ``groups`` is given
+    (e.g. sentence ids), a pair is two different random groups and one random point of each
+    (:func:`random_pairs`).
 
     Parameters
     ----------
@@ -157,9 +158,15 @@ def cosine_baseline(X, groups=None, n_pairs: int = 1000, seed: int = 0,
 def random_pairs(n: int, groups=None, n_pairs: int = 1000, seed: int = 0
                  ) -> tuple[np.ndarray, np.ndarray]:
     """The random pairs of :func:`cosine_baseline`: ``n_pairs`` index pairs ``(i, j)``,
-    drawn uniformly with replacement, never ``i == j`` and, with ``groups``, never two
-    points of one group. The same ``(n, groups, n_pairs, seed)`` give the same pairs, so
-    every layer of one set of words shares them."""
+    drawn with replacement, never ``i == j``.
+
+    Without ``groups`` both points are uniform over the ``n`` points. With ``groups`` (e.g.
+    sentence ids) each pair is two different groups drawn uniformly, then one point drawn
+    uniformly within each: Ethayarajh's protocol ("uniformly randomly sampling sentences and
+    then uniformly randomly sampling a single word from each", kawine/contextual
+    ``analyze.py``), which does not favour long sentences. The same ``(n, groups, n_pairs,
+    seed)`` give the same pairs, so every layer of one set of words shares them.
+    """
     if n_pairs < 1:
         raise ValueError(f"n_pairs must be >= 1, got {n_pairs}.")
     if n < 2:
@@ -167,17 +174,21 @@ def random_pairs(n: int, groups=None, n_pairs: int = 1000, seed: int = 0
     rng = np.random.default_rng(seed)
     if groups is not None:
         groups = _check_labels(groups, n, "groups", min_groups=2)
+        # groups numbered by first appearance, so the draw does not depend on label values
+        _, first_row, inverse = np.unique(groups, return_index=True, return_inverse=True)
+        code = np.argsort(np.argsort(first_row))[inverse.ravel()]
+        order = np.argsort(code, kind="stable")
+        _, starts, counts = np.unique(code[order], return_index=True, return_counts=True)
+        g1 = rng.integers(0, starts.size, size=n_pairs)
+        g2 = rng.integers(0, starts.size - 1, size=n_pairs)
+        g2 += g2 >= g1  # a different group, uniform over the others
+        pick = [order[starts[g] + (rng.random(n_pairs) * counts[g]).astype(np.int64)]
+                for g in (g1, g2)]
+        return pick[0], pick[1]
     first = rng.integers(0, n, size=n_pairs)
     second = rng.integers(0, n, size=n_pairs)
-    for _ in range(1000):  # redraw the few invalid pairs
-        bad = first == second
-        if groups is not None:
-            bad |= groups[first] == groups[second]
-        if not bad.any():
-            break
+    while (bad := first == second).any():  # redraw the few self-pairs
         second[bad] = rng.integers(0, n, size=int(bad.sum()))
-    else:  # pragma: no cover - only with pathological groupings
-        raise ValueError("Could not draw pairs from different groups; groups are too unbalanced.")
     return first, second
 
 
@@ -187,13 +198,18 @@ def pair_cosines(X, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", unit[first], unit[second])
 
 
-def self_similarity(X, word_ids, max_occurrences: int | None = None, seed: int = 0) -> pd.Series:
+def self_similarity(X, word_ids, max_occurrences: int | None = None, seed: int = 0,
+                    context_ids=None) -> pd.Series:
     """Self-similarity of each word: mean cosine between its occurrences in different contexts.
 
     .. math:: \\mathrm{SelfSim}_\\ell(w) = \\frac{1}{n^2-n} \\sum_j \\sum_{k \\ne j}
               \\cos(f_\\ell(s_j, i_j), f_\\ell(s_k, i_k))
 
     computed exactly as :math:`(\\lVert \\sum_j u_j \\rVert^2 - n)/(n^2-n)` on unit vectors.
+    With ``context_ids`` (the sentence of each row), pairs of occurrences in the same
+    sentence are left out, as the paper's definition over *different* sentences reads:
+    :math:`(\\lVert \\sum_j u_j \\rVert^2 - \\sum_s \\lVert \\sum_{j \\in s} u_j \\rVert^2)
+    / (n^2 - \\sum_s n_s^2)`; a word seen in one sentence only is then left out.
 
     Parameters
     ----------
@@ -203,8 +219,10 @@ def self_similarity(X, word_ids, max_occurrences: int | None = None, seed: int =
         The word (type) of each row. Words with fewer than 2 occurrences are left out.
     max_occurrences : int, optional
         Subsample words with more occurrences to this many (seeded), as Cai et al. cap
-        S_intra at 1,000 instances.
+        S_intra at 1,000 instances. Not combined with ``context_ids``.
     seed : int
+    context_ids : array of shape (n_points,), optional
+        The context (sentence) of each row; same-context pairs are then excluded.
 
     Returns
     -------
@@ -218,6 +236,11 @@ def self_similarity(X, word_ids, max_occurrences: int | None = None, seed: int =
     X = check_embeddings(X)
     word_ids = _check_labels(word_ids, X.shape[0], "word_ids")
     unit = _unit_rows(X)
+    if context_ids is not None:
+        if max_occurrences is not None:
+            raise ValueError("max_occurrences and context_ids cannot be combined; cap the "
+                             "occurrences before calling.")
+        return _self_similarity_across_contexts(unit, word_ids, context_ids)
     rng = np.random.default_rng(seed)
     values, index = [], []
     for code, rows in _grouped_rows(word_ids):
@@ -230,6 +253,32 @@ def self_similarity(X, word_ids, max_occurrences: int | None = None, seed: int =
     if not values:
         raise ValueError("No word has 2 or more occurrences; self-similarity is undefined.")
     return pd.Series(values, index=pd.Index(index, name="word"), name="self_similarity")
+
+
+def _self_similarity_across_contexts(unit: np.ndarray, word_ids: np.ndarray, context_ids
+                                     ) -> pd.Series:
+    """:func:`self_similarity` without same-context pairs, for every word at once."""
+    context_ids = _check_labels(context_ids, unit.shape[0], "context_ids")
+    words, word_code = np.unique(word_ids, return_inverse=True)
+    pairs, pair_code = np.unique(np.stack([word_code, np.unique(context_ids,
+                                                                return_inverse=True)[1]]),
+                                 axis=1, return_inverse=True)
+    pair_code = pair_code.ravel()
+    unit64 = np.asarray(unit, dtype=np.float64)
+    word_sums = group_sums(unit64, word_code, words.size)
+    pair_sums = group_sums(unit64, pair_code, pairs.shape[1])
+    n_word = np.bincount(word_code, minlength=words.size).astype(np.float64)
+    n_pair = np.bincount(pair_code, minlength=pairs.shape[1]).astype(np.float64)
+    within = np.bincount(pairs[0], weights=np.einsum("ij,ij->i", pair_sums, pair_sums),
+                         minlength=words.size)
+    within_pairs = np.bincount(pairs[0], weights=n_pair**2, minlength=words.size)
+    denominator = n_word**2 - within_pairs
+    keep = denominator > 0
+    if not keep.any():
+        raise ValueError("No word occurs in 2 or more contexts; self-similarity is undefined.")
+    total = np.einsum("ij,ij->i", word_sums, word_sums)
+    values = (total[keep] - within[keep]) / denominator[keep]
+    return pd.Series(values, index=pd.Index(words[keep], name="word"), name="self_similarity")
 
 
 def intra_sentence_similarity(X, sentence_ids) -> pd.Series:

@@ -594,28 +594,26 @@ def wic(split: str = "dev") -> pd.DataFrame:
 # --------------------------------------------------------------------------- language modelling
 
 
-def wikitext2(split: str = "valid") -> pd.DataFrame:
-    """WikiText-2 (v1, tokenized): one non-blank line (paragraph or heading) per row: ``text``."""
-    spec = DATASETS["wikitext-2"]
+def _nonblank_lines(name: str, relpath: str, split: str) -> pd.DataFrame:
+    """One stripped, non-blank line per row (``text``) of a language-modelling corpus."""
+    spec = DATASETS[name]
     _check_split(spec.name, split, spec.splits)
 
     def read() -> pd.DataFrame:
-        lines = [line.strip() for line in _lines(f"wikitext-2/wiki.{split}.tokens")]
+        lines = [line.strip() for line in _lines(relpath)]
         return pd.DataFrame({"text": [line for line in lines if line]})
 
     return _local_or_hub(spec, split, read)
+
+
+def wikitext2(split: str = "valid") -> pd.DataFrame:
+    """WikiText-2 (v1, tokenized): one non-blank line (paragraph or heading) per row: ``text``."""
+    return _nonblank_lines("wikitext-2", f"wikitext-2/wiki.{split}.tokens", split)
 
 
 def ptb(split: str = "valid") -> pd.DataFrame:
     """Penn Treebank (Mikolov's LM version): one sentence per row: ``text``."""
-    spec = DATASETS["ptb"]
-    _check_split(spec.name, split, spec.splits)
-
-    def read() -> pd.DataFrame:
-        lines = [line.strip() for line in _lines(f"ptb/ptb.{split}.txt")]
-        return pd.DataFrame({"text": [line for line in lines if line]})
-
-    return _local_or_hub(spec, split, read)
+    return _nonblank_lines("ptb", f"ptb/ptb.{split}.txt", split)
 
 
 def word_windows(texts: list[str], window_words: int) -> list[str]:

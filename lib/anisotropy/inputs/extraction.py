@@ -33,7 +33,8 @@ from anisotropy.geometry.grouping import run_means, run_starts
 from anisotropy.inputs import cache
 
 __all__ = ["EXTRACTION_VERSION", "WORD_PATTERN", "TokenEmbeddings", "extract_token_embeddings",
-           "extract_pooled", "pool_sentences", "pool_words", "split_words"]
+           "extract_pooled", "pool_sentences", "pool_words", "pool_rows", "pooling_mask",
+           "split_words"]
 
 EXTRACTION_VERSION = "2"
 #: How sentences are split into words: runs of letters/digits (with inner apostrophes),
@@ -96,13 +97,8 @@ class TokenEmbeddings:
         sentence that would lose all its tokens (a one-token sentence under a decoder whose
         position 0 is excluded) keeps them, so every sentence still gets a vector.
         """
-        base = ~self.special_mask if drop_special else np.ones(len(self), dtype=bool)
-        excluded = np.isin(self.position, np.asarray(list(exclude_positions), dtype=int))
-        kept = base & ~excluded
-        n_sentences = len(self.words)
-        remaining = np.bincount(self.sentence_index[kept], minlength=n_sentences)
-        emptied = remaining[self.sentence_index] == 0
-        return kept | (base & emptied)
+        return pooling_mask(self.sentence_index, self.position, self.special_mask,
+                            exclude_positions, drop_special)
 
     def sentence_rows(self, sentence_ids, exclude_positions: Sequence[int] = (),
                       drop_special: bool = True) -> np.ndarray:
@@ -120,18 +116,7 @@ class TokenEmbeddings:
         cached token vectors: :meth:`sentence_means` pools a layer, claim 4 pools
         transformed rows.
         """
-        rows = np.asarray(rows)
-        values = np.asarray(values)
-        if values.ndim != 2 or values.shape[0] != rows.size:
-            raise ValueError(f"values must have one row per token row: {values.shape} for "
-                             f"{rows.size} rows.")
-        sentences = self.sentence_index[rows]
-        if rows.size and (np.diff(rows) <= 0).any():
-            raise ValueError("rows must be increasing (token order).")
-        if not rows.size:
-            return np.zeros(0, dtype=np.int64), np.zeros((0, values.shape[1]))
-        starts = run_starts(sentences)
-        return sentences[starts], run_means(values, starts)
+        return pool_rows(values, rows, self.sentence_index)
 
     def sentence_means(self, layer: int, exclude_positions: Sequence[int] = (),
                        drop_special: bool = False) -> np.ndarray:
@@ -206,6 +191,51 @@ class TokenEmbeddings:
         s, w = self.sentence_index[rows], self.word_index[rows]
         change[1:] = (s[1:] != s[:-1]) | (w[1:] != w[:-1])
         return pool_words(X, np.flatnonzero(change)), table
+
+
+def pooling_mask(sentence_index: np.ndarray, position: np.ndarray, special: np.ndarray,
+                 exclude_positions: Sequence[int] = (), drop_special: bool = False
+                 ) -> np.ndarray:
+    """The token rows a sentence vector averages, never leaving a sentence empty.
+
+    Drops special tokens when ``drop_special`` and tokens at ``exclude_positions`` (the
+    decoder's position-0 sink); a sentence that would lose all its tokens keeps them. This
+    is the one row-selection rule of sentence pooling: :meth:`TokenEmbeddings.token_mask`
+    applies it to cached tokens, :func:`extract_pooled` to each forward batch.
+    """
+    base = ~np.asarray(special, dtype=bool) if drop_special else np.ones(len(position), bool)
+    excluded = np.isin(position, np.asarray(list(exclude_positions), dtype=int))
+    kept = base & ~excluded
+    sentence_index = np.asarray(sentence_index)
+    n_sentences = int(sentence_index.max()) + 1 if sentence_index.size else 0
+    remaining = np.bincount(sentence_index[kept], minlength=n_sentences)
+    emptied = remaining[sentence_index] == 0
+    return kept | (base & emptied)
+
+
+def pool_rows(values: np.ndarray, rows: np.ndarray, sentence_index: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Mean of ``values`` per sentence, where ``values[i]`` belongs to token row ``rows[i]``
+    and ``sentence_index`` maps every token row to its sentence.
+
+    Rows must be increasing (token order), so each sentence's rows are contiguous. Returns
+    ``(sentence_ids, means)``: the sentences that have rows, ascending, and their float64
+    means. The one pooling of token vectors into sentence vectors, whether the tokens come
+    from the cache (:meth:`TokenEmbeddings.pool`) or from a forward batch
+    (:func:`extract_pooled`).
+    """
+    rows = np.asarray(rows)
+    values = np.asarray(values)
+    if values.ndim != 2 or values.shape[0] != rows.size:
+        raise ValueError(f"values must have one row per token row: {values.shape} for "
+                         f"{rows.size} rows.")
+    if rows.size and (np.diff(rows) <= 0).any():
+        raise ValueError("rows must be increasing (token order).")
+    if not rows.size:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, values.shape[1]))
+    sentences = np.asarray(sentence_index)[rows]
+    starts = run_starts(sentences)
+    return sentences[starts], run_means(values, starts)
 
 
 def pool_words(X: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -402,10 +432,12 @@ def extract_pooled(encoder, sentences: list[str], *, batch_tokens: int = 8192,
     """Mean-pooled (with and without position 0) and first-token vectors at every layer.
 
     Returns a dict of float32 arrays of shape ``(L+1, n_sentences, dim)`` under ``"mean"``,
-    ``"mean_nosink"`` and ``"first"`` (memory-mapped from the cache).
+    ``"mean_nosink"`` and ``"first"`` (memory-mapped from the cache). The means use the
+    rows of :func:`pooling_mask` and the averaging of :func:`pool_rows`, as sentence means of
+    cached tokens do (:meth:`TokenEmbeddings.sentence_means`).
     """
     layers = list(range(encoder.n_layers + 1))
-    description = _description(encoder, sentences, "pooled")
+    description = _description(encoder, sentences, "pooled", pooling="pool_rows")
 
     def build(tmp: Path) -> None:
         tokenized = _tokenize(encoder, sentences, truncate=False)
@@ -419,15 +451,19 @@ def extract_pooled(encoder, sentences: list[str], *, batch_tokens: int = 8192,
                           desc=f"{encoder.name.split('/')[-1]}: sentences",
                           disable=not progress, unit="batch"):
             hidden, mask = _forward(encoder, [tokenized.ids[i] for i in batch])
-            mask = mask.numpy().astype(np.float32)
-            nosink = mask.copy()
-            nosink[:, 0] = np.where(mask.sum(axis=1) > 1, 0.0, 1.0)
+            real = mask.numpy().astype(bool)  # batch x time, real tokens (right padding)
+            sentence = np.nonzero(real)[0]
+            position = np.nonzero(real)[1]
+            no_special = np.zeros(sentence.size, dtype=bool)  # means keep special tokens
+            rows = {"mean": np.flatnonzero(pooling_mask(sentence, position, no_special)),
+                    "mean_nosink": np.flatnonzero(pooling_mask(sentence, position, no_special,
+                                                               (0,)))}
             for layer in layers:
                 states = hidden[layer].numpy()
-                out["mean"][layer, batch] = (states * mask[..., None]).sum(1) / \
-                    mask.sum(1, keepdims=True)
-                out["mean_nosink"][layer, batch] = (states * nosink[..., None]).sum(1) / \
-                    nosink.sum(1, keepdims=True)
+                flat = states[real]  # token rows in order: sentence, then position
+                for name, kept in rows.items():
+                    _, means = pool_rows(flat[kept], kept, sentence)
+                    out[name][layer, batch] = means
                 out["first"][layer, batch] = states[:, 0]
         for array in out.values():
             array.flush()

