@@ -192,17 +192,13 @@ def test_cluster_drivers_find_the_separating_coordinate():
 
 
 def test_manifold_indicators_tell_a_roll_from_a_blob():
-    t = 1.5 * np.pi * (1 + 2 * RNG.uniform(size=1500))
-    roll = np.c_[t * np.cos(t), 20 * RNG.uniform(size=1500), t * np.sin(t)]
-    blob = RNG.normal(size=(1500, 3))
-    rolled = clusters.manifold_indicators(roll, sample=1000)
-    solid = clusters.manifold_indicators(blob, sample=1000)
-    t = RNG.uniform(-1, 1, size=1500)
-    bent = np.c_[10 * t, 20 * RNG.uniform(size=1500), 5 * t**2]
-    curved = clusters.manifold_indicators(bent, sample=1000)
-    assert rolled["lid"] < 2.5 and rolled["geodesic_ratio"] > 2
-    assert solid["lid"] > 2.5 and solid["geodesic_ratio"] < 2
-    assert curved["lid"] < 2.5 and curved["geodesic_ratio"] < 2
+    shapes = clusters.reference_shapes(seed=3)
+    assert clusters.is_swiss_roll(shapes.loc["Swiss roll"])
+    assert not clusters.is_swiss_roll(shapes.loc["solid cloud"])
+    assert not clusters.is_swiss_roll(shapes.loc["bent sheet"])
+    assert shapes.loc["Swiss roll", "lid"] < clusters.SWISS_ROLL_MAX_LID
+    assert shapes.loc["solid cloud", "lid"] > clusters.SWISS_ROLL_MAX_LID
+    assert shapes.loc["bent sheet", "geodesic_ratio"] < clusters.SWISS_ROLL_MIN_RATIO
 
 
 def test_token_kinds():

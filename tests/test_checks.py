@@ -293,7 +293,7 @@ def test_spearman_change_draws_center_on_the_change():
 
 def test_layerwise_check_values_on_a_synthetic_table():
     layers = np.arange(5)
-    per_layer = pd.DataFrame({"layer": layers, "mev_baseline": 0.02,
+    per_layer = pd.DataFrame({"layer": layers, "mev_uncentred_baseline": 0.02,
                               "intra_similarity_adj": [0.1, 0.2, 0.3, 0.2, 0.25]})
     words = [f"w{i}" for i in range(40)]
     rows = []
@@ -313,6 +313,18 @@ def test_layerwise_check_values_on_a_synthetic_table():
                            "selfsim-falls", "mev-low", "last-layer-rise"}
     with pytest.raises(ValueError, match="layers"):
         layerwise.check_values(per_layer, per_word, base[:3], n_boot=200)
+    # a resampled random-word baseline widens the MEV interval; a fixed one says so
+    fixed = values["mev-low"][1]
+    assert "baseline (uncentred TruncatedSVD, as the original code) fixed" in fixed.method
+    varied = layerwise.check_values(per_layer, per_word, base, n_boot=200,
+                                    mev_baseline_draws=0.02 + np.random.default_rng(3).normal(
+                                        scale=0.01, size=(5, 200)))
+    assert varied["mev-low"][0] == values["mev-low"][0]
+    assert varied["mev-low"][1].high - varied["mev-low"][1].low > fixed.high - fixed.low
+    assert "refitted in every draw" in varied["mev-low"][1].method
+    with pytest.raises(ValueError, match="mev_baseline_draws must be"):
+        layerwise.check_values(per_layer, per_word, base, n_boot=200,
+                               mev_baseline_draws=np.zeros((5, 3)))
 
 
 def test_classifier_check_values_over_seeds():
@@ -355,7 +367,7 @@ def test_every_declared_check_is_recorded_by_its_notebook(slug):
     """A declaration nobody grades is dead data; a notebook grading an undeclared check
     fails at run time (tested above)."""
     text = (ROOT / "notebooks" / f"{slug}.ipynb").read_text()
-    library = "".join(p.read_text() for p in (ROOT / "lib" / "anisotropy").glob("*.py"))
+    library = "".join(p.read_text() for p in (ROOT / "lib" / "anisotropy").rglob("*.py"))
     for check_id in load_checks(slug):
         assert f'"{check_id}' in text or f'\\"{check_id}' in text or \
             f'"{check_id}"' in library, (slug, check_id)

@@ -344,3 +344,22 @@ def test_inter_intra_type_similarity():
     # centring per type removes shared offset: inter-type similarity drops
     assert metrics.inter_type_similarity(X - X.mean(0), ids) < metrics.inter_type_similarity(
         X, ids)
+
+
+def test_uncentred_share_draws_match_truncated_svd_on_resamples():
+    """Each draw is TruncatedSVD's first explained-variance ratio of the resampled rows."""
+    from sklearn.decomposition import TruncatedSVD
+
+    rng = np.random.default_rng(8)
+    M = rng.normal(size=(60, 7)) * [4, 2, 1, 1, 0.5, 0.5, 0.2] + 1.5
+    counts = np.vstack([np.ones(60), rng.multinomial(60, np.full(60, 1 / 60), size=3)])
+    draws = metrics.uncentred_share_draws(M, counts, n_iter=200)
+    for b, c in enumerate(counts):
+        resample = np.repeat(M, c.astype(int), axis=0)
+        svd = TruncatedSVD(n_components=2, algorithm="arpack").fit(resample)
+        assert draws[b] == pytest.approx(svd.explained_variance_ratio_[0], rel=1e-6)
+    rows = metrics.mev_baseline_rows(60, 20, seed=1)
+    assert metrics.mev_baseline(M, 20, center=False, seed=1) == pytest.approx(
+        metrics.uncentred_share_draws(M[rows], np.ones((1, 20)))[0], rel=1e-9)
+    with pytest.raises(ValueError, match="counts must be"):
+        metrics.uncentred_share_draws(M, np.ones((2, 5)))

@@ -30,10 +30,17 @@ from anisotropy.geometry.intervals import (
 )
 from anisotropy.geometry.sampling import sample_indices
 
-__all__ = ["choose_k", "type_similarities", "cluster_drivers",
+__all__ = ["SILHOUETTE_THRESHOLD", "SWISS_ROLL_MAX_LID", "SWISS_ROLL_MIN_RATIO",
+           "reference_shapes", "choose_k", "type_similarities", "cluster_drivers",
            "manifold_indicators", "pca_project", "type_frequencies", "token_kinds",
            "cluster_layer_stats", "static_space_lid", "driver_share_draws", "check_values",
            "offdiagonal_cosine_draws", "is_swiss_roll"]
+
+#: The Swiss-roll criterion of :func:`is_swiss_roll`.
+SWISS_ROLL_MAX_LID = 2.5
+SWISS_ROLL_MIN_RATIO = 2.0
+#: Below this best silhouette, :func:`choose_k` keeps one cluster (the authors' code).
+SILHOUETTE_THRESHOLD = 0.1
 
 
 def pca_project(X: np.ndarray, n_components: int) -> np.ndarray:
@@ -44,8 +51,9 @@ def pca_project(X: np.ndarray, n_components: int) -> np.ndarray:
     return centred @ vt[:n_components].T
 
 
-def choose_k(X: np.ndarray, k_range=range(2, 16), sample: int = 2000, threshold: float = 0.1,
-             seed: int = 0, n_init: int = 1) -> tuple[int, np.ndarray, dict]:
+def choose_k(X: np.ndarray, k_range=range(2, 16), sample: int = 2000,
+             threshold: float = SILHOUETTE_THRESHOLD, seed: int = 0, n_init: int = 1
+             ) -> tuple[int, np.ndarray, dict]:
     """Pick K for K-means by the best silhouette on a sample; K = 1 below ``threshold``.
 
     Each K in ``k_range`` is fitted on a seeded sample of at most ``sample`` rows (the
@@ -155,7 +163,8 @@ def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
 
     With ``n_boot``, the dict also holds bootstrap draws over types (``n_boot`` each) of
     ``"S_inter raw draws"`` (types resampled with ``seed``, so every layer of one token set
-    shares the resample), ``"S_inter per-cluster draws"`` and ``"S_intra per-cluster
+    shares the resample), ``"S_inter centred draws"`` (after global centring, resampled
+    independently of the raw draws), ``"S_inter per-cluster draws"`` and ``"S_intra per-cluster
     draws"`` (types resampled within each cluster, clusters combined draw by draw).
     """
     X = np.asarray(metrics.check_embeddings(X), dtype=np.float64)
@@ -165,8 +174,10 @@ def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
     if n_boot:
         out["S_inter raw draws"] = raw_draws
     centred = X - X.mean(axis=0)
-    out["S_inter centred"], out["S_intra centred"], _, _ = _similarities(
-        centred, types, max_instances, seed)
+    out["S_inter centred"], out["S_intra centred"], centred_draws, _ = _similarities(
+        centred, types, max_instances, seed, n_boot, boot_seed=seed + 211)
+    if n_boot:
+        out["S_inter centred draws"] = centred_draws
     inter, intra, weights, inter_draws, intra_draws = [], [], [], [], []
     for cluster in np.unique(labels):
         rows = labels == cluster
@@ -247,7 +258,25 @@ def manifold_indicators(P: np.ndarray, n_neighbors: int = 10, sample: int = 1500
             "connected_share": float(finite.mean())}
 
 
-def is_swiss_roll(indicators: dict, max_lid: float = 2.5, min_ratio: float = 2.0) -> bool:
+def reference_shapes(n_points: int = 1500, sample: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """:func:`manifold_indicators` of three synthetic 3-D shapes that calibrate the
+    Swiss-roll criterion: the textbook Swiss roll (a sheet rolled one and a half turns), a
+    gently bent sheet, and a solid Gaussian cloud. One row per shape."""
+    rng = np.random.default_rng(seed)
+    t = 1.5 * np.pi * (1 + 2 * rng.uniform(size=n_points))
+    u = rng.uniform(-1, 1, size=n_points)
+    shapes = {
+        "Swiss roll": np.c_[t * np.cos(t), 20 * rng.uniform(size=n_points), t * np.sin(t)],
+        "bent sheet": np.c_[10 * u, 20 * rng.uniform(size=n_points), 5 * u**2],
+        "solid cloud": rng.normal(size=(n_points, 3)),
+    }
+    rows = [{"shape": name, **manifold_indicators(P, sample=sample, seed=seed)}
+            for name, P in shapes.items()]
+    return pd.DataFrame(rows).set_index("shape")
+
+
+def is_swiss_roll(indicators: dict, max_lid: float = SWISS_ROLL_MAX_LID,
+                  min_ratio: float = SWISS_ROLL_MIN_RATIO) -> bool:
     """The book's Swiss-roll criterion on :func:`manifold_indicators`: a sheet (local
     dimension below ``max_lid``; about 2 for a sheet, 3 for a solid cloud) that is rolled up
     (90th-percentile geodesic ratio above ``min_ratio``; 1.1 to 1.3 for flat or gently bent
@@ -376,8 +405,11 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
     """The measured value and 95% interval of the per-layer claim-2 checks for one model.
 
     The paper's statements hold "in every layer", so each check reads the worst layer
-    >= 1: the minimum raw S_inter, the maximum per-cluster |S_inter|, the minimum gap
-    S_intra - S_inter, the maximum LID. Per-layer bootstrap draws (from
+    >= 1: the minimum raw S_inter; among the layers where K-means found clusters (K > 1),
+    the largest |S_inter| after per-cluster centring minus |S_inter| after global centring
+    (with K = 1 the two centrings are the same, so the comparison does not apply; it is
+    None when no layer has K > 1); the minimum gap S_intra - S_inter; the largest ratio of
+    a layer's LID to the smallest static LID. Per-layer bootstrap draws (from
     :func:`cluster_layer_stats`) are combined draw by draw: the minimum or maximum over
     layers of draw ``b`` is the statistic's draw ``b``. Raw S_inter resamples the same
     types in every layer; per-cluster values (clusters held fixed) and LID (the kNN
@@ -395,6 +427,7 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
         return np.stack([draws[layer][name] for layer in contextual], axis=1)
 
     raw = stack("S_inter raw draws")
+    centred = stack("S_inter centred draws")
     inter = stack("S_inter per-cluster draws")
     intra = stack("S_intra per-cluster draws")
     lid = stack("LID cosine draws")
@@ -405,6 +438,19 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
     per_cluster = (f"95% percentile bootstrap, B={n_boot} over the types of each cluster "
                    "(K-means clusters held fixed), per layer; clusters and layers combined "
                    "draw by draw")
+    clustered = (table["K"] > 1).to_numpy()
+    closer = table["S_inter per-cluster"].abs() - table["S_inter centred"].abs()
+    if clustered.any():
+        local = (
+            float(closer[clustered].max()),
+            percentile_interval((np.abs(inter) - np.abs(centred))[:, clustered].max(axis=1),
+                                method=per_cluster + "; global centring resampled "
+                                "independently"),
+            {"layer of the maximum": int(closer[clustered].idxmax()),
+             "layers with K > 1": [int(x) for x in table.index[clustered]],
+             "max |S_inter| per-cluster": float(table["S_inter per-cluster"].abs().max())})
+    else:
+        local = (None, None, {"layers with K > 1": []})
     return {
         "global-anisotropy": (
             float(table["S_inter raw"].min()),
@@ -413,19 +459,15 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
                 "layer)")),
             {"layer of the minimum": int(table["S_inter raw"].idxmin()),
              "median over layers": float(table["S_inter raw"].median())}),
-        "local-isotropy": (
-            float(table["S_inter per-cluster"].abs().max()),
-            percentile_interval(np.abs(inter).max(axis=1), method=per_cluster),
-            {"layer of the maximum": int(table["S_inter per-cluster"].abs().idxmax()),
-             "median over layers": float(table["S_inter per-cluster"].abs().median())}),
+        "local-isotropy": local,
         "intra-above-inter": (
             float(gap.min()), percentile_interval(
                 np.min(intra - inter, axis=1),
                 method=per_cluster + "; S_intra and S_inter resampled independently"),
             {"layer of the minimum": int(gap.idxmin())}),
         "lid-below-static": (
-            float(table["LID cosine"].max() - static_point.min()),
-            percentile_interval(lid.max(axis=1) - static_draws.min(axis=1), method=(
+            float(table["LID cosine"].max() / static_point.min()),
+            percentile_interval(lid.max(axis=1) / static_draws.min(axis=1), method=(
                 f"95% percentile bootstrap, B={n_boot} over the sampled distinct points of "
                 "each layer and each static space (kNN neighbourhoods of the full sample "
                 "held fixed), combined draw by draw")),

@@ -68,7 +68,9 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
                          min_contexts: int = 5, max_occurrences: int = 1000,
                          exclude_positions: tuple[int, ...] = (), n_baseline_pairs: int = 1000,
                          mev_threshold: float = 0.05, isoscore_sample: int = 5000, seed: int = 0,
-                         progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+                         n_boot: int | None = None, progress: bool = True
+                         ) -> tuple[pd.DataFrame, pd.DataFrame, dict, np.ndarray,
+                                    np.ndarray | None]:
     """Per-layer and per-word statistics of Ethayarajh (2019).
 
     Parameters
@@ -106,6 +108,11 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
     pair_cosines : ndarray of shape (n_layers_analysed, n_baseline_pairs)
         The baseline's random-pair cosines per layer (same pairs in every layer), for
         :func:`check_values`.
+    mev_baseline_draws : ndarray of shape (n_layers_analysed, n_boot), or None
+        With ``n_boot``: bootstrap draws of the uncentred random-word MEV baseline, its
+        random words resampled (the same resample in every layer) and the share refitted
+        (:func:`anisotropy.geometry.metrics.uncentred_share_draws`), for
+        :func:`check_values`.
     """
     table = tokens.word_table(exclude_positions)
     mask = eligible_words(table, min_contexts).to_numpy()
@@ -130,6 +137,9 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
     # the baseline's random pairs: drawn once, shared by every layer (as cosine_baseline
     # with the same seed would draw them), so that a bootstrap can resample them jointly
     first, second = metrics.random_pairs(len(table), sentences, n_baseline_pairs, seed)
+    random_rows = metrics.mev_baseline_rows(len(table), RANDOM_WORDS, seed, sentences)
+    random_counts = resample_counts(random_rows.size, n_boot, seed + 2) if n_boot else None
+    baseline_draws = []
     for layer in tqdm(layers, desc="layers", disable=not progress):
         X, _ = tokens.word_vectors(layer, exclude_positions)
         cosines = metrics.pair_cosines(X, first, second)
@@ -147,6 +157,8 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
                                         groups=sentences)
         mev_base_raw = metrics.mev_baseline(X, RANDOM_WORDS, center=False, seed=seed,
                                             groups=sentences)
+        if n_boot:
+            baseline_draws.append(metrics.uncentred_share_draws(X[random_rows], random_counts))
         mev_base_sized = size_matched_mev_baseline(X, sizes, center=True, seed=seed)
         intra = metrics.intra_sentence_similarity(X, sentences)
         records.append({
@@ -162,7 +174,7 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
             "mev_adj": float(mev.mean()) - mev_base_raw,
             "mev_adj_centred_baseline": float(mev.mean()) - mev_base,
             "share_mev_adj_below_threshold": float(((mev - mev_base_raw) < mev_threshold)
-                                                   .mean()),
+                                                   [mev.notna()].mean()),
             "mev_baseline_size_matched": mev_base_sized,
             "mev_adj_size_matched": float(mev.mean()) - mev_base_sized,
             "mev_uncentred": float(mev_raw.mean()), "mev_uncentred_baseline": mev_base_raw,
@@ -186,7 +198,8 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
              "n_random_words": int(min(RANDOM_WORDS, np.unique(sentences).size)),
              # 1: every sentence starts with a special (BOS/CLS) token; 0: with its first word
              "position0_special_share": float(tokens.special_mask[tokens.position == 0].mean())}
-    return pd.DataFrame(records), per_word, facts, np.vstack(cosines_by_layer)
+    return (pd.DataFrame(records), per_word, facts, np.vstack(cosines_by_layer),
+            np.vstack(baseline_draws) if n_boot else None)
 
 
 def sink_effect(tokens: TokenEmbeddings, layers: list[int], n_pairs: int = 1000,
@@ -312,7 +325,8 @@ def baseline_band(pair_cosines: np.ndarray, n_boot: int = 1000, seed: int = 0
 
 
 def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: np.ndarray,
-                 n_boot: int = 1000, seed: int = 0) -> dict[str, tuple]:
+                 n_boot: int = 1000, seed: int = 0,
+                 mev_baseline_draws: np.ndarray | None = None) -> dict[str, tuple]:
     """The measured value and 95% interval of every claim-1 check for one model.
 
     Two kinds of sampled units carry the uncertainty, each resampled with replacement
@@ -323,8 +337,10 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     - the analysed words, resampled jointly across layers for self-similarity and MEV.
 
     Adjusted self-similarity combines both, each draw with an independent resample. The
-    random-word MEV baseline is held fixed (its 1,000 random words are a second sample
-    this interval does not cover).
+    random-word MEV baseline is a third sample: ``mev_baseline_draws`` (layers x
+    ``n_boot``, from :func:`layerwise_word_stats`) resample its random words and refit the
+    uncentred share in every draw; without them the baseline is held fixed and the
+    interval says so.
 
     Returns ``{check_id: (measured, Interval, details)}`` for ``baseline-positive``,
     ``baseline-rises``, ``decoder-baseline-high``, ``selfsim-falls`` and ``mev-low``, plus
@@ -369,7 +385,18 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     with warnings.catch_warnings():  # all-NaN columns (no MEV in a layer) give NaN
         warnings.simplefilter("ignore", RuntimeWarning)
         mev_adj = np.nanmean(mev, axis=0) - mev_base
-    mev_adj_draws = mev_draws - mev_base
+    if mev_baseline_draws is not None:
+        mev_baseline_draws = np.asarray(mev_baseline_draws, dtype=np.float64)
+        if mev_baseline_draws.shape != (layers.size, n_boot):
+            raise ValueError(f"mev_baseline_draws must be (layers, n_boot) = "
+                             f"{(layers.size, n_boot)}; got {mev_baseline_draws.shape}.")
+        mev_adj_draws = mev_draws - mev_baseline_draws.T
+        mev_method = (words_method + ", and independently over the random words of the "
+                      "uncentred random-word MEV baseline (refitted in every draw)")
+    else:
+        mev_adj_draws = mev_draws - mev_base
+        mev_method = (words_method + "; random-word MEV baseline (uncentred TruncatedSVD, as "
+                      "the original code) fixed")
     out = {
         "baseline-positive": (
             float(base[contextual].min()),
@@ -379,19 +406,21 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
             float(halves(base)), percentile_interval(halves(base_draws), method=pairs_method),
             {"upper half": float(base[upper].mean()),
              "lower half": float(base[lower].mean()), "layer 0": float(base[layers == 0][0])
-             if (layers == 0).any() else None}),
+             if (layers == 0).any() else None,
+             "upper minus lower without layer L": float(
+                 base[upper & (layers < last)].mean() - base[lower].mean())
+             if (upper & (layers < last)).any() else None}),
         "decoder-baseline-high": (
             float(base[upper].mean()),
-            percentile_interval(base_draws[:, upper].mean(axis=1), method=pairs_method), None),
+            percentile_interval(base_draws[:, upper].mean(axis=1), method=pairs_method),
+            {"last layer": float(base[layers == last][0])}),
         "selfsim-falls": (
             float(halves(adjusted)), percentile_interval(halves(adjusted_draws), method=both),
             {"upper half": float(adjusted[upper].mean()),
              "lower half": float(adjusted[lower].mean())}),
         "mev-low": (
             float(mev_adj[contextual].max()),
-            percentile_interval(mev_adj_draws[:, contextual].max(axis=1),
-                                method=words_method + "; random-word MEV baseline (uncentred "
-                                "TruncatedSVD, as the original code) fixed"),
+            percentile_interval(mev_adj_draws[:, contextual].max(axis=1), method=mev_method),
             {"layer of the maximum": int(layers[contextual][mev_adj[contextual].argmax()])}),
     }
     intra = per_layer["intra_similarity_adj"].to_numpy()

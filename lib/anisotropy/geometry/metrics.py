@@ -37,6 +37,8 @@ __all__ = [
     "intra_sentence_similarity",
     "max_explainable_variance",
     "mev_baseline",
+    "mev_baseline_rows",
+    "uncentred_share_draws",
     "inter_type_similarity",
     "inter_type_units",
     "mean_offdiagonal_cosine",
@@ -395,17 +397,51 @@ def mev_baseline(X, n_points: int = 1000, center: bool = True, seed: int = 0,
     that share, with the centring convention of :func:`max_explainable_variance`.
     """
     X = check_embeddings(X)
+    return _first_pc_share(X[mev_baseline_rows(X.shape[0], n_points, seed, groups)], center)
+
+
+def mev_baseline_rows(n: int, n_points: int = 1000, seed: int = 0, groups=None) -> np.ndarray:
+    """The rows :func:`mev_baseline` draws: ``n_points`` of ``n`` without replacement, one
+    per group when ``groups`` is given (a random member of each of ``n_points`` random
+    groups)."""
     rng = np.random.default_rng(seed)
     if groups is None:
-        rows = rng.choice(X.shape[0], size=min(n_points, X.shape[0]), replace=False)
-    else:
-        groups = _check_labels(groups, X.shape[0], "groups")
-        order = rng.permutation(X.shape[0])
-        _, first = np.unique(groups[order], return_index=True)
-        rows = order[first]
-        if rows.size > n_points:
-            rows = rng.choice(rows, size=n_points, replace=False)
-    return _first_pc_share(X[rows], center)
+        return rng.choice(n, size=min(n_points, n), replace=False)
+    groups = _check_labels(groups, n, "groups")
+    order = rng.permutation(n)
+    _, first = np.unique(groups[order], return_index=True)
+    rows = order[first]
+    if rows.size > n_points:
+        rows = rng.choice(rows, size=n_points, replace=False)
+    return rows
+
+
+def uncentred_share_draws(M, counts: np.ndarray, n_iter: int = 40) -> np.ndarray:
+    """Bootstrap draws of the uncentred first-component share of :func:`mev_baseline`
+    (``center=False``: scikit-learn's ``TruncatedSVD`` ratio) over resamples of the rows.
+
+    Draw ``b`` weights row ``i`` of ``M`` by ``counts[b, i]`` (how often the resample holds
+    it): the top right singular vector :math:`v_b` of the resample is found by power
+    iteration on :math:`M^\top \\mathrm{diag}(c_b) M`, started from the full sample's
+    vector, and the share is the weighted variance of :math:`M v_b` over the weighted total
+    variance, as for the full sample. All-ones counts give :func:`_first_pc_share`.
+    """
+    M = np.asarray(check_embeddings(M, min_points=2), dtype=np.float64)
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.ndim != 2 or counts.shape[1] != M.shape[0]:
+        raise ValueError(f"counts must be (n_boot, {M.shape[0]}); got {counts.shape}.")
+    _, start = _top_gram_eigen(M)
+    V = np.repeat(start[:, None], counts.shape[0], axis=1)  # (dim, B)
+    for _ in range(n_iter):
+        V = M.T @ (counts.T * (M @ V))
+        V /= np.linalg.norm(V, axis=0, keepdims=True)
+    total = counts.sum(axis=1)
+    projection = M @ V  # (n, B)
+    mean_p = np.einsum("bi,ib->b", counts, projection) / total
+    var_p = np.einsum("bi,ib->b", counts, projection**2) / total - mean_p**2
+    mean_x = counts @ M / total[:, None]
+    var_x = counts @ np.einsum("ij,ij->i", M, M) / total - np.einsum("bj,bj->b", mean_x, mean_x)
+    return var_p / var_x
 
 
 # --------------------------------------------------------------------------- Cai et al. 2021
