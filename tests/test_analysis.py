@@ -214,11 +214,32 @@ def test_frequency_geometry_detects_rare_words_far_out():
     radius = 10 - np.log(counts)  # rare words far from the origin
     directions = RNG.normal(size=(500, 8))
     X = directions / np.linalg.norm(directions, axis=1, keepdims=True) * radius[:, None]
-    summary, bins = frequency.frequency_geometry(X, counts, k=5)
+    summary, bins = frequency.frequency_geometry(X, counts, k=5, edges=(0, 100, 250, 500))
     assert summary["rho norm"] < -0.9 and summary["rho kNN distance"] < -0.5
-    assert bins["norm"].iloc[0] > bins["norm"].iloc[-1]
+    assert list(bins.index) == ["[0, 100)", "[100, 250)", "[250, 500)"]
+    assert bins["norm"].iloc[0] < bins["norm"].iloc[-1]  # the most frequent are nearest
     with pytest.raises(ValueError, match="positive count"):
         frequency.frequency_geometry(X, np.zeros(500), k=5)
+    table = frequency.frequency_table(X, counts, (0, 100, 500))
+    assert list(table.columns) == ["mean l2 norm", "mean 3-NN l2 distance",
+                                   "mean 5-NN l2 distance", "mean 7-NN l2 distance"]
+    assert table["mean l2 norm"].iloc[0] == pytest.approx(
+        np.linalg.norm(X[np.argsort(-counts)[:100]], axis=1).mean())
+    with pytest.raises(ValueError, match="edges must start at 0"):
+        frequency.rank_bins(counts, [5, 10])
+
+
+def test_fixed_count_average_uses_exactly_m_occurrences():
+    X = np.arange(20, dtype=float)[:, None] * [1.0, 0.0]
+    ids = np.repeat([7, 3, 9], [10, 6, 4])
+    means, types = frequency.fixed_count_average(X, ids, 5, seed=0)
+    assert types.tolist() == [3, 7]  # 9 has only 4 occurrences
+    assert means[0, 0] == pytest.approx(X[10:16, 0].mean(), abs=0.5)  # 5 of rows 10..15
+    assert means.shape == (2, 2)
+    again, _ = frequency.fixed_count_average(X, ids, 5, seed=0)
+    assert (again == means).all()
+    with pytest.raises(ValueError, match="No type has 11"):
+        frequency.fixed_count_average(X, ids, 11)
 
 
 @pytest.mark.parametrize("metric", ["euclidean", "cosine"])

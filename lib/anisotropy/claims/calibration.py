@@ -1,9 +1,14 @@
-"""Sentence-embedding calibration: a normalizing flow (BERT-flow) and its evaluation.
+"""Claim 3, part B: calibrating sentence embeddings (BERT-flow, BERT-whitening) on STS.
 
-The flow is ``zuko``'s RealNVP (affine coupling layers, the family of the Glow model that
-BERT-flow used), fitted by maximum likelihood on unlabelled sentence vectors. Vectors are
-first centred and divided by one global scale (their geometry is kept), then mapped to the
-latent space; similarity is the cosine there, as in Li et al. (2020).
+- :class:`FlowCalibration`: ``zuko``'s RealNVP (affine coupling layers, the family of the
+  Glow model that BERT-flow used), fitted by maximum likelihood on unlabelled sentence
+  vectors. Vectors are first centred and divided by one global scale (their geometry is
+  kept), then mapped to the latent space; similarity is the cosine there, as in Li et al.
+  (2020). The one module of the library that trains with torch (imported when fitting).
+- :data:`POOLINGS` and :func:`pooled_vectors`: the sentence poolings, named by what the
+  papers' code computes;
+- :func:`calibrate_and_score`: whitening and flows fitted per task and scored;
+- :func:`check_values`: the measured values and intervals of the calibration checks.
 """
 
 from __future__ import annotations
@@ -11,10 +16,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
 
+from anisotropy.claims import sts
+from anisotropy.geometry.intervals import combine_independent, seed_interval
 from anisotropy.geometry.metrics import check_embeddings
+from anisotropy.geometry.transforms import Whitening
+from anisotropy.inputs import tasks as task_registry
 
-__all__ = ["FlowCalibration"]
+__all__ = ["FlowCalibration", "POOLINGS", "pooled_vectors", "calibrate_and_score",
+           "check_values"]
 
 
 @dataclass
@@ -85,3 +97,139 @@ class FlowCalibration:
 
     def fit_transform(self, X) -> np.ndarray:
         return self.fit(X).transform(X)
+
+
+# --------------------------------------------------------------------------- claim 3, part B
+
+#: Sentence poolings of claim 3: name -> (layers averaged, what it is).
+POOLINGS: dict[str, tuple[str, str]] = {
+    "last-avg": ("last", "the mean of the last layer's token vectors"),
+    "first-last-avg": (
+        "1+last",
+        "the mean of the first transformer block's output (layer 1) and the last layer: "
+        "BERT-whitening's first-last-avg (eng/utils.py, Transformer-0-FeedForward-Norm) and "
+        "what BERT-flow's code computes under the name last2avg (run_siamese.py lines "
+        "168-175 average all_encoder_layers[0], the first block, and the last layer)"),
+    "embeddings-last-avg": (
+        "0+last",
+        "the mean of the embedding output (layer 0) and the last layer; used by neither "
+        "paper, shown for contrast"),
+}
+
+
+def pooled_vectors(tokens, n_layers: int, exclude_positions=()) -> dict[str, np.ndarray]:
+    """Every :data:`POOLINGS` sentence vector of ``tokens``' sentences (float32 arrays in
+    sentence order), from :meth:`~anisotropy.inputs.extraction.TokenEmbeddings.sentence_means`
+    of layers 0, 1 and ``n_layers``."""
+    means = {layer: tokens.sentence_means(layer, exclude_positions)
+             for layer in (0, 1, n_layers)}
+    return {"last-avg": means[n_layers],
+            "first-last-avg": (means[1] + means[n_layers]) / 2,
+            "embeddings-last-avg": (means[0] + means[n_layers]) / 2}
+
+
+def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.ndarray],
+                        sentences: list[str], tasks: list[str], *, pooling: str,
+                        flow_steps: int = 400, n_flow_seeds: int = 3,
+                        max_pairs: int | None = None, seed: int = 0,
+                        progress: bool = True) -> tuple[pd.DataFrame, dict, dict]:
+    """Whitening and flows on STS tasks, for one model.
+
+    Every :data:`POOLINGS` variant is scored as is. The ``pooling`` vectors are also
+    calibrated: whitening at full dimension and at a third of it (Su et al.: 256 of 768),
+    fitted on the task's own sentences; a flow fitted on the NLI sentences (BERT-flow's
+    "NLI*" setting, one fit shared by the tasks); and ``n_flow_seeds`` flows fitted on the
+    task's own sentences ("target"), one per seed.
+
+    Returns
+    -------
+    scores : DataFrame, one row per (task, method, seed): Spearman x 100 in the task's
+        declared aggregation (``spearman``, see :func:`anisotropy.inputs.tasks.
+        sts_aggregation`), pooled (``spearman_all``) and pair-weighted over subsets
+        (``spearman_wmean``), Pearson pooled.
+    pair_scores : dict, ``(task, method, seed) -> cosine per pair``, ``(task, "gold")``,
+        ``(task, "subsets")`` (None for tasks aggregated over all pairs).
+    flow_curves : dict, ``task or "NLI" -> training losses`` of the first flow seed.
+    """
+    if pooling not in pooled:
+        raise ValueError(f"Unknown pooling {pooling!r}; choose one of {list(pooled)}.")
+    index = {s: i for i, s in enumerate(sentences)}
+    base = pooled[pooling]
+    dim = base.shape[1]
+    nli_flow = FlowCalibration(n_steps=flow_steps, seed=seed).fit(nli_pooled[pooling])
+    rows, pair_scores, curves = [], {}, {"NLI": nli_flow.losses_}
+    for task in tqdm(tasks, desc="calibration", disable=not progress):
+        frame = task_registry.sts_task(task, max_pairs, seed)
+        aggregation = task_registry.sts_aggregation(task)
+        subsets = frame["subset"].to_numpy() if aggregation == "wmean" else None
+        first = np.array([index[s] for s in frame["sentence1"]])
+        second = np.array([index[s] for s in frame["sentence2"]])
+        own = np.unique(np.r_[first, second])
+        calibrated = {("whitening", seed): Whitening().fit(base[own]),
+                      ("whitening (dim/3)", seed): Whitening(n_components=max(2, dim // 3))
+                      .fit(base[own]),
+                      ("flow (NLI)", seed): nli_flow}
+        for flow_seed in range(seed, seed + n_flow_seeds):
+            calibrated[("flow (target)", flow_seed)] = FlowCalibration(
+                n_steps=flow_steps, seed=flow_seed).fit(base[own])
+        curves[task] = calibrated[("flow (target)", seed)].losses_
+        variants = {(name, seed): vectors for name, vectors in pooled.items()}
+        for key, transform in calibrated.items():
+            out = np.zeros((len(sentences), transform.transform(base[:1]).shape[1]))
+            out[own] = transform.transform(base[own])
+            variants[key] = out
+        gold = frame["score"].to_numpy()
+        for (method, method_seed), vectors in variants.items():
+            result = sts.evaluate_sts(vectors[first], vectors[second], gold, subsets)
+            rows.append({"task": task, "method": method, "seed": method_seed,
+                         "aggregation": aggregation,
+                         "spearman": result[f"spearman_{aggregation}"],
+                         "spearman_all": result["spearman_all"],
+                         "spearman_wmean": result["spearman_wmean"],
+                         "pearson_all": result["pearson_all"], "n_pairs": result["n_pairs"]})
+            pair_scores[(task, method, method_seed)] = sts.cosine_scores(vectors[first],
+                                                                         vectors[second])
+        pair_scores[(task, "gold")] = gold
+        pair_scores[(task, "subsets")] = subsets
+    return pd.DataFrame(rows), pair_scores, curves
+
+
+def check_values(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pooling: str,
+                 n_boot: int = 1000, seed: int = 0) -> dict[str, tuple]:
+    """Measured value and 95% interval of ``whitening-helps`` and ``flow-helps`` for one
+    model, from :func:`calibrate_and_score`'s outputs.
+
+    Each is the mean over ``tasks`` of the Spearman x 100 change over the ``pooling``
+    baseline, each task in its declared aggregation. Whitening is deterministic: its
+    interval is a paired bootstrap over each task's pairs (within subsets for ``wmean``
+    tasks). The flow is a trained part: a t-interval over its seeds is combined with the
+    paired bootstrap of the seeds' mean, half-widths added in quadrature.
+    """
+    per_task = scores.pivot_table(index=["method", "seed"], columns="task",
+                                  values="spearman")[tasks]
+    baseline = float(per_task.loc[(pooling, seed)].mean())
+    gold = {t: pair_scores[(t, "gold")] for t in tasks}
+    subsets = {t: pair_scores[(t, "subsets")] for t in tasks}
+    n_pairs = {t: gold[t].size for t in tasks}
+
+    def draws(method: str, method_seed: int) -> dict[str, np.ndarray]:
+        return {t: sts.spearman_change_draws(pair_scores[(t, method, method_seed)],
+                                             pair_scores[(t, pooling, seed)], gold[t], n_boot,
+                                             seed, subsets[t]) for t in tasks}
+
+    whitening = float(per_task.loc[("whitening", seed)].mean()) - baseline
+    flow_rows = per_task.loc["flow (target)"]
+    per_seed = flow_rows.mean(axis=1) - baseline
+    seed_draws = [draws("flow (target)", s) for s in flow_rows.index]
+    mean_draws = {t: np.mean([d[t] for d in seed_draws], axis=0) for t in tasks}
+    flow = float(per_seed.mean())
+    return {
+        "whitening-helps": (whitening, sts.mean_change_interval(draws("whitening", seed),
+                                                                n_boot, n_pairs),
+                            {"baseline average": baseline}),
+        "flow-helps": (flow, combine_independent(
+            flow, seed_interval(per_seed.to_numpy(), unit="flow seeds (fits per task)"),
+            sts.mean_change_interval(mean_draws, n_boot, n_pairs)),
+            {"baseline average": baseline,
+             "per seed": {int(k): float(v) for k, v in per_seed.items()}}),
+    }

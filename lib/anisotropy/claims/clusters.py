@@ -23,6 +23,7 @@ from tqdm.auto import tqdm
 
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import (
+    Interval,
     boot_method,
     bootstrap_means,
     percentile_interval,
@@ -31,10 +32,10 @@ from anisotropy.geometry.intervals import (
 from anisotropy.geometry.sampling import sample_indices
 
 __all__ = ["SILHOUETTE_THRESHOLD", "SWISS_ROLL_MAX_LID", "SWISS_ROLL_MIN_RATIO",
-           "reference_shapes", "choose_k", "type_similarities", "cluster_drivers",
-           "manifold_indicators", "pca_project", "type_frequencies", "token_kinds",
-           "cluster_layer_stats", "static_space_lid", "driver_share_draws", "check_values",
-           "offdiagonal_cosine_draws", "is_swiss_roll"]
+           "reference_shapes", "choose_k", "compare_k_selection", "type_similarities",
+           "cluster_drivers", "manifold_indicators", "pca_project", "type_frequencies",
+           "token_kinds", "cluster_layer_stats", "static_space_lid", "driver_share_draws",
+           "decoder_drivers", "check_values", "offdiagonal_cosine_draws", "is_swiss_roll"]
 
 #: The Swiss-roll criterion of :func:`is_swiss_roll`.
 SWISS_ROLL_MAX_LID = 2.5
@@ -84,6 +85,23 @@ def choose_k(X: np.ndarray, k_range=range(2, 16), sample: int = 2000,
     if scores[best] < threshold:
         return 1, np.zeros(X.shape[0], dtype=int), scores
     return best, fitted[best].predict(np.asarray(X, dtype=np.float32)), scores
+
+
+def compare_k_selection(X: np.ndarray, protocols: dict[str, tuple[int, int]], seed: int = 0
+                        ) -> pd.DataFrame:
+    """K chosen by :func:`choose_k` under several protocols, one row each.
+
+    ``protocols`` maps a label to ``(sample, n_init)``: the points K-means is fitted and the
+    silhouette scored on, and the K-means initialisations. Rows hold the chosen K, the best
+    silhouette and the silhouette of every K tried.
+    """
+    rows = []
+    for label, (sample, n_init) in protocols.items():
+        k, _, scores = choose_k(X, sample=sample, seed=seed, n_init=n_init)
+        rows.append({"protocol": label, "points": min(sample, X.shape[0]), "n_init": n_init,
+                     "K": k, "best silhouette": max(scores.values()),
+                     **{f"silhouette K={key}": value for key, value in scores.items()}})
+    return pd.DataFrame(rows).set_index("protocol")
 
 
 def _similarities(X: np.ndarray, types: np.ndarray, max_instances: int, seed: int,
@@ -398,6 +416,35 @@ def driver_share_draws(X: np.ndarray, labels: np.ndarray, n_boot: int = 1000, se
         out[start:start + block] = ordered[:, :top].sum(axis=1) / np.maximum(
             scatter.sum(axis=1), 1e-300)
     return out
+
+
+def decoder_drivers(tokens, layer: int, k_sample: int = 2000, n_boot: int = 1000,
+                    seed: int = 0) -> tuple[dict, Interval]:
+    """What carries a decoder layer's clusters, with the position-0 tokens kept (the raw
+    space, as the paper used it).
+
+    K-means (:func:`choose_k`) on the layer's non-special tokens; returns a row of facts
+    (K, the top-3 between-cluster and top-variance coordinates and their shares, how much of
+    the smallest cluster is position 0) and the 95% interval of the top-3 between-cluster
+    share (:func:`driver_share_draws`; 0 when one cluster is chosen).
+    """
+    keep = ~tokens.special_mask
+    X = np.asarray(tokens.layer(layer))[keep]
+    k, labels, _ = choose_k(X, sample=k_sample, seed=seed)
+    drivers = cluster_drivers(X, labels)
+    first = tokens.position[keep] == 0
+    smallest = pd.Series(labels).value_counts().index[-1]
+    share = drivers["top_between_share"] if k > 1 else 0.0
+    row = {"layer": layer, "K with position 0": k,
+           "top-3 between-cluster dims": drivers["top_between_dims"],
+           "top-3 between-cluster share": share,
+           "top-3 variance dims": drivers["top_variance_dims"],
+           "top-3 variance share": drivers["top_variance_share"],
+           "position-0 share of smallest cluster": float(first[labels == smallest].mean()),
+           "position-0 share of all tokens": float(first.mean())}
+    interval = percentile_interval(driver_share_draws(X, labels, n_boot, seed), method=boot_method(
+        n_boot, X.shape[0], "tokens; clusters fixed, top coordinates re-chosen in every draw"))
+    return row, interval
 
 
 def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tuple[float,

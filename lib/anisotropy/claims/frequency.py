@@ -4,7 +4,12 @@
   corpora (WikiText-2 and PTB valid+test, SNLI dev+test sentences);
 - :func:`frequency_geometry`: for one space (rows = types with a frequency), the Spearman
   correlation of vector norm and of mean kNN distance with log frequency, raw and centred,
-  and the mean kNN distance per frequency bin.
+  and the mean norm and kNN distance per frequency-rank bin;
+- :func:`frequency_table`: Li et al.'s Table 1 layout, mean norm and mean kNN distance
+  (several k) per frequency-rank range;
+- :func:`model_spaces`: a transformer's input-embedding matrix (the space the paper
+  analyses) and type-averaged contextual vectors with a fixed number of occurrences per
+  type, so that rare types are not noisier merely for being averaged over fewer vectors.
 """
 
 from __future__ import annotations
@@ -16,7 +21,6 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from anisotropy.geometry import metrics
-from anisotropy.geometry.grouping import group_sums
 from anisotropy.geometry.intervals import (
     boot_method,
     percentile_interval,
@@ -24,9 +28,9 @@ from anisotropy.geometry.intervals import (
     rowwise_spearman,
 )
 
-__all__ = ["corpus_token_counts", "corpus_word_counts",
-           "frequency_geometry", "knn_mean_distance", "type_average", "model_spaces",
-           "static_spaces"]
+__all__ = ["corpus_token_counts", "corpus_word_counts", "frequency_geometry", "frequency_table",
+           "rank_bins", "knn_mean_distance", "fixed_count_average",
+           "model_spaces", "static_spaces"]
 
 
 def corpus_token_counts(tokenizer, texts: list[str], batch: int = 2000) -> Counter:
@@ -71,16 +75,40 @@ def rho_interval(values: np.ndarray, log_frequency: np.ndarray, n_boot: int = 10
     return percentile_interval(draws, method=boot_method(n_boot, values.size, "types", note))
 
 
-def frequency_geometry(X: np.ndarray, frequency: np.ndarray, k: int = 10,
-                       n_bins: int = 5, n_boot: int | None = None,
+def rank_bins(frequency: np.ndarray, edges) -> pd.Series:
+    """The frequency-rank range of each row: rank 0 is the most frequent (ties broken by row
+    order), and ``edges`` ``[0, 100, 500, ...]`` give ranges ``[0, 100)``, ``[100, 500)``;
+    rows ranked beyond the last edge get NaN."""
+    edges = np.asarray(edges)
+    if edges.ndim != 1 or edges.size < 2 or (np.diff(edges) <= 0).any() or edges[0] != 0:
+        raise ValueError(f"edges must start at 0 and increase; got {edges.tolist()}.")
+    rank = pd.Series(-np.asarray(frequency, dtype=np.float64)).rank(method="first") - 1
+    labels = [f"[{a:,}, {b:,})" for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    return pd.cut(rank, bins=edges, right=False, labels=labels)
+
+
+def frequency_table(X: np.ndarray, frequency: np.ndarray, edges, ks=(3, 5, 7)) -> pd.DataFrame:
+    """Mean l2 norm and mean distance to the k nearest neighbours (among all rows) per
+    frequency-rank range: the layout of Li et al. (2020), Table 1."""
+    X = np.asarray(metrics.check_embeddings(X, min_points=max(ks) + 2), dtype=np.float64)
+    table = pd.DataFrame({"range": rank_bins(frequency, edges),
+                          "mean l2 norm": np.linalg.norm(X, axis=1)})
+    distances = metrics.knn_distances(X, max(ks), "euclidean")
+    for k in ks:
+        table[f"mean {k}-NN l2 distance"] = distances[:, :k].mean(axis=1)
+    return table.groupby("range", observed=False).mean()
+
+
+def frequency_geometry(X: np.ndarray, frequency: np.ndarray, k: int = 5,
+                       edges=(0, 100, 500, 5000, 10000), n_boot: int | None = None,
                        seed: int = 0) -> tuple[dict, pd.DataFrame]:
     """Norm and neighbourhood density against log frequency for one space.
 
     Returns a dict of Spearman correlations (norm and kNN distance, raw and after centring;
     Euclidean kNN distances do not change with centring, so they are given once) and a
-    table of the mean norm and kNN distance per frequency quantile bin (bin 0 = rarest).
-    With ``n_boot``, the dict also holds ``"rho norm interval"`` and ``"rho kNN distance
-    interval"`` (:func:`rho_interval`).
+    table of the mean norm and kNN distance per frequency-rank range (:func:`rank_bins`,
+    Li et al.'s ranges by default). With ``n_boot``, the dict also holds ``"rho norm
+    interval"`` and ``"rho kNN distance interval"`` (:func:`rho_interval`).
     """
     X = np.asarray(metrics.check_embeddings(X, min_points=k + 2), dtype=np.float64)
     frequency = np.asarray(frequency, dtype=np.float64)
@@ -100,25 +128,45 @@ def frequency_geometry(X: np.ndarray, frequency: np.ndarray, k: int = 10,
         summary["rho norm interval"] = rho_interval(norms, log_frequency, n_boot, seed)
         summary["rho kNN distance interval"] = rho_interval(
             distances, log_frequency, n_boot, seed, note=f"{k}-NN distances of the full sample")
-    bins = pd.qcut(pd.Series(log_frequency).rank(method="first"), n_bins, labels=False)
-    table = pd.DataFrame({"bin": bins, "log frequency": log_frequency, "norm": norms,
-                          "centred norm": centred_norms, "kNN distance": distances})
-    return summary, table.groupby("bin").mean()
+    table = pd.DataFrame({"range": rank_bins(frequency, edges), "log frequency": log_frequency,
+                          "norm": norms, "centred norm": centred_norms,
+                          "kNN distance": distances})
+    return summary, table.groupby("range", observed=False).mean()
 
 
-def type_average(X: np.ndarray, type_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Mean vector per type id, and the sorted type ids."""
-    types, inverse = np.unique(type_ids, return_inverse=True)
-    sums = group_sums(X, inverse, types.size)
-    return sums / np.bincount(inverse)[:, None], types
+def fixed_count_average(X: np.ndarray, type_ids: np.ndarray, occurrences: int,
+                        seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Mean vector per type over exactly ``occurrences`` of its rows (a seeded sample); types
+    with fewer rows are left out. Returns the means and the sorted type ids kept.
+
+    Averaging n vectors shrinks the noise in the mean by about 1/sqrt(n), so type averages
+    over all occurrences give rare types longer, noisier vectors whatever the model does;
+    a fixed count removes that confound from a frequency comparison.
+    """
+    if occurrences < 1:
+        raise ValueError(f"occurrences must be >= 1; got {occurrences}.")
+    type_ids = np.asarray(type_ids)
+    rng = np.random.default_rng(seed)
+    order = np.argsort(type_ids, kind="stable")
+    types, starts, counts = np.unique(type_ids[order], return_index=True, return_counts=True)
+    keep = counts >= occurrences
+    if not keep.any():
+        raise ValueError(f"No type has {occurrences} or more occurrences.")
+    rows = np.concatenate([np.sort(rng.choice(order[s:s + c], occurrences, replace=False))
+                           for s, c in zip(starts[keep], counts[keep], strict=True)])
+    means = np.asarray(X, dtype=np.float64)[rows].reshape(keep.sum(), occurrences, -1).mean(1)
+    return means, types[keep]
 
 
-def model_spaces(encoder, counts: Counter, tokens, layers, max_types: int) -> dict:
+def model_spaces(encoder, counts: Counter, tokens, layers, max_types: int,
+                 occurrences: int = 5, seed: int = 0) -> dict:
     """The spaces of one transformer for Part A, each ``(vectors, frequencies)``.
 
-    - the input-embedding rows of the ``max_types`` most frequent non-special token ids;
-    - for each layer, the average contextual vector of those ids over ``tokens`` (special
-      tokens and position 0 dropped), for the ids that occur there.
+    - ``input embeddings``: the input-embedding rows of the ``max_types`` most frequent
+      non-special token ids (the word-embedding space Li et al. analyse);
+    - for each layer, ``type average``: the mean contextual vector of those ids over
+      exactly ``occurrences`` of their occurrences in ``tokens`` (special tokens and
+      position 0 dropped; :func:`fixed_count_average`), for the ids that occur that often.
     """
     special = set(encoder.tokenizer.all_special_ids)
     frequent = [t for t, _ in counts.most_common() if t not in special][:max_types]
@@ -127,12 +175,13 @@ def model_spaces(encoder, counts: Counter, tokens, layers, max_types: int) -> di
     spaces = {f"{name}: input embeddings": (matrix[frequent],
                                             np.array([counts[t] for t in frequent]))}
     keep = ~tokens.special_mask & (tokens.position != 0)
+    ids = tokens.token_ids[keep]
+    wanted_rows = np.isin(ids, frequent)
     for layer in layers:
-        vectors, types = type_average(np.asarray(tokens.layer(layer))[keep],
-                                      tokens.token_ids[keep])
-        wanted = np.isin(types, frequent)
-        spaces[f"{name}: layer {layer} (type average)"] = (
-            vectors[wanted], np.array([counts[t] for t in types[wanted]]))
+        vectors, types = fixed_count_average(np.asarray(tokens.layer(layer))[keep][wanted_rows],
+                                             ids[wanted_rows], occurrences, seed)
+        spaces[f"{name}: layer {layer} (type average of {occurrences})"] = (
+            vectors, np.array([counts[t] for t in types]))
     return spaces
 
 

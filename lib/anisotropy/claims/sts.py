@@ -4,11 +4,15 @@ Modelled on sentence-transformers' ``EmbeddingSimilarityEvaluator``: one call re
 of named numbers with a primary one. The aggregation over a task's subsets matters (it
 moves STS12 by about 5 points), so both are returned:
 
-- ``all``: Pearson/Spearman over all pairs of the task pooled together (SentEval's "all",
-  the convention of BERT-flow and BERT-whitening);
-- ``mean``: the unweighted mean of the per-subset correlations (SentEval's "mean").
+- ``all``: Pearson/Spearman over all pairs of the task pooled together;
+- ``mean``: the unweighted mean of the per-subset correlations (SentEval's "mean");
+- ``wmean``: the mean of the per-subset correlations weighted by their pair counts
+  (SentEval's "wmean", what BERT-flow and BERT-whitening report for STS12-16: bojone's
+  ``eng/eval.py`` prints it as "w-avg"; SimCSE, App. B, confirms it for both).
 
-The primary number is ``spearman_all`` x 100.
+Which one a task reports is declared with the task (``aggregation`` in ``data/tasks.yaml``:
+``wmean`` for STS12-16, whose files are subsets; ``all`` for STS-B and SICK-R, scored as one
+set). The primary number is ``spearman_all`` x 100.
 """
 
 from __future__ import annotations
@@ -40,8 +44,9 @@ def evaluate_sts(A, B, gold, subsets=None) -> dict[str, float]:
     Returns
     -------
     dict
-        ``pearson_all``, ``spearman_all``, ``pearson_mean``, ``spearman_mean`` (equal to the
-        ``all`` values without subsets), ``n_pairs`` and ``primary`` (= ``spearman_all``).
+        ``pearson_all``, ``spearman_all``, ``pearson_mean``, ``spearman_mean``,
+        ``pearson_wmean``, ``spearman_wmean`` (the subset aggregations equal the ``all``
+        values without subsets), ``n_pairs`` and ``primary`` (= ``spearman_all``).
     """
     scores = cosine_scores(A, B)
     gold = np.asarray(gold, dtype=np.float64)
@@ -52,15 +57,17 @@ def evaluate_sts(A, B, gold, subsets=None) -> dict[str, float]:
     result = {"pearson_all": 100 * pearsonr(scores, gold)[0],
               "spearman_all": 100 * spearmanr(scores, gold)[0]}
     if subsets is None:
-        result["pearson_mean"], result["spearman_mean"] = (result["pearson_all"],
-                                                           result["spearman_all"])
+        for how in ("mean", "wmean"):
+            result[f"pearson_{how}"] = result["pearson_all"]
+            result[f"spearman_{how}"] = result["spearman_all"]
     else:
         subsets = np.asarray(subsets)
         groups = [np.flatnonzero(subsets == s) for s in pd.unique(subsets)]
-        result["pearson_mean"] = float(np.mean([100 * pearsonr(scores[g], gold[g])[0]
-                                                for g in groups]))
-        result["spearman_mean"] = float(np.mean([100 * spearmanr(scores[g], gold[g])[0]
-                                                 for g in groups]))
+        sizes = np.array([g.size for g in groups], dtype=np.float64)
+        for name, correlation in (("pearson", pearsonr), ("spearman", spearmanr)):
+            values = np.array([100 * correlation(scores[g], gold[g])[0] for g in groups])
+            result[f"{name}_mean"] = float(values.mean())
+            result[f"{name}_wmean"] = float(np.average(values, weights=sizes))
     result = {k: float(v) for k, v in result.items()}
     result["n_pairs"] = int(scores.size)
     result["primary"] = result["spearman_all"]
@@ -85,14 +92,25 @@ def evaluate_tasks(vectors: np.ndarray, sentences: list[str], tasks,
 
 
 def spearman_change_draws(new_scores, base_scores, gold, n_boot: int = 1000,
-                          seed: int = 0) -> np.ndarray:
+                          seed: int = 0, subsets=None) -> np.ndarray:
     """Paired bootstrap over sentence pairs of a Spearman x 100 change on one task.
 
     Each draw resamples the task's pairs with replacement and computes
     ``100 * (rho(new, gold) - rho(base, gold))`` on the same resample, so the two methods'
-    shared difficulty cancels. Pairs are pooled over the task's subsets (the ``all``
-    convention of :func:`evaluate_sts`).
+    shared difficulty cancels. Without ``subsets`` the pairs are pooled (the ``all``
+    convention of :func:`evaluate_sts`); with them, pairs are resampled within each subset
+    and the subsets' changes averaged with pair-count weights (``wmean``).
     """
+    if subsets is not None:
+        subsets = np.asarray(subsets)
+        if subsets.shape != np.shape(gold):
+            raise ValueError("subsets must give one subset per pair.")
+        groups = [np.flatnonzero(subsets == s) for s in pd.unique(subsets)]
+        new_scores, base_scores = np.asarray(new_scores), np.asarray(base_scores)
+        gold = np.asarray(gold, dtype=np.float64)
+        draws = [spearman_change_draws(new_scores[g], base_scores[g], gold[g], n_boot,
+                                       seed + i) for i, g in enumerate(groups)]
+        return np.average(np.stack(draws), axis=0, weights=[g.size for g in groups])
     new_scores, base_scores = np.asarray(new_scores), np.asarray(base_scores)
     gold = np.asarray(gold, dtype=np.float64)
     if not new_scores.shape == base_scores.shape == gold.shape or gold.ndim != 1:

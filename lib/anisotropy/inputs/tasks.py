@@ -32,7 +32,7 @@ from anisotropy.inputs import data
 from anisotropy.inputs.data import PROJECT_ROOT
 
 __all__ = ["TASKS_FILE", "TaskError", "names", "corpus", "windows", "sts_task",
-           "sts_sentences", "classification_task"]
+           "sts_aggregation", "sts_sentences", "classification_task"]
 
 TASKS_FILE = PROJECT_ROOT / "data" / "tasks.yaml"
 _KINDS = ("corpora", "sts", "classification")
@@ -65,6 +65,9 @@ def _declared(path: Path) -> dict[str, dict]:
                                 f"{sorted(_UNITS[kind])}.")
             if kind != "corpora" and not {"dataset", "split"} <= set(body):
                 raise TaskError(f"{path.name}: {kind} {name!r} needs a dataset and a split.")
+            if kind == "sts" and body.get("aggregation") not in ("wmean", "all"):
+                raise TaskError(f"{path.name}: STS task {name!r} needs aggregation wmean or "
+                                f"all; got {body.get('aggregation')!r}.")
     for name, body in (declared.get("corpora") or {}).items():
         for included in body.get("include", []):
             if included not in declared["corpora"] or included == name:
@@ -165,6 +168,12 @@ def sts_task(name: str, max_pairs: int | None = None, seed: int = 0) -> pd.DataF
     if max_pairs is not None and len(frame) > max_pairs:
         frame = frame.sample(n=max_pairs, random_state=seed).sort_index()
     return frame
+
+
+def sts_aggregation(name: str) -> str:
+    """How STS task ``name`` reports its correlation: ``"wmean"`` (subsets weighted by their
+    pair counts) or ``"all"`` (every pair pooled); see :mod:`anisotropy.claims.sts`."""
+    return _lookup("sts", name)["aggregation"]
 
 
 def sts_sentences(names_: list[str], max_pairs: int | None = None, seed: int = 0) -> list[str]:
