@@ -8,7 +8,7 @@ from scipy.stats import ortho_group
 
 from anisotropy.book.ledger import format_value
 from anisotropy.book.results import ranges_text
-from anisotropy.claims import clusters, frequency
+from anisotropy.claims import clusters, frequency, layerwise
 from anisotropy.claims.calibration import FlowCalibration
 from anisotropy.claims.classifier import (
     isotropy_defect_cosine,
@@ -290,3 +290,9 @@ def test_small_formatters():
     assert ranges_text([5, 3, 4, 9]) == "3–5, 9"
     assert format_value({"a": 0.123456, "b": True}) == "a: 0.123; b: yes"
     assert format_value(None) == ""
+
+
+def test_claim1_random_words_follow_the_reference_protocol():
+    from anisotropy.book.results import reference
+
+    assert layerwise.RANDOM_WORDS == reference("claim1", "protocol", "random_words")
