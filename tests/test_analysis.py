@@ -296,3 +296,25 @@ def test_claim1_random_words_follow_the_reference_protocol():
     from anisotropy.book.results import reference
 
     assert layerwise.RANDOM_WORDS == reference("claim1", "protocol", "random_words")
+
+
+def test_class_distance_ratio_brute_force_and_scale_behaviour():
+    from scipy.spatial.distance import cdist
+
+    from anisotropy.claims.classifier import class_distance_ratio, scale_behaviour
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(30, 4))
+    labels = rng.integers(0, 3, size=30)
+    d2 = cdist(X, X, "sqeuclidean")
+    same = labels[:, None] == labels[None, :]
+    off = ~np.eye(30, dtype=bool)
+    brute = d2[same & off].mean() / d2[~same].mean()
+    assert class_distance_ratio(X, labels) == pytest.approx(brute, rel=1e-10)
+    collapsed = np.eye(4)[labels % 4][:, :4] + 1e-3 * X
+    assert class_distance_ratio(collapsed, labels) < 1e-3
+    table = scale_behaviour(X, 3.0)
+    assert table.loc["IsoScore", "scaled"] == pytest.approx(table.loc["IsoScore", "original"])
+    assert table.iloc[1]["scaled"] == pytest.approx(9 * table.iloc[1]["original"])
+    with pytest.raises(ValueError, match="one class per point"):
+        class_distance_ratio(X, labels[:5])

@@ -23,8 +23,9 @@ from tqdm.auto import tqdm
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import Interval, sd_interval, seed_interval
 
-__all__ = ["pair_point_labels", "optimize_embeddings",
-           "trajectory_correlations", "isotropy_defect_cosine", "check_values"]
+__all__ = ["pair_point_labels", "optimize_embeddings", "class_distance_ratio",
+           "scale_behaviour", "trajectory_correlations", "isotropy_defect_cosine",
+           "check_values"]
 
 
 def pair_point_labels(pairs: np.ndarray, pair_labels: np.ndarray, n_points: int) -> np.ndarray:
@@ -99,7 +100,9 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
 
     Returns
     -------
-    DataFrame with columns ``update, isoscore, silhouette, loss, accuracy, seconds``.
+    DataFrame with columns ``update, isoscore, silhouette, intra/inter distance, loss,
+    accuracy, seconds``; ``intra/inter distance`` is :func:`class_distance_ratio` of the
+    measured points, the quantity the paper's Eq. 4 needs to shrink.
     """
     import torch
 
@@ -156,6 +159,7 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
             rows = np.sort(rng.choice(n_points, size=metric_sample, replace=False))
         return {"update": update, "isoscore": metrics.isoscore(points[rows]),
                 "silhouette": metrics.silhouette(points[rows], labels[rows]),
+                "intra/inter distance": class_distance_ratio(points[rows], labels[rows]),
                 "loss": loss, "accuracy": accuracy, "seconds": time.perf_counter() - began}
 
     began = time.perf_counter()
@@ -178,6 +182,53 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
     return pd.DataFrame(records)
 
 
+def class_distance_ratio(X: np.ndarray, labels: np.ndarray) -> float:
+    """Mean squared distance between points of one class over that between points of
+    different classes.
+
+    With class sizes :math:`n_c`, means :math:`\\mu_c` and :math:`s_c = \\sum_{i \\in c}
+    \\lVert x_i\rVert^2`, the sum of squared distances over ordered pairs inside class
+    :math:`c` is :math:`2 n_c s_c - 2 \\lVert n_c \\mu_c\rVert^2`, and over all pairs
+    :math:`2 n S - 2 \\lVert n \\mu\rVert^2`; the between-class sum is the difference.
+    Mickus et al.'s argument (Sec. 2, Eq. 4) needs this ratio to fall as a linear classifier
+    is fitted: classes collapse relative to their separation.
+    """
+    X = np.asarray(metrics.check_embeddings(X), dtype=np.float64)
+    labels = np.asarray(labels)
+    if labels.shape != (X.shape[0],):
+        raise ValueError(f"labels must give one class per point; got {labels.shape}.")
+    squares = np.einsum("ij,ij->i", X, X)
+    n = X.shape[0]
+    total = 2 * n * squares.sum() - 2 * float(X.sum(axis=0) @ X.sum(axis=0))
+    within, pairs_within = 0.0, 0
+    for c in np.unique(labels):
+        rows = labels == c
+        size = int(rows.sum())
+        class_sum = X[rows].sum(axis=0)
+        within += 2 * size * squares[rows].sum() - 2 * float(class_sum @ class_sum)
+        pairs_within += size * (size - 1)
+    pairs_between = n * (n - 1) - pairs_within
+    if pairs_within == 0 or pairs_between == 0:
+        raise ValueError("Need two classes, one of them with two points.")
+    return float((within / pairs_within) / ((total - within) / pairs_between))
+
+
+def scale_behaviour(X: np.ndarray, factor: float = 3.0) -> pd.DataFrame:
+    """IsoScore against the paper's Eq. 2 objective (the sum of all pairwise squared
+    distances) when every vector is multiplied by ``factor``: IsoScore does not move, the
+    objective grows by ``factor**2``. One row per quantity, columns ``original`` and
+    ``scaled``."""
+    X = np.asarray(metrics.check_embeddings(X), dtype=np.float64)
+
+    def pairwise(M: np.ndarray) -> float:
+        squares = np.einsum("ij,ij->i", M, M)
+        return float(2 * M.shape[0] * squares.sum() - 2 * (M.sum(axis=0) @ M.sum(axis=0)))
+
+    return pd.DataFrame({"original": [metrics.isoscore(X), pairwise(X)],
+                         "scaled": [metrics.isoscore(factor * X), pairwise(factor * X)]},
+                        index=["IsoScore", "sum of pairwise squared distances (Eq. 2)"])
+
+
 def trajectory_correlations(trajectory: pd.DataFrame) -> dict[str, float]:
     """Pearson r and Spearman rho between the IsoScore and silhouette series."""
     iso, sil = trajectory["isoscore"].to_numpy(), trajectory["silhouette"].to_numpy()
@@ -194,6 +245,10 @@ def check_values(trajectory: pd.DataFrame) -> dict[str, tuple]:
     each interval is over seeds:
 
     - ``anticorrelation``: mean over seeds of Pearson r (t-interval over seeds);
+    - ``spearman-anticorrelation``: the same for Spearman rho, which sees only the order of
+      the recorded updates and so does not depend on how often metrics were recorded;
+    - ``classes-collapse`` (when the trajectory has it): mean over seeds of the change of
+      :func:`class_distance_ratio` from the first to the last update;
     - ``isoscore-falls`` / ``silhouette-rises``: mean over seeds of last minus first value
       (t-interval over seeds);
     - ``seed-spread``: the largest standard deviation across seeds (over recorded updates
@@ -212,7 +267,17 @@ def check_values(trajectory: pd.DataFrame) -> dict[str, tuple]:
     out = {"anticorrelation": (float(per_seed["pearson"].mean()),
                                seed_interval(per_seed["pearson"].to_numpy()),
                                {"per seed": per_seed["pearson"].tolist(),
-                                "spearman mean": float(per_seed["spearman"].mean())})}
+                                "spearman mean": float(per_seed["spearman"].mean())}),
+           "spearman-anticorrelation": (float(per_seed["spearman"].mean()),
+                                        seed_interval(per_seed["spearman"].to_numpy()),
+                                        {"per seed": per_seed["spearman"].tolist(),
+                                         "worst seed": float(per_seed["spearman"].max())})}
+    if "intra/inter distance" in trajectory.columns:
+        ratio = (last["intra/inter distance"] - first["intra/inter distance"]).to_numpy()
+        out["classes-collapse"] = (
+            float(ratio.mean()), seed_interval(ratio),
+            {"start": float(first["intra/inter distance"].mean()),
+             "end": float(last["intra/inter distance"].mean())})
     for check, metric in (("isoscore-falls", "isoscore"), ("silhouette-rises", "silhouette")):
         change = (last[metric] - first[metric]).to_numpy()
         out[check] = (float(change.mean()), seed_interval(change),

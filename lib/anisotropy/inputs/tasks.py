@@ -191,7 +191,8 @@ def classification_task(name: str, max_items: int | None = None, seed: int = 0) 
     """Sentences, targets and (for pair tasks) pair indices of a labelled task.
 
     ``max_items`` keeps a seeded random subset of the items (sentences or pairs). For pair
-    tasks every distinct sentence appears once in ``sentences``.
+    tasks every distinct sentence appears once in ``sentences``; a task declared
+    ``distinct`` keeps each distinct item once (its first occurrence) before sampling.
 
     Returns
     -------
@@ -200,6 +201,9 @@ def classification_task(name: str, max_items: int | None = None, seed: int = 0) 
     """
     body = _lookup("classification", name)
     frame = data.load(body["dataset"], body["split"])
+    if body.get("distinct"):
+        frame = frame.drop_duplicates("sentence" if body["unit"] == "sentence"
+                                      else ["sentence1", "sentence2"])
     if max_items is not None and len(frame) > max_items:
         frame = frame.iloc[sample_indices(len(frame), max_items, seed, sort=True)]
     if body["unit"] == "sentence":
