@@ -176,8 +176,9 @@ def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
     """S_inter and S_intra raw, after global centring, and after per-cluster centring.
 
     Per-cluster values are computed inside each cluster (on its centred vectors, with the
-    types present there) and averaged over clusters weighted by cluster size; clusters with
-    fewer than 2 types are skipped.
+    types present there) and averaged over clusters with equal weights, as the authors'
+    ``analysis.py`` (lines 240-252) takes ``np.mean`` over clusters; clusters with fewer
+    than 2 types are skipped.
 
     With ``n_boot``, the dict also holds bootstrap draws over types (``n_boot`` each) of
     ``"S_inter raw draws"`` (types resampled with ``seed``, so every layer of one token set
@@ -206,7 +207,7 @@ def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
                                      boot_seed=seed + 7 * (int(cluster) + 1))
         inter.append(a)
         intra.append(b)
-        weights.append(rows.sum())
+        weights.append(1.0)  # every cluster counts once, as in the authors' code
         inter_draws.append(da)
         intra_draws.append(db)
     weights = np.asarray(weights, dtype=float)

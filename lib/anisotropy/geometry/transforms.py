@@ -145,6 +145,9 @@ class ClusterIsotropy(_Transform):
     contextual embedding space. ACL.
     """
 
+    #: The Gaussian mixture of ``method="gmm"`` (the paper does not give its settings).
+    GMM_SETTINGS = {"covariance_type": "diag", "reg_covar": 1e-4, "max_iter": 100}
+
     def __init__(self, n_clusters: int, n_components: int, method: str = "kmeans",
                  seed: int = 0, n_init: int = 3):
         if n_clusters < 1:
@@ -207,8 +210,8 @@ class ClusterIsotropy(_Transform):
         else:
             from sklearn.mixture import GaussianMixture
 
-            model = GaussianMixture(n_components=self.n_clusters, covariance_type="diag",
-                                    random_state=self.seed, reg_covar=1e-4, max_iter=100)
+            model = GaussianMixture(n_components=self.n_clusters, random_state=self.seed,
+                                    **self.GMM_SETTINGS)
         labels = model.fit_predict(X)
         self._assigner = model
         return np.asarray(labels)
