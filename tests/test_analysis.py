@@ -318,3 +318,19 @@ def test_class_distance_ratio_brute_force_and_scale_behaviour():
     assert table.iloc[1]["scaled"] == pytest.approx(9 * table.iloc[1]["original"])
     with pytest.raises(ValueError, match="one class per point"):
         class_distance_ratio(X, labels[:5])
+
+
+def test_run_seeds_and_setup_summary():
+    from anisotropy.claims.classifier import run_seeds, setup_summary
+
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(40, 5)).astype(np.float32)
+    task = {"targets": rng.integers(0, 2, size=40), "pairs": None}
+    trajectory = run_seeds(X, task, n_updates=6, n_seeds=2, seed=3, metric_every=2,
+                           desc="test")
+    assert sorted(trajectory["seed"].unique()) == [3, 4]
+    summary = setup_summary(trajectory)
+    assert summary["Pearson r (worst seed)"] >= summary["Pearson r (mean)"]
+    assert 0 <= summary["final accuracy"] <= 1
+    with pytest.raises(ValueError, match="n_seeds must be >= 1"):
+        run_seeds(X, task, n_updates=2, n_seeds=0)

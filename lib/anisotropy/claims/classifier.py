@@ -28,7 +28,7 @@ from anisotropy.geometry.intervals import Interval, sd_interval, seed_interval
 
 __all__ = ["pair_point_labels", "optimize_embeddings", "class_distance_ratio",
            "scale_behaviour", "trajectory_correlations", "isotropy_defect_cosine",
-           "check_values"]
+           "check_values", "run_seeds", "setup_summary"]
 
 
 def pair_point_labels(pairs: np.ndarray, pair_labels: np.ndarray, n_points: int) -> np.ndarray:
@@ -301,3 +301,41 @@ def check_values(trajectory: pd.DataFrame) -> dict[str, tuple]:
                                              sd.method + ", divided by the curve's range"),
                           {"metric": metric, "update": int(update), "range": travel})
     return out
+
+
+def run_seeds(embeddings: np.ndarray, task: dict, *, n_updates: int, n_seeds: int,
+              seed: int = 0, bias: bool = True, metric_every: int = 1,
+              metric_sample: int | None = None, desc: str = "setup") -> pd.DataFrame:
+    """:func:`optimize_embeddings` from the same initial ``embeddings`` for ``n_seeds``
+    classifier initializations (seeds ``seed .. seed + n_seeds - 1``) of one setup
+    (``task`` as :func:`anisotropy.inputs.tasks.classification_task` returns it); the
+    trajectories stacked with a ``seed`` column."""
+    if n_seeds < 1:
+        raise ValueError(f"n_seeds must be >= 1; got {n_seeds}.")
+    runs = [optimize_embeddings(embeddings, task["targets"], pairs=task["pairs"],
+                                n_updates=n_updates, seed=run_seed, bias=bias,
+                                metric_every=metric_every, metric_sample=metric_sample,
+                                desc=f"{desc} seed {run_seed}").assign(seed=run_seed)
+            for run_seed in range(seed, seed + n_seeds)]
+    return pd.concat(runs, ignore_index=True)
+
+
+def setup_summary(trajectory: pd.DataFrame) -> dict:
+    """One setup's numbers over its seeds: Pearson r (mean and worst seed), Spearman rho,
+    IsoScore and silhouette at the first and last update, final training accuracy, the
+    largest standard deviation across seeds of each metric, and seconds per seed."""
+    per_seed = pd.DataFrame([trajectory_correlations(t) for _, t in trajectory.groupby("seed")])
+    first = trajectory[trajectory["update"] == 0]
+    last = trajectory[trajectory["update"] == trajectory["update"].max()]
+    spread = trajectory.groupby("update")[["isoscore", "silhouette"]].std().max()
+    return {"Pearson r (mean)": float(per_seed["pearson"].mean()),
+            "Pearson r (worst seed)": float(per_seed["pearson"].max()),
+            "Spearman rho (mean)": float(per_seed["spearman"].mean()),
+            "IsoScore start": float(first["isoscore"].mean()),
+            "IsoScore end": float(last["isoscore"].mean()),
+            "silhouette start": float(first["silhouette"].mean()),
+            "silhouette end": float(last["silhouette"].mean()),
+            "final accuracy": float(last["accuracy"].mean()),
+            "max std IsoScore": float(spread["isoscore"]),
+            "max std silhouette": float(spread["silhouette"]),
+            "seconds per seed": float(trajectory.groupby("seed")["seconds"].max().mean())}
