@@ -4,7 +4,7 @@ A claim notebook creates a :class:`Results` (which loads and validates the claim
 declarations from ``data/checks.yaml``), records models, free-form metrics and checks, and
 calls :meth:`Results.write`, which produces ``_build/results/SLUG.json``::
 
-    {claim, profile, parameters, models, data_sha256, library_version, runtime_s,
+    {claim, profile, parameters, models, data_sha256, library_version, runtime_s, cache,
      metrics, checks: [{id, check, model, verdict, statement, section, reference, paper,
                         source, quantity, measured, interval, interval_method, comparator,
                         threshold, threshold_reason, tolerance, note, details, ...}]}
@@ -40,6 +40,7 @@ from anisotropy.book.checks import (
 )
 from anisotropy.book.checks import grade as grade_interval
 from anisotropy.geometry.intervals import Interval
+from anisotropy.inputs import cache
 from anisotropy.inputs.data import PROJECT_ROOT, verified_files
 
 __all__ = ["Check", "Results", "VERDICTS", "glue", "ranges_text", "results_dir",
@@ -243,6 +244,7 @@ class Results:
             "data_sha256": verified_files(),
             "library_version": __version__,
             "runtime_s": round(time.perf_counter() - self.started, 2),
+            "cache": cache.stats(),
             "metrics": self.metrics,
             "checks": [asdict(c) for c in self.checks],
         }

@@ -8,6 +8,10 @@ An entry is written into a temporary sibling directory and renamed into place in
 so a reader never sees half an entry. Each entry carries ``_complete.json`` with the byte
 size of every file; an entry whose files do not match it (truncated, deleted, corrupt) is
 removed and recomputed, never loaded.
+
+Every :func:`get_or_create` in a process is counted (:func:`stats`): hits and misses per
+kind, the seconds spent building, and each miss's model. The results file of a claim
+records them, so a reader sees which forward passes a claim shared with earlier claims.
 """
 
 from __future__ import annotations
@@ -17,14 +21,38 @@ import json
 import os
 import shutil
 import tempfile
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["cache_root", "make_key", "entry_dir", "is_complete", "get_or_create", "file_hash"]
+__all__ = ["cache_root", "make_key", "entry_dir", "is_complete", "get_or_create", "file_hash",
+           "stats"]
 
 _MARKER = "_complete.json"
+_STATS: dict[str, dict[str, Any]] = {}
+
+
+def _count(kind: str, hit: bool, description: dict[str, Any], seconds: float = 0.0) -> None:
+    entry = _STATS.setdefault(kind, {"hits": 0, "misses": 0, "build_s": 0.0, "built": []})
+    if hit:
+        entry["hits"] += 1
+        return
+    entry["misses"] += 1
+    entry["build_s"] = round(entry["build_s"] + seconds, 2)
+    entry["built"].append({"model": description.get("model", ""),
+                           "n_sentences": description.get("n_sentences"),
+                           "seconds": round(seconds, 2)})
+
+
+def stats() -> dict[str, dict[str, Any]]:
+    """Cache hits and misses of this process so far, per kind.
+
+    Returns ``{kind: {"hits": int, "misses": int, "build_s": float, "built": [{"model",
+    "n_sentences", "seconds"}, ...]}}`` (a copy).
+    """
+    return json.loads(json.dumps(_STATS))
 
 
 def cache_root() -> Path:
@@ -105,7 +133,9 @@ def get_or_create(
     key = make_key(description)
     final = entry_dir(kind, key)
     if is_complete(final):
+        _count(kind, True, description)
         return final
+    began = time.perf_counter()
     if final.exists():  # partial or corrupt: never load it
         shutil.rmtree(final, ignore_errors=True)
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -123,4 +153,5 @@ def get_or_create(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    _count(kind, False, description, time.perf_counter() - began)
     return final

