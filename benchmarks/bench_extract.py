@@ -2,8 +2,10 @@
 
 For each model: real (non-padding) tokens per second over 2,000 SNLI sentences, the padding
 share, and the GFLOP/s this achieves (2 x parameters-in-blocks x tokens, plus attention) as a
-fraction of the float32 GEMM GFLOP/s measured in the same run (goal >= 0.5 for MiniLM and
-MPNet). The cache is bypassed by a private cache directory.
+fraction of the float32 GEMM GFLOP/s measured in the same run (goal >= 0.7 for MPNet and
+both decoders, >= 0.6 for MiniLM). The forward time counts copying every layer into the
+memory-mapped cache arrays, as the claims run it. The cache is bypassed by a private cache
+directory.
 """
 
 from __future__ import annotations
@@ -14,16 +16,10 @@ import time
 
 import numpy as np
 
-
-def gemm_gflops(size: int = 2048) -> float:
-    import torch
-
-    a, b = torch.randn(size, size), torch.randn(size, size)
-    a @ b
-    began = time.perf_counter()
-    for _ in range(5):
-        a @ b
-    return 5 * 2 * size**3 / (time.perf_counter() - began) / 1e9
+try:
+    from peak import describe, gemm_rates
+except ImportError:  # run as a module from the repository root
+    from benchmarks.peak import describe, gemm_rates
 
 
 def main() -> None:
@@ -31,11 +27,12 @@ def main() -> None:
     from anisotropy.inputs.tasks import corpus
 
     sentences = corpus("snli", 2000, seed=0)
-    peak = gemm_gflops()
-    print(f"float32 GEMM: {peak:.1f} GFLOP/s (2048 x 2048, torch, {os.cpu_count()} cores)")
+    rates = gemm_rates()
+    peak = rates["torch"]
+    print(describe(rates) + "; shares below are of torch's rate")
     for name in ["sentence-transformers/all-MiniLM-L6-v2",
                  "sentence-transformers/all-mpnet-base-v2",
-                 "HuggingFaceTB/SmolLM2-135M-Instruct"]:
+                 "HuggingFaceTB/SmolLM2-135M-Instruct", "google/gemma-3-270m"]:
         encoder = models.load(name)
         with tempfile.TemporaryDirectory() as private:
             previous = os.environ.get("ANISOTROPY_CACHE")
