@@ -389,3 +389,30 @@ def test_claims_are_declared_once_and_read_everywhere():
     assert toc["parts"][0]["chapters"] == [{"file": "claims/02-clusters-manifolds"}]
     with pytest.raises(ValueError, match="no part captioned 'Claims'"):
         catalog.toc_with_claims({"parts": []}, [])
+
+
+def test_decoder_disagreements_lists_checks_the_decoders_split_on():
+    from anisotropy.book.ledger import decoder_disagreements
+
+    models = [{"name": "enc", "kind": "encoder"}, {"name": "org/dec-a", "kind": "decoder"},
+              {"name": "org/dec-b", "kind": "decoder"}]
+    results = {"c": {"models": models}}
+
+    def row(check, model, verdict, subject=""):
+        return {"slug": "c", "check": check, "model": model, "verdict": verdict,
+                "subject": subject, "statement": f"{check} holds", "measured": 0.5,
+                "interval": [0.4, 0.6], "anchor": ""}
+
+    rows = [row("split", "org/dec-a", "reproduced"), row("split", "org/dec-b", "not reproduced"),
+            row("split", "enc", "reproduced"),
+            row("agree", "org/dec-a", "reproduced"), row("agree", "org/dec-b", "reproduced"),
+            row("only-one", "org/dec-a", "reproduced"), row("only-one", "enc", "inconclusive"),
+            row("ungraded", "org/dec-a", "finding"), row("ungraded", "org/dec-b", "control"),
+            row("per-task", "org/dec-a", "inconclusive", "STS12"),
+            row("per-task", "org/dec-b", "inconclusive", "STS12"),
+            row("per-task", "org/dec-a", "reproduced", "STS13"),
+            row("per-task", "org/dec-b", "inconclusive", "STS13")]
+    found = decoder_disagreements(rows, results)
+    assert [(e["check"], e["subject"]) for e in found] == [("split", ""), ("per-task", "STS13")]
+    assert found[0]["verdicts"]["org/dec-b"] == ("not reproduced", "0.5 [0.4, 0.6]")
+    assert "enc" not in found[0]["verdicts"]

@@ -10,7 +10,8 @@ from anisotropy.book.catalog import claims
 from anisotropy.book.results import load_results
 from anisotropy.inputs.data import EXPECTED_SHA256_FILE, data_root
 
-__all__ = ["ledger_rows", "write_ledger", "format_value", "format_measured", "summary_by_model"]
+__all__ = ["ledger_rows", "write_ledger", "format_value", "format_measured", "summary_by_model",
+           "decoder_disagreements"]
 
 CLAIMS = claims()  # notebooks/claims.yaml
 _BADGE = {"reproduced": "✓ reproduced", "not reproduced": "✗ not reproduced",
@@ -75,6 +76,36 @@ def summary_by_model(rows: list[dict]) -> dict[tuple[str, str], Counter]:
     return out
 
 
+_GRADED = ("reproduced", "not reproduced", "inconclusive")
+
+
+def decoder_disagreements(rows: list[dict], results: dict[str, dict]) -> list[dict]:
+    """Graded checks on which the decoders of a claim got different verdicts.
+
+    A check (claim, check id, subject) graded for one model at a time is compared across
+    the models the claim's results describe as ``kind == "decoder"``; it is listed when at
+    least two decoders were graded and their verdicts differ. Returns one dict per such
+    check: ``slug, check, subject, statement`` and ``verdicts`` (``{model: "verdict
+    (measured [interval])"}``).
+    """
+    out: dict[tuple, dict] = {}
+    for row in rows:
+        record = results.get(row["slug"], {})
+        decoders = {m["name"] for m in record.get("models", [])
+                    if isinstance(m, dict) and m.get("kind") == "decoder"}
+        if row["model"] not in decoders or row["verdict"] not in _GRADED:
+            continue
+        key = (row["slug"], row["check"], row.get("subject", ""))
+        entry = out.setdefault(key, {"slug": row["slug"], "check": row["check"],
+                                     "subject": row.get("subject", ""),
+                                     "statement": row["statement"], "verdicts": {},
+                                     "anchor": row.get("anchor", "")})
+        entry["verdicts"][row["model"]] = (row["verdict"], format_measured(row))
+    return [entry for entry in out.values()
+            if len(entry["verdicts"]) >= 2
+            and len({v for v, _ in entry["verdicts"].values()}) > 1]
+
+
 def write_ledger(results_dir: Path, out: Path, slugs: list[str]) -> Path:
     """Write the ledger page for ``slugs`` from ``results_dir`` into ``out``."""
     results = load_results(results_dir)
@@ -113,6 +144,23 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str]) -> Path:
         for (slug, model), tally in summary.items():
             lines.append(f"| {CLAIMS[slug]['short'] if slug in CLAIMS else slug} | {model} | "
                          + " | ".join(str(tally[v]) if tally[v] else "" for v in shown) + " |")
+        lines.append("")
+    disagreements = decoder_disagreements(rows, results)
+    if disagreements:
+        lines += ["## Where the decoders disagree", "",
+                  "Checks graded on both decoders (the instruction-tuned SmolLM2 and the "
+                  "pretrained Gemma-3, or whichever decoders a build ran) with different "
+                  "verdicts. Each is a finding about decoders: the claim holds for one "
+                  "checkpoint and not for the other, so neither verdict alone speaks for "
+                  "decoders in general.", "",
+                  "| claim | check | of | statement | verdicts (measured [95% interval]) |",
+                  "|---|---|---|---|---|"]
+        for entry in disagreements:
+            verdicts = "; ".join(f"{model.split('/')[-1]}: {_BADGE[v]} ({m})"
+                                 for model, (v, m) in entry["verdicts"].items())
+            claim = CLAIMS[entry["slug"]]["short"] if entry["slug"] in CLAIMS else entry["slug"]
+            cells = [claim, entry["check"], entry["subject"], entry["statement"], verdicts]
+            lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
         lines.append("")
     for slug in slugs:
         record = results.get(slug)
