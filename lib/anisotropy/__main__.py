@@ -28,11 +28,26 @@ def _data_verify(_args) -> int:
     return 0
 
 
+def _device_overrides(args) -> dict:
+    """``--device``/``--dtype`` as notebook parameters (only those given)."""
+    return {name: getattr(args, name) for name in ("device", "dtype")
+            if getattr(args, name, None) is not None}
+
+
+def _add_device_options(parser) -> None:
+    parser.add_argument("--device", help="where forward passes run: auto (CUDA, else MPS, "
+                        "else CPU; the notebooks' default), cpu, cuda, cuda:N or mps")
+    parser.add_argument("--dtype", choices=["float32", "float16", "bfloat16"],
+                        help="forward-pass precision (float32 by default; half precisions "
+                        "on accelerators only)")
+
+
 def _run(args) -> int:
     from anisotropy.book.runner import RunError, parse_overrides, run
 
     try:
-        run(args.slug, args.profile, parse_overrides(args.param or []),
+        run(args.slug, args.profile, {**_device_overrides(args),
+                                      **parse_overrides(args.param or [])},
             log_output=args.verbose)
     except RunError as error:
         print(f"anisotropy run: {error}", file=sys.stderr)
@@ -45,7 +60,8 @@ def _book(args) -> int:
 
     began = time.perf_counter()
     try:
-        index = build_book(args.profile, run_notebooks=not args.no_run)
+        index = build_book(args.profile, run_notebooks=not args.no_run,
+                           common=_device_overrides(args))
     except RunError as error:
         print(f"anisotropy book: {error}", file=sys.stderr)
         return 1
@@ -67,11 +83,13 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("-p", "--param", action="append", metavar="NAME=VALUE",
                      help="override a notebook parameter (repeatable)")
     run.add_argument("-v", "--verbose", action="store_true", help="stream cell output")
+    _add_device_options(run)
     run.set_defaults(func=_run)
     book = sub.add_parser("book", help="run every claim and build the HTML book")
     book.add_argument("--profile", default="full")
     book.add_argument("--no-run", action="store_true",
                       help="compile the already executed notebooks only")
+    _add_device_options(book)
     book.set_defaults(func=_book)
     args = parser.parse_args(argv)
     return args.func(args)

@@ -133,8 +133,9 @@ class Results:
 
     def add_model(self, model) -> None:
         """Record a loaded model (an Encoder/StaticVectors or its ResolvedModel)."""
-        resolved = getattr(model, "resolved", model)
-        record = resolved.describe()
+        describe = getattr(model, "describe", None)
+        record = describe() if callable(describe) else \
+            getattr(model, "resolved", model).describe()
         if record not in self.models:
             self.models.append(record)
 

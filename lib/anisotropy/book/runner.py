@@ -32,6 +32,7 @@ import yaml
 from anisotropy.book import catalog
 from anisotropy.inputs import tasks
 from anisotropy.inputs.data import PROJECT_ROOT
+from anisotropy.inputs.devices import check_device_name
 
 __all__ = ["SLUGS", "RunError", "profiles", "declared_parameters", "parameter_specs",
            "check_parameters", "parse_overrides", "run", "build_book", "BUILD_DIR"]
@@ -221,6 +222,11 @@ def check_parameters(slug: str, parameters: dict) -> None:
             problems.append(f"{name} has no declared type; add it to {PARAMETERS_FILE}")
             continue
         problem = check_parameter(name, value, specs[name])
+        if problem is None and name == "device":
+            try:
+                check_device_name(value)
+            except ValueError as error:
+                problem = str(error).rstrip(".")
         if problem:
             problems.append(problem)
     if len(problems) == 1:
@@ -363,8 +369,11 @@ def _describe_cell(source: Path, executed: Path, index: int,
 
 
 def build_book(profile: str = "full", run_notebooks: bool = True,
-               overrides: dict | None = None) -> Path:
+               overrides: dict | None = None, common: dict | None = None) -> Path:
     """Run every claim (unless ``run_notebooks=False``), then compile the HTML book.
+
+    ``overrides`` maps a claim to its parameter overrides; ``common`` applies to every claim
+    (the CLI's ``--device`` and ``--dtype``).
 
     Returns the path of ``_build/html/index.html``.
     """
@@ -373,7 +382,7 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
     slugs = available_slugs()
     if run_notebooks:
         for slug in slugs:
-            run(slug, profile, overrides.get(slug) if overrides else None)
+            run(slug, profile, {**(common or {}), **((overrides or {}).get(slug) or {})})
     staging = BUILD_DIR / "book-src"
     if staging.exists():
         shutil.rmtree(staging)

@@ -327,17 +327,24 @@ def _forward(encoder, ids: list[list[int]]):
     for row, seq in enumerate(ids):
         input_ids[row, : len(seq)] = torch.tensor(seq)
         mask[row, : len(seq)] = 1
+    device = getattr(encoder, "device", "cpu")
     with torch.inference_mode():
-        output = encoder.model(input_ids=input_ids, attention_mask=mask,
+        output = encoder.model(input_ids=input_ids.to(device), attention_mask=mask.to(device),
                                output_hidden_states=True)
-    return output.hidden_states, mask
+    if device == "cpu" and getattr(encoder, "dtype", "float32") == "float32":
+        return output.hidden_states, mask
+    return tuple(h.to("cpu", torch.float32) for h in output.hidden_states), mask
 
 
 def _description(encoder, sentences, kind: str, **params) -> dict:
+    """What a cache entry of extracted vectors depends on. The precision is part of it
+    (only when not float32, so float32 keys are those of earlier versions); the device is
+    not, so vectors made on a GPU serve CPU jobs, and each entry's meta records it."""
+    dtype = getattr(encoder, "dtype", "float32")
     return {"kind": kind, "model": encoder.name, "fingerprint": encoder.resolved.fingerprint,
             "sentences": _sentences_digest(sentences), "n_sentences": len(sentences),
             "max_length": encoder.max_length, "extraction_version": EXTRACTION_VERSION,
-            **params}
+            **({} if dtype == "float32" else {"dtype": dtype}), **params}
 
 
 def _word_indices(sentence: str, offsets, special) -> list[int]:
@@ -409,7 +416,9 @@ def extract_token_embeddings(encoder, sentences: list[str], layers: list[int], *
                 "n_tokens": n_tokens, "padded_tokens": padded,
                 "padding_share": 1 - n_tokens / padded, "forward_seconds": seconds,
                 "tokens_per_second": n_tokens / max(seconds, 1e-9),
-                "truncated_sentences": tokenized.truncated, "library_version": __version__}
+                "truncated_sentences": tokenized.truncated, "library_version": __version__,
+                "device": getattr(encoder, "device", "cpu"),
+                "dtype": getattr(encoder, "dtype", "float32")}
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
 
     path = cache.get_or_create("tokens", description, build)
@@ -470,7 +479,8 @@ def extract_pooled(encoder, sentences: list[str], *, batch_tokens: int = 8192,
         (tmp / "meta.json").write_text(json.dumps({
             "model": encoder.name, "n_sentences": len(sentences),
             "n_tokens": int(lengths.sum()), "forward_seconds": time.perf_counter() - began,
-            "library_version": __version__}, indent=1))
+            "library_version": __version__, "device": getattr(encoder, "device", "cpu"),
+            "dtype": getattr(encoder, "dtype", "float32")}, indent=1))
 
     path = cache.get_or_create("pooled", description, build)
     return {name: np.load(path / f"{name}.npy", mmap_mode="r")

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from anisotropy.inputs import cache
+from anisotropy.inputs.devices import select_device, select_dtype
 from anisotropy.inputs.extraction import (
     TokenEmbeddings,
     extract_pooled,
@@ -564,10 +565,18 @@ class Encoder:
         A resolved model, or a name passed to :func:`resolve`.
     max_length : int, optional
         Longest input in model tokens; defaults to the model's limit (capped at 512).
+    device : str
+        Where forward passes run: ``"auto"`` (CUDA, else MPS, else CPU), or a device name
+        (:func:`anisotropy.inputs.devices.select_device`).
+    dtype : str
+        Forward-pass precision: ``"float32"`` (default), or ``"float16"``/``"bfloat16"`` on
+        an accelerator. Hidden states are always returned as float32.
     """
 
     resolved: ResolvedModel | str
     max_length: int | None = None
+    device: str = "auto"
+    dtype: str = "float32"
     model: object = field(init=False, repr=False)
     tokenizer: object = field(init=False, repr=False)
 
@@ -575,6 +584,8 @@ class Encoder:
         import torch
         from transformers import AutoModel, AutoTokenizer
 
+        self.device = select_device(self.device)
+        self.dtype = select_dtype(self.dtype, self.device.split(":")[0])
         if isinstance(self.resolved, str):
             self.resolved = resolve(self.resolved)
         path = self.resolved.path
@@ -584,7 +595,8 @@ class Encoder:
                                     "(for offsets and word alignment).")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            self.model = AutoModel.from_pretrained(path, dtype=torch.float32)
+            self.model = AutoModel.from_pretrained(path, dtype=getattr(torch, self.dtype))
+        self.model.to(self.device)
         self.model.eval()
         config = self.model.config
         self.is_decoder = is_causal_lm(config)
@@ -609,7 +621,12 @@ class Encoder:
 
     def __repr__(self) -> str:
         return (f"Encoder({self.name!r}, {self.resolved.kind}, layers=0..{self.n_layers}, "
-                f"dim={self.dim}, source={self.resolved.source})")
+                f"dim={self.dim}, source={self.resolved.source}, device={self.device}, "
+                f"dtype={self.dtype})")
+
+    def describe(self) -> dict:
+        """The results file's record: :meth:`ResolvedModel.describe` plus device and dtype."""
+        return {**self.resolved.describe(), "device": self.device, "dtype": self.dtype}
 
     def check_layers(self, layers: Sequence[int] | None) -> list[int]:
         """All layers 0..L when None; else the given ones, each checked to be in range."""
@@ -688,7 +705,7 @@ class Encoder:
         otherwise.
         """
         module = self.model.get_input_embeddings()
-        weight = module.weight.detach().cpu().numpy().astype(np.float32)
+        weight = module.weight.detach().float().cpu().numpy()
         scale = getattr(module, "embed_scale", None)
         if scale is not None:
             weight *= np.float32(float(scale))
