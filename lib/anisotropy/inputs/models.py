@@ -274,11 +274,8 @@ def _prepare_smollm2() -> tuple[Path, str]:
 
 def _record_digest(path: Path) -> str:
     """A file's sha256 as a wheel's RECORD writes it (urlsafe base64, no padding)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 24):
-            digest.update(block)
-    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
+    digest = bytes.fromhex(cache.file_hash(path))
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
 def join_verified(parts: Sequence[tuple[str, Path, str]], expected_sha256: str,
