@@ -52,7 +52,7 @@ def test_bad_slug_profile_and_parameter():
     with pytest.raises(runner.RunError, match="Unknown claim 'nope'.*choose one of"):
         runner.run("nope")
     slug = SLUGS[0]
-    with pytest.raises(runner.RunError, match="Unknown profile 'huge'.*'full', 'smoke'"):
+    with pytest.raises(runner.RunError, match="Unknown profile 'huge'.*'full', 'paper', 'smoke'"):
         runner.run(slug, "huge")
     with pytest.raises(runner.RunError, match=r"\['no_such'\] are not declared.*valid"):
         runner.run(slug, "smoke", {"no_such": 1})
@@ -96,6 +96,7 @@ def test_kernel_environment_is_set_and_restored(tmp_path, monkeypatch):
         seen.update({k: os.environ.get(k) for k in
                      ("ANISOTROPY_PROFILE", "MALLOC_MMAP_MAX_", "MALLOC_TRIM_THRESHOLD_")})
         Path(os.environ["ANISOTROPY_RESULTS_DIR"], "01-layerwise-anisotropy.json").write_text("{}")
+        Path(output).write_text("{}")
 
     monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
     monkeypatch.setattr(runner, "BUILD_DIR", tmp_path / "build")

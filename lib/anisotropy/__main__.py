@@ -1,4 +1,5 @@
-"""Command line: ``anisotropy models | data verify | run SLUG | book``."""
+"""Command line: ``anisotropy models | data verify | run SLUG | book | plan | extract JOB |
+summary``."""
 
 from __future__ import annotations
 
@@ -42,13 +43,24 @@ def _add_device_options(parser) -> None:
                         "on accelerators only)")
 
 
+def _not_run(items: list[str]) -> dict[str, str]:
+    """``MODEL=REASON`` items as a dict."""
+    reasons = {}
+    for item in items:
+        model, sep, why = item.partition("=")
+        if not sep or not model or not why:
+            raise SystemExit(f"--not-run expects MODEL=REASON; got {item!r}")
+        reasons[model] = why
+    return reasons
+
+
 def _run(args) -> int:
     from anisotropy.book.runner import RunError, parse_overrides, run
 
     try:
         run(args.slug, args.profile, {**_device_overrides(args),
                                       **parse_overrides(args.param or [])},
-            log_output=args.verbose)
+            log_output=args.verbose, not_run=_not_run(args.not_run or []))
     except RunError as error:
         print(f"anisotropy run: {error}", file=sys.stderr)
         return 1
@@ -69,6 +81,63 @@ def _book(args) -> int:
     return 0
 
 
+def _plan(args) -> int:
+    from anisotropy.book.plan import PlanError, workflow_jobs
+
+    try:
+        plan = workflow_jobs(args.profile, args.models)
+    except PlanError as error:
+        print(f"anisotropy plan: {error}", file=sys.stderr)
+        return 1
+    seen = set()
+    for slug, entry in plan.items():
+        for job in entry["jobs"]:
+            shared = " (shared)" if job.job_id in seen else ""
+            seen.add(job.job_id)
+            print(f"{slug}\t{job.job_id}{shared}")
+    print(f"{len(seen)} extraction jobs for profile {args.profile!r}")
+    return 0
+
+
+def _extract(args) -> int:
+    from anisotropy.book.plan import PlanError, run_extraction, workflow_jobs, write_marker
+    from anisotropy.inputs.models import ModelNotAvailable
+
+    try:
+        plan = workflow_jobs(args.profile, args.models)
+    except PlanError as error:
+        print(f"anisotropy extract: {error}", file=sys.stderr)
+        return 1
+    jobs = {job.job_id: job for entry in plan.values() for job in entry["jobs"]}
+    if args.job not in jobs:
+        print(f"anisotropy extract: unknown job {args.job!r} for profile {args.profile!r}; "
+              "`anisotropy plan --profile P` lists them.", file=sys.stderr)
+        return 1
+    job = jobs[args.job]
+    try:
+        summary = run_extraction(job, **{k: v for k, v in _device_overrides(args).items()})
+    except ModelNotAvailable as error:
+        # The model cannot be had here (a hub model offline): this job reports it and the
+        # claims run without the model, marking its checks "not run: needs the hub".
+        print(f"anisotropy extract: {job.model}: {error}", file=sys.stderr)
+        summary = {"job": job.job_id, "model": job.model, "status": "needs the hub",
+                   "message": str(error)}
+        if args.marker:
+            write_marker(args.marker, summary)
+        return 0 if args.marker else 1
+    if args.marker:
+        write_marker(args.marker, summary)
+    print(f"{job.job_id}: {summary['sentences']:,} sentences in {summary['seconds']:.0f} s")
+    return 0
+
+
+def _summary(args) -> int:
+    from anisotropy.book.summary import format_summary, summary_table
+
+    print(format_summary(summary_table(args.results, args.slugs or None)))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="anisotropy", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -83,8 +152,25 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("-p", "--param", action="append", metavar="NAME=VALUE",
                      help="override a notebook parameter (repeatable)")
     run.add_argument("-v", "--verbose", action="store_true", help="stream cell output")
+    run.add_argument("--not-run", action="append", metavar="MODEL=REASON",
+                     help="a model left out of this run, marked 'not run' with the reason")
     _add_device_options(run)
     run.set_defaults(func=_run)
+    plan = sub.add_parser("plan", help="list the extraction jobs of a profile")
+    plan.add_argument("--profile", default="full")
+    plan.add_argument("--models", nargs="+", help="replace the claims' models")
+    plan.set_defaults(func=_plan)
+    extract = sub.add_parser("extract", help="run one extraction job into the cache")
+    extract.add_argument("job", help="a job id from `anisotropy plan`")
+    extract.add_argument("--profile", default="full")
+    extract.add_argument("--models", nargs="+", help="replace the claims' models")
+    extract.add_argument("--marker", help="write the job's summary (JSON) here when done")
+    _add_device_options(extract)
+    extract.set_defaults(func=_extract)
+    summary = sub.add_parser("summary", help="claim, profile, runtime, cache and verdicts")
+    summary.add_argument("slugs", nargs="*")
+    summary.add_argument("--results", default="_build/results")
+    summary.set_defaults(func=_summary)
     book = sub.add_parser("book", help="run every claim and build the HTML book")
     book.add_argument("--profile", default="full")
     book.add_argument("--no-run", action="store_true",

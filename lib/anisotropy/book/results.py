@@ -43,7 +43,7 @@ from anisotropy.geometry.intervals import Interval
 from anisotropy.inputs import cache
 from anisotropy.inputs.data import PROJECT_ROOT, verified_files
 
-__all__ = ["Check", "Results", "VERDICTS", "glue", "ranges_text", "results_dir",
+__all__ = ["Check", "Results", "VERDICTS", "add_models_not_run", "glue", "ranges_text", "results_dir",
            "load_results", "reference", "references"]
 
 VERDICTS = ("reproduced", "not reproduced", "inconclusive", "exempt", "control", "finding",
@@ -307,3 +307,21 @@ def ranges_text(numbers) -> str:
         if value is not None:
             start = previous = value
     return ", ".join(parts)
+
+
+def add_models_not_run(path: str | Path, reasons: dict[str, str]) -> None:
+    """Mark models a claim could not run (``{model: reason}``, e.g. a hub model requested
+    offline) in its results file: every check the claim declares gets a "not run" record
+    for each such model, with the reason, so the ledger shows them; the file is rewritten
+    atomically and lists the reasons under ``models_not_run``."""
+    path = Path(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    holder = Results(data["claim"], parameters={}, profile=data.get("profile", ""))
+    for model, why in reasons.items():
+        for spec in holder.specs.values():
+            holder.not_run(spec.id, model, why)
+    data["checks"] += [asdict(c) for c in holder.checks]
+    data["models_not_run"] = {**data.get("models_not_run", {}), **reasons}
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    os.replace(tmp, path)

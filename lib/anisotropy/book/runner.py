@@ -23,6 +23,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import tokenize
 from pathlib import Path
@@ -264,8 +265,12 @@ def resolve_parameters(slug: str, profile: str, overrides: dict | None = None) -
 
 
 def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
-        log_output: bool = False) -> Path:
+        log_output: bool = False, not_run: dict[str, str] | None = None) -> Path:
     """Execute one claim notebook; return the executed notebook's path.
+
+    ``not_run`` (``{model: reason}``) names models left out of this run, e.g. hub models
+    the workflow could not fetch offline; the results file then marks every check of the
+    claim "not run" for them, with the reason.
 
     Raises
     ------
@@ -282,21 +287,32 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
     results = BUILD_DIR / "results"
     results.mkdir(parents=True, exist_ok=True)
     stale = results / f"{slug}.json"
-    if stale.exists():
-        stale.unlink()
+    failed = output.with_suffix(".failed.ipynb")
+    for old in (stale, output, failed):  # a killed or failed run leaves none of these
+        old.unlink(missing_ok=True)
+    # papermill writes the notebook as it runs: into a temporary file, renamed into place
+    # only when every cell has run, so a killed run never leaves a notebook that looks done.
+    partial = output.with_name(f".{slug}.{os.getpid()}.partial.ipynb")
     kernel_env = {"ANISOTROPY_RESULTS_DIR": str(results), "ANISOTROPY_PROFILE": profile,
                   **{k: v for k, v in KERNEL_MALLOC_ENV.items() if k not in os.environ}}
     env_before = {k: os.environ.get(k) for k in kernel_env}
     os.environ.update(kernel_env)  # the kernel inherits this process's environment
     began = time.perf_counter()
     try:
-        papermill.execute_notebook(str(source), str(output), parameters=parameters,
-                                   kernel_name="python3", cwd=str(NOTEBOOKS_DIR),
-                                   progress_bar=False, log_output=log_output)
+        with tempfile.TemporaryDirectory(prefix="anisotropy-kernel-") as sockets:
+            papermill.execute_notebook(str(source), str(partial), parameters=parameters,
+                                       kernel_name="python3", cwd=str(NOTEBOOKS_DIR),
+                                       progress_bar=False, log_output=log_output,
+                                       kernel_manager_class=_ipc_kernel_manager(sockets))
+        partial.replace(output)
     except PapermillExecutionError as error:
-        cell = _describe_cell(source, output, error.cell_index, error.traceback)
+        partial.replace(failed)
+        cell = _describe_cell(source, failed, error.cell_index, error.traceback)
         raise RunError(f"{slug}: {cell} failed with {error.ename}: {error.evalue}. "
-                       f"See {output}.") from error
+                       f"See {failed}.") from error
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
     finally:
         for key, value in env_before.items():
             if value is None:
@@ -306,8 +322,31 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
     if not stale.exists():
         raise RunError(f"{slug} ran but did not write {stale}; its last cell must call "
                        "Results.write().")
+    if not_run:
+        from anisotropy.book.results import add_models_not_run
+
+        add_models_not_run(stale, not_run)
     print(f"{slug} [{profile}] ran in {time.perf_counter() - began:.0f} s -> {output}")
     return output
+
+
+def _ipc_kernel_manager(directory: str):
+    """A kernel manager class whose kernels talk over Unix sockets in ``directory``.
+
+    With TCP, jupyter_client picks free ports by binding and releasing them, so two runs
+    started at the same moment (the workflow's parallel jobs) can race for a port. Sockets
+    in a directory of the run's own have no such race, and are not reachable over the
+    network.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+
+    class IPCKernelManager(AsyncKernelManager):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.transport = "ipc"
+            self.ip = str(Path(directory) / "kernel")
+
+    return IPCKernelManager
 
 
 _ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

@@ -32,7 +32,7 @@ from anisotropy.inputs import data
 from anisotropy.inputs.data import PROJECT_ROOT
 
 __all__ = ["TASKS_FILE", "TaskError", "names", "corpus", "windows", "sts_task",
-           "sts_aggregation", "sts_sentences", "classification_task"]
+           "sts_aggregation", "sts_scope", "sts_sentences", "classification_task"]
 
 TASKS_FILE = PROJECT_ROOT / "data" / "tasks.yaml"
 _KINDS = ("corpora", "sts", "classification")
@@ -168,6 +168,22 @@ def sts_task(name: str, max_pairs: int | None = None, seed: int = 0) -> pd.DataF
     if max_pairs is not None and len(frame) > max_pairs:
         frame = frame.sample(n=max_pairs, random_state=seed).sort_index()
     return frame
+
+
+def sts_scope(names_: list[str], max_pairs: int | None = None, seed: int = 0) -> str:
+    """One sentence-part saying which pairs of the STS tasks a run scores, for the pages.
+
+    "every pair of each task" when nothing is cut; otherwise the cap, the pairs kept and the
+    pairs the tasks hold (the papers score every pair).
+    """
+    held = {name: len(sts_task(name)) for name in names_}
+    kept = {name: len(sts_task(name, max_pairs, seed)) for name in names_}
+    if kept == held:
+        return "every pair of each task"
+    cut = [name for name in names_ if kept[name] < held[name]]
+    return (f"a seeded subset of at most {max_pairs:,} pairs per task (cut: {', '.join(cut)}), "
+            f"{sum(kept.values()):,} of the tasks' {sum(held.values()):,} pairs; the papers "
+            f"score every pair, as the `paper` profile does")
 
 
 def sts_aggregation(name: str) -> str:

@@ -1,0 +1,212 @@
+"""The forward passes each claim needs, declared from the task registry: the workflow's
+extraction jobs.
+
+A claim notebook encodes sentence sets drawn from :mod:`anisotropy.inputs.tasks` with its
+parameters (claim 1's SNLI sample, claim 2's context windows, the STS sentences of claims 3
+and 4, claim 5's classification tasks). :func:`extraction_jobs` lists the same sets for a
+claim and a profile, as :class:`Extraction` records: one model, one sentence set, one kind
+(per-layer token vectors or pooled sentence vectors) and one layer set. Running a job
+(:func:`run_extraction`) makes the very call the notebook makes, so it fills the same
+content-addressed cache entry and the notebook then finds it there. The workflow
+(``workflow/Snakefile``) runs one job per distinct record, so a set two claims share (claim
+1's SNLI sentences are claim 3's NLI set; claims 3 and 4 share the STS sentences) is
+encoded once. ``tests/test_workflow.py`` checks that, after a claim's jobs have run, its
+notebook misses the cache for no forward pass.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from anisotropy.book import runner
+from anisotropy.book.catalog import default_models
+
+__all__ = ["Extraction", "claim_parameters", "claim_models", "extraction_jobs",
+           "workflow_jobs", "run_extraction", "check_models", "PlanError"]
+
+# Layer sets, symbolic because the last layer depends on the model.
+ALL_LAYERS = "all"
+FIRST_LAST = "0-1-last"  # the embedding output, the first block and the last layer
+LAST = "last"
+
+
+class PlanError(ValueError):
+    """A workflow configuration the plan cannot honour (unknown profile, claim or model)."""
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """One forward-pass job: ``model`` over the sentences ``corpus`` names.
+
+    ``kind`` is ``"tokens"`` (per-layer token vectors of the layer set ``layers``) or
+    ``"pooled"`` (mean-pooled, unit-length sentence vectors, as claim 5 uses).
+    ``sentences`` builds the sentence list; ``digest`` identifies it.
+    """
+
+    model: str
+    corpus: str
+    kind: str
+    layers: str
+    sentences: Callable[[], list[str]] = field(compare=False, repr=False)
+    digest: str = ""
+
+    @property
+    def job_id(self) -> str:
+        """A file-name-safe id, unique per (model, sentence set, kind, layers)."""
+        model = re.sub(r"[^A-Za-z0-9._-]+", "--", self.model)
+        return f"{model}.{self.corpus}.{self.kind}-{self.layers}.{self.digest[:10]}"
+
+
+def _digest(sentences: list[str]) -> str:
+    return hashlib.sha256(json.dumps(sentences).encode("utf-8")).hexdigest()
+
+
+def claim_parameters(slug: str, profile: str, overrides: dict | None = None) -> dict:
+    """Every parameter of a claim as it will run: the notebook's defaults, then the
+    profile's values and the overrides (checked by :func:`runner.resolve_parameters`)."""
+    declared = {name: ast.literal_eval(info["default"])
+                for name, info in runner.declared_parameters(slug).items()}
+    return {**declared, **runner.resolve_parameters(slug, profile, overrides)}
+
+
+def claim_models(slug: str, parameters: dict) -> list[str]:
+    """The models a claim runs with these parameters (claim 5: its model and glue models)."""
+    if slug == "05-isotropy-vs-clusters":
+        return list(dict.fromkeys([parameters["model"], *parameters["glue_models"]]))
+    return list(parameters.get("models") or default_models(slug))
+
+
+def _jobs(models: list[str], corpus: str, kind: str, layers: str,
+          sentences: Callable[[], list[str]]) -> list[Extraction]:
+    cached: dict[str, list[str]] = {}
+
+    def build() -> list[str]:
+        if "s" not in cached:
+            cached["s"] = list(sentences())
+        return cached["s"]
+
+    digest = _digest(build())
+    return [Extraction(model, corpus, kind, layers, build, digest) for model in models]
+
+
+def extraction_jobs(slug: str, parameters: dict) -> list[Extraction]:
+    """The forward passes claim ``slug`` makes with ``parameters`` (all of them, as from
+    :func:`claim_parameters`), in the order the notebook makes them."""
+    from anisotropy.inputs import tasks
+
+    p = parameters
+    models = claim_models(slug, p)
+    seed = p["seed"]
+    if slug == "01-layerwise-anisotropy":
+        return _jobs(models, f"{p['sentence_source']}-{p['n_sentences']}", "tokens",
+                     ALL_LAYERS, lambda: tasks.corpus(p["sentence_source"], p["n_sentences"],
+                                                      seed))
+    windows = (f"lm-windows-{p.get('n_windows')}x{p.get('window_words')}",
+               lambda: tasks.windows("lm", p["window_words"], p["n_windows"], seed))
+    if slug == "02-clusters-manifolds":
+        return _jobs(models, windows[0], "tokens", ALL_LAYERS, windows[1])
+    sts = (f"sts-{len(p.get('tasks', []))}tasks-{p.get('max_pairs') or 'all'}",
+           lambda: tasks.sts_sentences(p["tasks"], p["max_pairs"], seed))
+    if slug == "03-frequency-bias":
+        return (_jobs(models, windows[0], "tokens", ALL_LAYERS, windows[1])
+                + _jobs(models, sts[0], "tokens", FIRST_LAST, sts[1])
+                + _jobs(models, f"snli-{p['n_nli_sentences']}", "tokens", ALL_LAYERS,
+                        lambda: tasks.corpus("snli", p["n_nli_sentences"], seed)))
+    if slug == "04-cluster-isotropy":
+        from anisotropy.claims.cluster_isotropy import sst2_probe_data
+
+        return (_jobs(models, sts[0], "tokens", FIRST_LAST, sts[1])
+                + _jobs(models, f"sst2-probe-{p['sst2_train_items']}", "tokens", LAST,
+                        lambda: sst2_probe_data(p["sst2_train_items"], seed=seed)["sentences"]))
+    if slug == "05-isotropy-vs-clusters":
+        jobs = []
+        for task in ("polarity", "snli"):
+            jobs += _jobs([p["model"]], f"{task}-{p['n_items'] or 'all'}", "pooled", LAST,
+                          lambda task=task: tasks.classification_task(task, p["n_items"],
+                                                                      seed)["sentences"])
+        for task in p["glue_tasks"]:
+            jobs += _jobs(p["glue_models"], f"{task}-{p['glue_max_items'] or 'all'}", "pooled",
+                          LAST, lambda task=task: tasks.classification_task(
+                              task, p["glue_max_items"], seed)["sentences"])
+        return jobs
+    raise PlanError(f"Unknown claim {slug!r}; choose one of {list(runner.SLUGS)}.")
+
+
+def check_models(models: list[str]) -> None:
+    """Refuse a workflow ``models`` entry that is not a string naming a model."""
+    for model in models:
+        if not isinstance(model, str) or not model.strip():
+            raise PlanError(f"models: {model!r} is not a model name; give registry names "
+                            "(`anisotropy models`), Hugging Face ids or local paths.")
+
+
+def workflow_jobs(profile: str, models: list[str] | None = None,
+                  claims: list[str] | None = None) -> dict[str, dict]:
+    """The whole workflow for a profile: ``{slug: {"overrides", "jobs"}}``.
+
+    ``models`` (the workflow config's ``models``) replaces the models of claims 1-4 and
+    claim 5's appendix models. Raises :class:`PlanError` for an unknown profile or claim,
+    before any job starts; a model name is only checked when its job runs, where an
+    offline hub model fails with the registry's message.
+    """
+    known = runner.profiles()
+    if profile not in known:
+        raise PlanError(f"Unknown profile {profile!r}; choose one of {sorted(known)}.")
+    claims = list(runner.SLUGS) if claims is None else claims
+    for slug in claims:
+        if slug not in runner.SLUGS:
+            raise PlanError(f"Unknown claim {slug!r}; choose one of {list(runner.SLUGS)}.")
+    if models is not None:
+        check_models(models)
+    plan = {}
+    for slug in claims:
+        overrides = {}
+        if models:
+            overrides = ({"glue_models": list(models)} if slug == "05-isotropy-vs-clusters"
+                         else {"models": list(models)})
+        try:
+            parameters = claim_parameters(slug, profile, overrides)
+        except runner.RunError as error:
+            raise PlanError(str(error)) from error
+        plan[slug] = {"overrides": overrides, "jobs": extraction_jobs(slug, parameters),
+                      "parameters": parameters}
+    return plan
+
+
+def run_extraction(job: Extraction, *, device: str = "auto", dtype: str = "float32") -> dict:
+    """Run one job: load the model and make the claim's own encode call, which fills the
+    cache entry (or finds it there). Returns a summary for the job's marker file."""
+    import time
+
+    from anisotropy.inputs import cache
+    from anisotropy.inputs import models as registry
+
+    began = time.perf_counter()
+    encoder = registry.load(job.model, device=device, dtype=dtype)
+    sentences = job.sentences()
+    if job.kind == "pooled":
+        encoder.encode_sentences(sentences, pooling="mean", normalize=True)
+    else:
+        layers = {ALL_LAYERS: None, FIRST_LAST: [0, 1, encoder.n_layers],
+                  LAST: [encoder.n_layers]}[job.layers]
+        encoder.encode_tokens(sentences, layers=layers)
+    stats = cache.stats()
+    return {"job": job.job_id, "model": job.model, "corpus": job.corpus, "kind": job.kind,
+            "layers": job.layers, "sentences": len(sentences), "sentences_sha256": job.digest,
+            "status": "done", "seconds": round(time.perf_counter() - began, 1),
+            "cache": stats}
+
+
+def write_marker(path: str | Path, summary: dict) -> None:
+    """Write a job's marker atomically (a temporary file renamed into place)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(summary, indent=1, default=str), encoding="utf-8")
+    tmp.replace(path)
