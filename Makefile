@@ -16,9 +16,12 @@ $(STAMP): requirements.txt requirements-models.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@
 
-## book: set up if needed, run every claim in the full profile, build the HTML
+## book: set up if needed, then the Snakemake workflow (full profile): extraction jobs, one
+## job per claim notebook, the ledger and HTML; only what changed since the last run reruns
+PROFILE ?= full
 book: setup
-	$(VENV)/bin/anisotropy book --profile full
+	$(VENV)/bin/snakemake -s workflow/Snakefile --configfile workflow/config/$(PROFILE).yaml \
+		--cores all --rerun-incomplete
 
 ## test: set up if needed, then run all tests (unit, smoke notebooks, book, browser)
 test: setup
@@ -26,7 +29,7 @@ test: setup
 
 ## unit: the fast unit tests only
 unit: setup
-	$(PY) -m pytest -m "not notebooks and not book" tests
+	$(PY) -m pytest -m "not notebooks and not book and not workflow" tests
 
 lint: setup
 	$(VENV)/bin/ruff check lib tests benchmarks scripts

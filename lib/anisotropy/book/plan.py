@@ -27,8 +27,9 @@ from pathlib import Path
 from anisotropy.book import runner
 from anisotropy.book.catalog import default_models
 
-__all__ = ["Extraction", "claim_parameters", "claim_models", "extraction_jobs",
-           "workflow_jobs", "run_extraction", "check_models", "PlanError"]
+__all__ = ["Extraction", "PlanError", "claim_parameters", "claim_models", "extraction_jobs",
+           "workflow_jobs", "run_extraction", "write_marker", "check_models", "library_files",
+           "unavailable_models", "claim_arguments"]
 
 # Layer sets, symbolic because the last layer depends on the model.
 ALL_LAYERS = "all"
@@ -210,3 +211,95 @@ def write_marker(path: str | Path, summary: dict) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(json.dumps(summary, indent=1, default=str), encoding="utf-8")
     tmp.replace(path)
+
+
+def _imported_modules(source: str) -> set[str]:
+    """``anisotropy.*`` modules a piece of source imports (absolute imports only)."""
+    found = set()
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return found
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("anisotropy"))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
+                and node.module.startswith("anisotropy"):
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return found
+
+
+def library_files(slug: str) -> list[Path]:
+    """The library files claim ``slug`` runs: the modules its notebook imports and,
+    transitively, the ``anisotropy`` modules they import (package ``__init__`` files
+    included). The workflow reruns the claim when one of them changes, and no other."""
+    package = Path(runner.PROJECT_ROOT) / "lib" / "anisotropy"
+    notebook = json.loads((runner.NOTEBOOKS_DIR / f"{slug}.ipynb").read_text(encoding="utf-8"))
+    code = "\n".join("".join(cell["source"]) for cell in notebook["cells"]
+                     if cell["cell_type"] == "code")
+    code = "\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!")))
+
+    def module_file(name: str) -> Path | None:
+        parts = name.split(".")[1:]
+        base = package.joinpath(*parts)
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+        return None
+
+    files: set[Path] = {package / "__init__.py"}
+    pending = list(_imported_modules(code))
+    seen: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path = module_file(name)
+        if path is None:
+            continue  # a name imported from a module, not a module
+        files.add(path)
+        parts = name.split(".")
+        for depth in range(2, len(parts)):  # parent packages run their __init__
+            parent = module_file(".".join(parts[:depth]))
+            if parent is not None:
+                files.add(parent)
+        pending.extend(_imported_modules(path.read_text(encoding="utf-8")))
+    return sorted(files)
+
+
+def unavailable_models(markers: list[str | Path]) -> dict[str, str]:
+    """``{model: reason}`` for the extraction jobs whose marker says the model could not be
+    had (a hub model offline); the claim then runs without it and marks it "not run"."""
+    reasons = {}
+    for marker in markers:
+        summary = json.loads(Path(marker).read_text(encoding="utf-8"))
+        if summary.get("status") != "done":
+            reasons[summary["model"]] = (f"not run: {summary['status']} "
+                                         f"({summary.get('message', '').split('. ')[0]})")
+    return reasons
+
+
+def claim_arguments(slug: str, profile: str, overrides: dict, markers: list[str | Path],
+                    device: str | None = None, dtype: str | None = None) -> list[str]:
+    """The ``anisotropy run`` arguments of a workflow claim job: the profile, the config's
+    model overrides without the models no extraction job could have, ``--not-run`` for
+    those, and the device options."""
+    missing = unavailable_models(markers)
+    arguments = ["run", slug, "--profile", profile]
+    for name, value in overrides.items():
+        if isinstance(value, list):
+            kept = [m for m in value if m not in missing]
+            if not kept:
+                raise PlanError(f"{slug}: none of {name}={value} could be loaded "
+                                f"({'; '.join(missing.values())}).")
+            value = "[" + ", ".join(kept) + "]"
+        arguments += ["-p", f"{name}={value}"]
+    for model, why in missing.items():
+        arguments += ["--not-run", f"{model}={why}"]
+    if device:
+        arguments += ["--device", device]
+    if dtype:
+        arguments += ["--dtype", dtype]
+    return arguments

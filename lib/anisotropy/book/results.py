@@ -43,8 +43,8 @@ from anisotropy.geometry.intervals import Interval
 from anisotropy.inputs import cache
 from anisotropy.inputs.data import PROJECT_ROOT, verified_files
 
-__all__ = ["Check", "Results", "VERDICTS", "add_models_not_run", "glue", "ranges_text", "results_dir",
-           "load_results", "reference", "references"]
+__all__ = ["Check", "Results", "VERDICTS", "add_models_not_run", "glue", "ranges_text",
+           "results_dir", "load_results", "reference", "references"]
 
 VERDICTS = ("reproduced", "not reproduced", "inconclusive", "exempt", "control", "finding",
             "not run")

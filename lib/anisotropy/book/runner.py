@@ -290,10 +290,13 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
     failed = output.with_suffix(".failed.ipynb")
     for old in (stale, output, failed):  # a killed or failed run leaves none of these
         old.unlink(missing_ok=True)
-    # papermill writes the notebook as it runs: into a temporary file, renamed into place
-    # only when every cell has run, so a killed run never leaves a notebook that looks done.
+    # papermill writes the notebook as it runs, and the notebook's last cell writes the
+    # results file: both go to private temporary names, renamed into place only when every
+    # cell has run, so a killed run never leaves a notebook or results that look done.
     partial = output.with_name(f".{slug}.{os.getpid()}.partial.ipynb")
-    kernel_env = {"ANISOTROPY_RESULTS_DIR": str(results), "ANISOTROPY_PROFILE": profile,
+    private = results / f".{slug}.{os.getpid()}.partial"
+    private.mkdir(exist_ok=True)
+    kernel_env = {"ANISOTROPY_RESULTS_DIR": str(private), "ANISOTROPY_PROFILE": profile,
                   **{k: v for k, v in KERNEL_MALLOC_ENV.items() if k not in os.environ}}
     env_before = {k: os.environ.get(k) for k in kernel_env}
     os.environ.update(kernel_env)  # the kernel inherits this process's environment
@@ -304,6 +307,15 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
                                        kernel_name="python3", cwd=str(NOTEBOOKS_DIR),
                                        progress_bar=False, log_output=log_output,
                                        kernel_manager_class=_ipc_kernel_manager(sockets))
+        written = private / f"{slug}.json"
+        if not written.exists():
+            raise RunError(f"{slug} ran but did not write its results file; its last cell "
+                           "must call Results.write().")
+        if not_run:
+            from anisotropy.book.results import add_models_not_run
+
+            add_models_not_run(written, not_run)
+        written.replace(stale)
         partial.replace(output)
     except PapermillExecutionError as error:
         partial.replace(failed)
@@ -314,18 +326,12 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
         partial.unlink(missing_ok=True)
         raise
     finally:
+        shutil.rmtree(private, ignore_errors=True)
         for key, value in env_before.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-    if not stale.exists():
-        raise RunError(f"{slug} ran but did not write {stale}; its last cell must call "
-                       "Results.write().")
-    if not_run:
-        from anisotropy.book.results import add_models_not_run
-
-        add_models_not_run(stale, not_run)
     print(f"{slug} [{profile}] ran in {time.perf_counter() - began:.0f} s -> {output}")
     return output
 

@@ -1,0 +1,213 @@
+"""The Snakemake workflow: its plan, its configuration errors, parallel runs and killed jobs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from anisotropy.book import plan, runner
+from anisotropy.book.results import add_models_not_run
+
+ROOT = runner.PROJECT_ROOT
+SNAKEFILE = ROOT / "workflow" / "Snakefile"
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def snakemake(*arguments, build: Path, cache: Path, extra_config=(), check=True,
+              popen=False, models=(MINILM,)):
+    """Run the workflow in its own working directory, build directory and cache."""
+    models_config = ["models=[" + ",".join(f'"{m}"' for m in models) + "]"] if models else []
+    command = [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--directory",
+               str(build.parent), "--config", "profile=smoke", f"build_dir={build}",
+               "threads=1", *models_config, *extra_config, *arguments]
+    env = {**os.environ, "ANISOTROPY_CACHE": str(cache), "HF_HUB_OFFLINE": "1"}
+    if popen:
+        return subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    completed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1200)
+    if check and completed.returncode != 0:
+        raise AssertionError(completed.stdout[-4000:] + completed.stderr[-4000:])
+    return completed
+
+
+# ------------------------------------------------------------------ the plan
+
+
+def test_full_plan_shares_sets_between_claims():
+    jobs = plan.workflow_jobs("full")
+    ids = {slug: {job.job_id for job in entry["jobs"]} for slug, entry in jobs.items()}
+    # claim 1's SNLI sample is claim 3's NLI set; claims 3 and 4 share the STS sentences;
+    # claims 2 and 3 share the context windows
+    assert ids["01-layerwise-anisotropy"] & ids["03-frequency-bias"]
+    assert ids["03-frequency-bias"] & ids["04-cluster-isotropy"]
+    assert ids["02-clusters-manifolds"] & ids["03-frequency-bias"]
+    every = [job.job_id for entry in jobs.values() for job in entry["jobs"]]
+    assert len(set(every)) < len(every)
+    assert all("/" not in job_id for job_id in every)
+
+
+def test_config_models_replace_the_claims_models():
+    jobs = plan.workflow_jobs("smoke", ["gpt2"])
+    for slug, entry in jobs.items():
+        models = {job.model for job in entry["jobs"]}
+        if slug == "05-isotropy-vs-clusters":  # its setups keep the paper's encoder
+            assert "gpt2" in models and entry["overrides"] == {"glue_models": ["gpt2"]}
+        else:
+            assert models == {"gpt2"} and entry["overrides"] == {"models": ["gpt2"]}
+
+
+def test_unknown_profile_and_claim_are_refused_with_the_choices():
+    with pytest.raises(plan.PlanError, match=r"Unknown profile 'huge'.*'full', 'paper', 'smoke'"):
+        plan.workflow_jobs("huge")
+    with pytest.raises(plan.PlanError, match=r"Unknown claim '06-nope'"):
+        plan.workflow_jobs("smoke", claims=["06-nope"])
+    with pytest.raises(plan.PlanError, match=r"models: 3 is not a model name"):
+        plan.workflow_jobs("smoke", [3])
+
+
+def test_library_files_follow_imports():
+    files = {p.relative_to(ROOT / "lib" / "anisotropy").as_posix()
+             for p in plan.library_files("05-isotropy-vs-clusters")}
+    assert {"claims/classifier.py", "geometry/metrics.py", "inputs/models.py"} <= files
+    assert "claims/layerwise.py" not in files  # claim 1's module: editing it spares claim 5
+    assert "claims/layerwise.py" in {
+        p.relative_to(ROOT / "lib" / "anisotropy").as_posix()
+        for p in plan.library_files("01-layerwise-anisotropy")}
+
+
+def test_claim_arguments_leave_out_models_that_could_not_be_had(tmp_path):
+    ok, missing = tmp_path / "ok.json", tmp_path / "missing.json"
+    plan.write_marker(ok, {"model": MINILM, "status": "done"})
+    plan.write_marker(missing, {"model": "gpt2", "status": "needs the hub",
+                                "message": "Model 'gpt2' is not available offline. More."})
+    arguments = plan.claim_arguments("01-layerwise-anisotropy", "smoke",
+                                     {"models": [MINILM, "gpt2"]}, [ok, missing], "cpu")
+    assert arguments[:4] == ["run", "01-layerwise-anisotropy", "--profile", "smoke"]
+    assert ["-p", f"models=[{MINILM}]"] == arguments[4:6]
+    assert arguments[6] == "--not-run"
+    assert arguments[7].startswith("gpt2=not run: needs the hub (Model 'gpt2' is not")
+    assert arguments[-2:] == ["--device", "cpu"]
+    with pytest.raises(plan.PlanError, match="none of models"):
+        plan.claim_arguments("01-layerwise-anisotropy", "smoke", {"models": ["gpt2"]},
+                             [missing])
+
+
+def test_models_not_run_mark_every_declared_check(tmp_path):
+    path = tmp_path / "01-layerwise-anisotropy.json"
+    path.write_text(json.dumps({"claim": "01-layerwise-anisotropy", "profile": "smoke",
+                                "checks": []}))
+    add_models_not_run(path, {"gpt2": "not run: needs the hub"})
+    data = json.loads(path.read_text())
+    assert data["models_not_run"] == {"gpt2": "not run: needs the hub"}
+    assert data["checks"] and {c["verdict"] for c in data["checks"]} == {"not run"}
+    assert {c["model"] for c in data["checks"]} == {"gpt2"}
+    assert all(c["note"] == "not run: needs the hub" for c in data["checks"])
+
+
+# ------------------------------------------------------------------ configuration errors
+
+
+@pytest.mark.workflow
+def test_bad_config_fails_before_any_job(tmp_path):
+    build, cache = tmp_path / "build", tmp_path / "cache"
+    for config, message in ((["profile=huge"], "Unknown profile 'huge'"),
+                            (["colour=blue"], "Unknown workflow config key")):
+        completed = snakemake("-n", "--cores", "1", build=build, cache=cache,
+                              extra_config=config, check=False)
+        assert completed.returncode != 0
+        assert message in completed.stdout + completed.stderr
+    assert not build.exists()
+
+
+@pytest.mark.workflow
+def test_hub_model_offline_fails_in_its_own_job(tmp_path):
+    """The extraction job of an unreachable hub model writes a marker saying so (and the
+    registry's message); without --marker the command fails."""
+    job = next(j for j in plan.workflow_jobs("smoke", ["org/no-such-model"])
+               ["01-layerwise-anisotropy"]["jobs"])
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "ANISOTROPY_CACHE": str(tmp_path / "c")}
+    command = [sys.executable, "-m", "anisotropy", "extract", job.job_id, "--profile",
+               "smoke", "--models", "org/no-such-model"]
+    failed = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert failed.returncode == 1 and "not available offline" in failed.stderr
+    marker = tmp_path / "m.json"
+    done = subprocess.run([*command, "--marker", str(marker)], env=env, capture_output=True,
+                          text=True)
+    assert done.returncode == 0
+    summary = json.loads(marker.read_text())
+    assert summary["status"] == "needs the hub" and "offline" in summary["message"]
+
+
+# ------------------------------------------------------------------ running it
+
+TARGETS = ("01-layerwise-anisotropy", "05-isotropy-vs-clusters")
+
+
+def _targets(build: Path) -> list[str]:
+    return [str(build / "results" / f"{slug}.json") for slug in TARGETS]
+
+
+def _numbers(build: Path, slug: str) -> list:
+    data = json.loads((build / "results" / f"{slug}.json").read_text())
+    return [(c["id"], c["verdict"], c.get("measured"), c.get("interval")) for c in data["checks"]]
+
+
+@pytest.mark.workflow
+@pytest.mark.notebooks
+def test_two_parallel_jobs_equal_serial_runs(tmp_path):
+    serial, parallel = tmp_path / "serial" / "_build", tmp_path / "parallel" / "_build"
+    began = time.perf_counter()
+    snakemake(*_targets(serial), "--cores", "1", "--jobs", "1", build=serial,
+              cache=tmp_path / "cache-serial")
+    serial_s = time.perf_counter() - began
+    began = time.perf_counter()
+    snakemake(*_targets(parallel), "--cores", "2", "--jobs", "2", build=parallel,
+              cache=tmp_path / "cache-parallel")
+    parallel_s = time.perf_counter() - began
+    print(f"smoke workflow ({', '.join(TARGETS)}, MiniLM): serial {serial_s:.0f} s, "
+          f"2 jobs {parallel_s:.0f} s")
+    for slug in TARGETS:
+        assert _numbers(serial, slug) == _numbers(parallel, slug), slug
+        result = json.loads((parallel / "results" / f"{slug}.json").read_text())
+        # the extraction jobs filled the cache: the notebook made no forward pass itself
+        for kind in ("tokens", "pooled"):
+            assert result["cache"].get(kind, {}).get("misses", 0) == 0, (slug, kind)
+        assert (parallel / "executed" / f"{slug}.ipynb").is_file()
+    leftovers = [p.name for p in (parallel / "executed").iterdir() if "partial" in p.name]
+    assert leftovers == []
+    # nothing changed: nothing reruns
+    again = snakemake(*_targets(parallel), "--cores", "2", "-n", build=parallel,
+                      cache=tmp_path / "cache-parallel")
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+@pytest.mark.workflow
+@pytest.mark.notebooks
+def test_killed_claim_job_leaves_nothing_the_next_run_trusts(tmp_path):
+    build, cache = tmp_path / "run" / "_build", tmp_path / "cache"
+    slug = "05-isotropy-vs-clusters"
+    target = str(build / "results" / f"{slug}.json")
+    process = snakemake(target, "--cores", "1", build=build, cache=cache, popen=True)
+    executed = build / "executed"
+    deadline = time.time() + 600
+    while time.time() < deadline and process.poll() is None:
+        if executed.is_dir() and any("partial" in p.name for p in executed.iterdir()):
+            break
+        time.sleep(0.5)
+    assert process.poll() is None, "the workflow finished before it could be killed"
+    time.sleep(3)  # the kernel is running cells
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not (build / "results" / f"{slug}.json").exists()
+    assert not (executed / f"{slug}.ipynb").exists()
+    snakemake("--unlock", build=build, cache=cache)
+    snakemake(target, "--cores", "1", "--rerun-incomplete", build=build, cache=cache)
+    assert json.loads(Path(target).read_text())["claim"] == slug
+    assert (executed / f"{slug}.ipynb").is_file()
