@@ -25,8 +25,8 @@ def snakemake(*arguments, build: Path, cache: Path, extra_config=(), check=True,
     """Run the workflow in its own working directory, build directory and cache."""
     models_config = ["models=[" + ",".join(f'"{m}"' for m in models) + "]"] if models else []
     command = [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--directory",
-               str(build.parent), "--config", "profile=smoke", f"build_dir={build}",
-               "threads=1", *models_config, *extra_config, *arguments]
+               str(build.parent), *arguments, "--config", "profile=smoke",
+               f"build_dir={build}", "threads=1", *models_config, *extra_config]
     env = {**os.environ, "ANISOTROPY_CACHE": str(cache), "HF_HUB_OFFLINE": "1"}
     if popen:
         return subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
