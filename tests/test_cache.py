@@ -55,3 +55,37 @@ def test_failed_build_leaves_nothing(private_cache):
     with pytest.raises(RuntimeError, match="boom"):
         cache.get_or_create("test", {"k": 3}, build)
     assert list((private_cache / "test").iterdir()) == []
+
+
+def _build_in_process(root, barrier, queue):
+    import os
+
+    os.environ["ANISOTROPY_CACHE"] = root
+
+    def build(tmp):
+        barrier.wait(timeout=30)  # both processes are building the same entry at once
+        np.save(tmp / "x.npy", np.arange(1000) * (os.getpid() % 7 + 1))
+
+    path = cache.get_or_create("race", {"k": "same"}, build)
+    queue.put((str(path), int(np.load(path / "x.npy").sum())))
+
+
+def test_two_processes_building_one_entry(private_cache):
+    """Both builds finish; one entry survives, complete, and both processes read it; no
+    temporary directory is left behind."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    barrier, queue = context.Barrier(2), context.Queue()
+    workers = [context.Process(target=_build_in_process,
+                               args=(str(private_cache), barrier, queue)) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=60)
+        assert worker.exitcode == 0
+    seen = [queue.get(timeout=5) for _ in workers]
+    assert len({path for path, _ in seen}) == 1
+    entry = cache.get_or_create("race", {"k": "same"}, lambda tmp: pytest.fail("rebuilt"))
+    assert cache.is_complete(entry)
+    assert not [p for p in entry.parent.iterdir() if p.name.startswith(".")]

@@ -87,16 +87,49 @@ def test_claim_arguments_leave_out_models_that_could_not_be_had(tmp_path):
     plan.write_marker(ok, {"model": MINILM, "status": "done"})
     plan.write_marker(missing, {"model": "gpt2", "status": "needs the hub",
                                 "message": "Model 'gpt2' is not available offline. More."})
-    arguments = plan.claim_arguments("01-layerwise-anisotropy", "smoke",
-                                     {"models": [MINILM, "gpt2"]}, [ok, missing], "cpu")
+    parameters = plan.claim_parameters("01-layerwise-anisotropy", "smoke",
+                                       {"models": [MINILM, "gpt2"]})
+    arguments = plan.claim_arguments("01-layerwise-anisotropy", "smoke", parameters,
+                                     [ok, missing], "float32")
     assert arguments[:4] == ["run", "01-layerwise-anisotropy", "--profile", "smoke"]
     assert ["-p", f"models=[{MINILM}]"] == arguments[4:6]
     assert arguments[6] == "--not-run"
     assert arguments[7].startswith("gpt2=not run: needs the hub (Model 'gpt2' is not")
-    assert arguments[-2:] == ["--device", "cpu"]
+    assert arguments[-2:] == ["--dtype", "float32"] and "--device" not in arguments
+    # a model from the profile's own list is left out the same way
+    profile_models = plan.claim_parameters("01-layerwise-anisotropy", "smoke")
+    smol = profile_models["models"][1]
+    plan.write_marker(missing, {"model": smol, "status": "model not available",
+                                "message": "Not installed. Install it."})
+    arguments = plan.claim_arguments("01-layerwise-anisotropy", "smoke", profile_models,
+                                     [ok, missing])
+    assert arguments[4:6] == ["-p", f"models=[{MINILM}]"]
     with pytest.raises(plan.PlanError, match="none of models"):
-        plan.claim_arguments("01-layerwise-anisotropy", "smoke", {"models": ["gpt2"]},
-                             [missing])
+        plan.claim_arguments("01-layerwise-anisotropy", "smoke",
+                             plan.claim_parameters("01-layerwise-anisotropy", "smoke",
+                                                   {"models": [smol]}), [missing])
+    claim5 = plan.claim_parameters("05-isotropy-vs-clusters", "smoke")
+    plan.write_marker(missing, {"model": claim5["model"], "status": "needs the hub",
+                                "message": "Offline."})
+    with pytest.raises(plan.PlanError, match="setups' encoder"):
+        plan.claim_arguments("05-isotropy-vs-clusters", "smoke", claim5, [missing])
+
+
+def test_config_models_are_checked_before_any_job():
+    plan.check_models([MINILM, "minilm", "gpt2", "bert-base-uncased", "org/model-1.5"])
+    with pytest.raises(plan.PlanError, match="did you mean 'sentence-transformers/all-MiniLM"):
+        plan.check_models(["sentence-transformers/all-MiniLM-L6-v3"])
+    with pytest.raises(plan.PlanError, match="neither a registry name"):
+        plan.check_models(["not a model!"])
+
+
+def test_claim5_marks_only_its_appendix_for_a_missing_appendix_model(tmp_path):
+    path = tmp_path / "05-isotropy-vs-clusters.json"
+    path.write_text(json.dumps({"claim": "05-isotropy-vs-clusters", "profile": "smoke",
+                                "checks": []}))
+    add_models_not_run(path, {"gpt2": "not run: needs the hub"})
+    assert {c["check"] for c in json.loads(path.read_text())["checks"]} == {
+        "appendix-anticorrelation"}
 
 
 def test_models_not_run_mark_every_declared_check(tmp_path):
@@ -211,3 +244,26 @@ def test_killed_claim_job_leaves_nothing_the_next_run_trusts(tmp_path):
     snakemake(target, "--cores", "1", "--rerun-incomplete", build=build, cache=cache)
     assert json.loads(Path(target).read_text())["claim"] == slug
     assert (executed / f"{slug}.ipynb").is_file()
+
+
+def test_kernels_talk_over_private_unix_sockets(tmp_path, monkeypatch):
+    """No TCP ports to race for: each run's kernel uses IPC sockets in a directory of its
+    own."""
+    import papermill
+
+    seen = []
+
+    def fake_execute(source, output, **kwargs):
+        manager = kwargs["kernel_manager_class"]()
+        seen.append((manager.transport, str(manager.ip)))
+        Path(os.environ["ANISOTROPY_RESULTS_DIR"], "01-layerwise-anisotropy.json").write_text(
+            json.dumps({"claim": "01-layerwise-anisotropy"}))
+        Path(output).write_text("{}")
+
+    monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
+    monkeypatch.setattr(runner, "BUILD_DIR", tmp_path / "build")
+    runner.run("01-layerwise-anisotropy", "smoke")
+    runner.run("01-layerwise-anisotropy", "smoke")
+    assert [transport for transport, _ in seen] == ["ipc", "ipc"]
+    assert seen[0][1] != seen[1][1]
+    assert not [p for p in (tmp_path / "build" / "results").iterdir() if "partial" in p.name]

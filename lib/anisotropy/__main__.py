@@ -120,7 +120,9 @@ def _extract(args) -> int:
         # The model cannot be had here (a hub model offline): this job reports it and the
         # claims run without the model, marking its checks "not run: needs the hub".
         print(f"anisotropy extract: {job.model}: {error}", file=sys.stderr)
-        summary = {"job": job.job_id, "model": job.model, "status": "needs the hub",
+        status = ("needs the hub" if "hub cannot be reached" in str(error)
+                  else "model not available")
+        summary = {"job": job.job_id, "model": job.model, "status": status,
                    "message": str(error)}
         if args.marker:
             write_marker(args.marker, summary)

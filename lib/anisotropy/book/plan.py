@@ -139,12 +139,34 @@ def extraction_jobs(slug: str, parameters: dict) -> list[Extraction]:
     raise PlanError(f"Unknown claim {slug!r}; choose one of {list(runner.SLUGS)}.")
 
 
-def check_models(models: list[str]) -> None:
-    """Refuse a workflow ``models`` entry that is not a string naming a model."""
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
+
+
+def check_models(models: list) -> None:
+    """Refuse a workflow ``models`` entry before any job starts: not a string, neither a
+    local directory nor shaped like a Hugging Face id, or a near miss of an offline
+    registry name (a typo would otherwise only show as a model the hub cannot give)."""
+    import difflib
+
+    from anisotropy.inputs.models import _ALIASES, OFFLINE_MODELS
+
+    known = sorted({*OFFLINE_MODELS, *_ALIASES})
     for model in models:
         if not isinstance(model, str) or not model.strip():
             raise PlanError(f"models: {model!r} is not a model name; give registry names "
                             "(`anisotropy models`), Hugging Face ids or local paths.")
+        if model in known or Path(model).expanduser().is_dir():
+            continue
+        if not _HUB_ID.match(model):
+            raise PlanError(f"models: {model!r} is neither a registry name, a local directory "
+                            "nor a Hugging Face id (`org/name` or `name`); registry names: "
+                            f"{sorted(OFFLINE_MODELS)}.")
+        close = difflib.get_close_matches(model.lower(), [k.lower() for k in known], n=1,
+                                          cutoff=0.85)
+        if close:
+            match = next(k for k in known if k.lower() == close[0])
+            raise PlanError(f"models: unknown model {model!r}; did you mean {match!r}? "
+                            f"Registry names: {sorted(OFFLINE_MODELS)}.")
 
 
 def workflow_jobs(profile: str, models: list[str] | None = None,
@@ -281,25 +303,33 @@ def unavailable_models(markers: list[str | Path]) -> dict[str, str]:
     return reasons
 
 
-def claim_arguments(slug: str, profile: str, overrides: dict, markers: list[str | Path],
-                    device: str | None = None, dtype: str | None = None) -> list[str]:
-    """The ``anisotropy run`` arguments of a workflow claim job: the profile, the config's
-    model overrides without the models no extraction job could have, ``--not-run`` for
-    those, and the device options."""
+def claim_arguments(slug: str, profile: str, parameters: dict, markers: list[str | Path],
+                    dtype: str | None = None) -> list[str]:
+    """The ``anisotropy run`` arguments of a workflow claim job.
+
+    ``parameters`` are the claim's as planned (:func:`workflow_jobs`). Models that no
+    extraction job could have (their markers say why) are left out of the model lists the
+    claim runs, wherever the list came from (config, profile or the claim's defaults), and
+    passed as ``--not-run``. The claim's own encoder of claim 5's setups cannot be left
+    out, nor can every model: those raise :class:`PlanError`. The device is not passed:
+    claim jobs read their vectors from the cache (whose keys hold the dtype, not the
+    device) and may run where there is no GPU.
+    """
     missing = unavailable_models(markers)
     arguments = ["run", slug, "--profile", profile]
-    for name, value in overrides.items():
-        if isinstance(value, list):
-            kept = [m for m in value if m not in missing]
-            if not kept:
-                raise PlanError(f"{slug}: none of {name}={value} could be loaded "
-                                f"({'; '.join(missing.values())}).")
-            value = "[" + ", ".join(kept) + "]"
-        arguments += ["-p", f"{name}={value}"]
+    lists = ({"glue_models": parameters["glue_models"]} if slug == "05-isotropy-vs-clusters"
+             else {"models": claim_models(slug, parameters)})
+    if slug == "05-isotropy-vs-clusters" and parameters["model"] in missing:
+        raise PlanError(f"{slug}: its setups' encoder {parameters['model']!r} could not be "
+                        f"loaded: {missing[parameters['model']]}.")
+    for name, value in lists.items():
+        kept = [m for m in value if m not in missing]
+        if not kept:
+            raise PlanError(f"{slug}: none of {name}={value} could be loaded "
+                            f"({'; '.join(missing.values())}).")
+        arguments += ["-p", f"{name}=[" + ", ".join(kept) + "]"]
     for model, why in missing.items():
         arguments += ["--not-run", f"{model}={why}"]
-    if device:
-        arguments += ["--device", device]
     if dtype:
         arguments += ["--dtype", dtype]
     return arguments

@@ -407,6 +407,11 @@ def _hub_has_model(repo_id: str, timeout: float = 10.0) -> bool | None:
         return None
 
 
+# weight formats torch never reads: not fetched from the hub
+_HUB_IGNORE = ["*.h5", "*.msgpack", "*.onnx", "*.ot", "*.tflite", "onnx/*", "openvino/*",
+               "coreml/*", "*.gguf"]
+
+
 def _installed_offline() -> list[str]:
     return [spec.name for spec in OFFLINE_MODELS.values() if _installed(spec.package)]
 
@@ -488,6 +493,15 @@ def list_models() -> pd.DataFrame:
 def load(name: str, **kwargs) -> Encoder | StaticVectors:
     """Resolve ``name`` and load it: :class:`StaticVectors` for static models, else Encoder."""
     resolved = resolve(name)
+    if resolved.source == "hub":
+        # fetch once, then load the local snapshot and fingerprint it by its revision, as
+        # every later resolve() of this name will: the first run and the later ones share
+        # their cache entries
+        from huggingface_hub import snapshot_download
+
+        path = snapshot_download(resolved.name, ignore_patterns=_HUB_IGNORE)
+        resolved = ResolvedModel(resolved.name, path, "hub-cache", resolved.kind,
+                                 "Hugging Face cache", Path(path).name)
     if resolved.kind == "static":
         return StaticVectors(resolved)
     return Encoder(resolved, **kwargs)
