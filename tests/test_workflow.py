@@ -225,7 +225,7 @@ def test_two_parallel_jobs_equal_serial_runs(tmp_path):
 @pytest.mark.notebooks
 def test_killed_claim_job_leaves_nothing_the_next_run_trusts(tmp_path):
     build, cache = tmp_path / "run" / "_build", tmp_path / "cache"
-    slug = "05-isotropy-vs-clusters"
+    slug = "01-layerwise-anisotropy"
     target = str(build / "results" / f"{slug}.json")
     process = snakemake(target, "--cores", "1", build=build, cache=cache, popen=True)
     executed = build / "executed"
@@ -235,7 +235,7 @@ def test_killed_claim_job_leaves_nothing_the_next_run_trusts(tmp_path):
             break
         time.sleep(0.5)
     assert process.poll() is None, "the workflow finished before it could be killed"
-    time.sleep(3)  # the kernel is running cells
+    time.sleep(1)  # the kernel is starting or running cells
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     assert not (build / "results" / f"{slug}.json").exists()

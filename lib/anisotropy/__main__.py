@@ -81,13 +81,20 @@ def _book(args) -> int:
     return 0
 
 
-def _plan(args) -> int:
+def _workflow_plan(args, command: str) -> dict | None:
+    """The profile's workflow plan, or None after printing why it cannot be made."""
     from anisotropy.book.plan import PlanError, workflow_jobs
 
     try:
-        plan = workflow_jobs(args.profile, args.models)
+        return workflow_jobs(args.profile, args.models)
     except PlanError as error:
-        print(f"anisotropy plan: {error}", file=sys.stderr)
+        print(f"anisotropy {command}: {error}", file=sys.stderr)
+        return None
+
+
+def _plan(args) -> int:
+    plan = _workflow_plan(args, "plan")
+    if plan is None:
         return 1
     seen = set()
     for slug, entry in plan.items():
@@ -100,13 +107,11 @@ def _plan(args) -> int:
 
 
 def _extract(args) -> int:
-    from anisotropy.book.plan import PlanError, run_extraction, workflow_jobs, write_marker
+    from anisotropy.book.plan import run_extraction, write_marker
     from anisotropy.inputs.models import ModelNotAvailable
 
-    try:
-        plan = workflow_jobs(args.profile, args.models)
-    except PlanError as error:
-        print(f"anisotropy extract: {error}", file=sys.stderr)
+    plan = _workflow_plan(args, "extract")
+    if plan is None:
         return 1
     jobs = {job.job_id: job for entry in plan.values() for job in entry["jobs"]}
     if args.job not in jobs:
