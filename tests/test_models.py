@@ -89,6 +89,26 @@ def test_hub_model_resolves_online_when_the_hub_has_it(monkeypatch, not_cached):
     assert (resolved.source, resolved.path) == ("hub", "org/some-model")
 
 
+def test_hub_model_is_fetched_before_it_is_fingerprinted(monkeypatch, tmp_path):
+    """load() fetches a hub model first and loads the local snapshot, fingerprinted by its
+    revision as every later (cached) resolve is, so the first run's cache keys are the
+    later runs' keys."""
+    import huggingface_hub
+
+    snapshot = tmp_path / "models--org--m" / "snapshots" / "abc123"
+    snapshot.mkdir(parents=True)
+    monkeypatch.setattr(models, "resolve", lambda name: models.ResolvedModel(
+        "org/m", "org/m", "hub", "unknown", "Hugging Face hub"))
+    fetched = []
+    monkeypatch.setattr(huggingface_hub, "snapshot_download",
+                        lambda repo_id, **kwargs: fetched.append(repo_id) or str(snapshot))
+    monkeypatch.setattr(models, "Encoder", lambda resolved, **kwargs: resolved)
+    loaded = models.load("org/m")
+    assert fetched == ["org/m"]
+    assert (loaded.source, loaded.path, loaded.fingerprint) == ("hub-cache", str(snapshot),
+                                                                "abc123")
+
+
 def test_results_record_paths_without_the_build_machine(monkeypatch, tmp_path):
     cache_root, site_dir = tmp_path / "cache", tmp_path / "site-packages"
     monkeypatch.setenv("ANISOTROPY_CACHE", str(cache_root))
