@@ -4,7 +4,9 @@ named with its failing line."""
 from __future__ import annotations
 
 import ast
+import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -100,7 +102,8 @@ def test_valid_overrides_pass(tmp_path, monkeypatch):
 
     def fake_execute(source, output, parameters, **kwargs):
         seen.update(parameters)
-        (runner.BUILD_DIR / "results" / "03-frequency-bias.json").write_text("{}")
+        Path(os.environ["ANISOTROPY_RESULTS_DIR"], "03-frequency-bias.json").write_text("{}")
+        Path(output).write_text("{}")
 
     monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
     monkeypatch.setattr(runner, "BUILD_DIR", tmp_path / "build")
