@@ -82,11 +82,13 @@ def _book(args) -> int:
 
 
 def _workflow_plan(args, command: str) -> dict | None:
-    """The profile's workflow plan, or None after printing why it cannot be made."""
+    """The profile's workflow plan (of one claim with ``--claim``), or None after printing
+    why it cannot be made."""
     from anisotropy.book.plan import PlanError, workflow_jobs
 
+    claim = getattr(args, "claim", None)
     try:
-        return workflow_jobs(args.profile, args.models)
+        return workflow_jobs(args.profile, args.models, [claim] if claim else None)
     except PlanError as error:
         print(f"anisotropy {command}: {error}", file=sys.stderr)
         return None
@@ -120,7 +122,7 @@ def _extract(args) -> int:
         return 1
     job = jobs[args.job]
     try:
-        summary = run_extraction(job, **{k: v for k, v in _device_overrides(args).items()})
+        summary = run_extraction(job, **_device_overrides(args))
     except ModelNotAvailable as error:
         # The model cannot be had here (a hub model offline): this job reports it and the
         # claims run without the model, marking its checks "not run: needs the hub".
@@ -171,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     extract.add_argument("job", help="a job id from `anisotropy plan`")
     extract.add_argument("--profile", default="full")
     extract.add_argument("--models", nargs="+", help="replace the claims' models")
+    extract.add_argument("--claim", help="a claim that declares the job (plans only that "
+                         "claim's sentence sets)")
     extract.add_argument("--marker", help="write the job's summary (JSON) here when done")
     _add_device_options(extract)
     extract.set_defaults(func=_extract)

@@ -26,8 +26,10 @@ from pathlib import Path
 
 from anisotropy.book import runner
 from anisotropy.book.catalog import default_models
+from anisotropy.book.results import write_json
 
-__all__ = ["Extraction", "PlanError", "claim_parameters", "claim_models", "extraction_jobs",
+__all__ = ["Extraction", "PlanError", "claim_parameters", "claim_models", "model_parameter",
+           "extraction_jobs",
            "workflow_jobs", "run_extraction", "write_marker", "check_models", "library_files",
            "unavailable_models", "claim_arguments"]
 
@@ -47,14 +49,14 @@ class Extraction:
 
     ``kind`` is ``"tokens"`` (per-layer token vectors of the layer set ``layers``) or
     ``"pooled"`` (mean-pooled, unit-length sentence vectors, as claim 5 uses).
-    ``sentences`` builds the sentence list; ``digest`` identifies it.
+    ``sentences`` is the sentence list; ``digest`` identifies it.
     """
 
     model: str
     corpus: str
     kind: str
     layers: str
-    sentences: Callable[[], list[str]] = field(compare=False, repr=False)
+    sentences: tuple[str, ...] = field(compare=False, repr=False)
     digest: str = ""
 
     @property
@@ -76,6 +78,12 @@ def claim_parameters(slug: str, profile: str, overrides: dict | None = None) -> 
     return {**declared, **runner.resolve_parameters(slug, profile, overrides)}
 
 
+def model_parameter(slug: str) -> str:
+    """The parameter holding a claim's list of models: ``glue_models`` for claim 5 (its
+    setups run one fixed encoder, ``model``), ``models`` for the others."""
+    return "glue_models" if slug == "05-isotropy-vs-clusters" else "models"
+
+
 def claim_models(slug: str, parameters: dict) -> list[str]:
     """The models a claim runs with these parameters (claim 5: its model and glue models)."""
     if slug == "05-isotropy-vs-clusters":
@@ -85,15 +93,9 @@ def claim_models(slug: str, parameters: dict) -> list[str]:
 
 def _jobs(models: list[str], corpus: str, kind: str, layers: str,
           sentences: Callable[[], list[str]]) -> list[Extraction]:
-    cached: dict[str, list[str]] = {}
-
-    def build() -> list[str]:
-        if "s" not in cached:
-            cached["s"] = list(sentences())
-        return cached["s"]
-
-    digest = _digest(build())
-    return [Extraction(model, corpus, kind, layers, build, digest) for model in models]
+    built = tuple(sentences())
+    digest = _digest(list(built))
+    return [Extraction(model, corpus, kind, layers, built, digest) for model in models]
 
 
 def extraction_jobs(slug: str, parameters: dict) -> list[Extraction]:
@@ -189,10 +191,7 @@ def workflow_jobs(profile: str, models: list[str] | None = None,
         check_models(models)
     plan = {}
     for slug in claims:
-        overrides = {}
-        if models:
-            overrides = ({"glue_models": list(models)} if slug == "05-isotropy-vs-clusters"
-                         else {"models": list(models)})
+        overrides = {model_parameter(slug): list(models)} if models else {}
         try:
             parameters = claim_parameters(slug, profile, overrides)
         except runner.RunError as error:
@@ -212,7 +211,7 @@ def run_extraction(job: Extraction, *, device: str = "auto", dtype: str = "float
 
     began = time.perf_counter()
     encoder = registry.load(job.model, device=device, dtype=dtype)
-    sentences = job.sentences()
+    sentences = list(job.sentences)
     if job.kind == "pooled":
         encoder.encode_sentences(sentences, pooling="mean", normalize=True)
     else:
@@ -227,12 +226,8 @@ def run_extraction(job: Extraction, *, device: str = "auto", dtype: str = "float
 
 
 def write_marker(path: str | Path, summary: dict) -> None:
-    """Write a job's marker atomically (a temporary file renamed into place)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(summary, indent=1, default=str), encoding="utf-8")
-    tmp.replace(path)
+    """Write a job's marker atomically."""
+    write_json(path, summary)
 
 
 def _imported_modules(source: str) -> set[str]:
@@ -317,17 +312,16 @@ def claim_arguments(slug: str, profile: str, parameters: dict, markers: list[str
     """
     missing = unavailable_models(markers)
     arguments = ["run", slug, "--profile", profile]
-    lists = ({"glue_models": parameters["glue_models"]} if slug == "05-isotropy-vs-clusters"
-             else {"models": claim_models(slug, parameters)})
-    if slug == "05-isotropy-vs-clusters" and parameters["model"] in missing:
+    name = model_parameter(slug)
+    value = parameters[name] if name == "glue_models" else claim_models(slug, parameters)
+    if name == "glue_models" and parameters["model"] in missing:
         raise PlanError(f"{slug}: its setups' encoder {parameters['model']!r} could not be "
                         f"loaded: {missing[parameters['model']]}.")
-    for name, value in lists.items():
-        kept = [m for m in value if m not in missing]
-        if not kept:
-            raise PlanError(f"{slug}: none of {name}={value} could be loaded "
-                            f"({'; '.join(missing.values())}).")
-        arguments += ["-p", f"{name}=[" + ", ".join(kept) + "]"]
+    kept = [m for m in value if m not in missing]
+    if not kept:
+        raise PlanError(f"{slug}: none of {name}={value} could be loaded "
+                        f"({'; '.join(missing.values())}).")
+    arguments += ["-p", f"{name}=[" + ", ".join(kept) + "]"]
     for model, why in missing.items():
         arguments += ["--not-run", f"{model}={why}"]
     if dtype:

@@ -44,7 +44,7 @@ from anisotropy.inputs import cache
 from anisotropy.inputs.data import PROJECT_ROOT, verified_files
 
 __all__ = ["Check", "Results", "VERDICTS", "add_models_not_run", "glue", "ranges_text",
-           "results_dir", "load_results", "reference", "references"]
+           "results_dir", "load_results", "reference", "references", "write_json"]
 
 VERDICTS = ("reproduced", "not reproduced", "inconclusive", "exempt", "control", "finding",
             "not run")
@@ -254,11 +254,7 @@ class Results:
         """Write ``SLUG.json`` atomically and return its path."""
         directory = Path(directory) if directory else results_dir()
         directory.mkdir(parents=True, exist_ok=True)
-        path = directory / f"{self.claim}.json"
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=1))
-        os.replace(tmp, path)
-        return path
+        return write_json(directory / f"{self.claim}.json", self.to_dict())
 
 
 def load_results(directory: str | Path | None = None) -> dict[str, dict]:
@@ -326,6 +322,15 @@ def add_models_not_run(path: str | Path, reasons: dict[str, str]) -> None:
             holder.not_run(spec.id, model, why)
     data["checks"] += [asdict(c) for c in holder.checks]
     data["models_not_run"] = {**data.get("models_not_run", {}), **reasons}
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1))
+    write_json(path, data)
+
+
+def write_json(path: str | Path, data: Any) -> Path:
+    """Write ``data`` as JSON atomically: into a temporary file of this process, renamed
+    into place, so a reader never sees half a file. Returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
     os.replace(tmp, path)
+    return path

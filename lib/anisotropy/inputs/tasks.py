@@ -170,14 +170,14 @@ def sts_task(name: str, max_pairs: int | None = None, seed: int = 0) -> pd.DataF
     return frame
 
 
-def sts_scope(names_: list[str], max_pairs: int | None = None, seed: int = 0) -> str:
+def sts_scope(names_: list[str], max_pairs: int | None = None) -> str:
     """One sentence-part saying which pairs of the STS tasks a run scores, for the pages.
 
     "every pair of each task" when nothing is cut; otherwise the cap, the pairs kept and the
     pairs the tasks hold (the papers score every pair).
     """
     held = {name: len(sts_task(name)) for name in names_}
-    kept = {name: len(sts_task(name, max_pairs, seed)) for name in names_}
+    kept = {name: n if max_pairs is None else min(n, max_pairs) for name, n in held.items()}
     if kept == held:
         return "every pair of each task"
     cut = [name for name in names_ if kept[name] < held[name]]
