@@ -47,6 +47,7 @@ __all__ = [
     "isotropy_defect",
     "knn_distances",
     "partition_isotropy",
+    "centroid_norm_ratio",
     "PartitionIsotropy",
     "silhouette",
     "lid_mle",
@@ -612,6 +613,35 @@ def partition_isotropy(X, chunk_size: int = 2048) -> PartitionIsotropy:
     log_z = np.concatenate([top + np.log(sums[0]), np.log(sums[1]) - bottom])
     log10 = float((log_z.min() - log_z.max()) / np.log(10))
     return PartitionIsotropy(float(10.0**log10), log10)
+
+
+def centroid_norm_ratio(X) -> float:
+    """How far a point cloud is from zero-mean: the norm of its mean over its mean norm.
+
+    .. math:: r = \\frac{\\lVert \\tfrac1n \\sum_i x_i \\rVert}
+                         {\\tfrac1n \\sum_i \\lVert x_i \\rVert} \\in [0, 1]
+
+    ``r = 0`` exactly when the mean vector is zero; ``r = 1`` exactly when every point lies
+    on one ray from the origin (triangle inequality). It is invariant to rotations and to
+    scaling all points by one factor. Rajaee & Sheikhi's slides (seed 000) report that
+    fine-tuned [CLS] vectors are "already zero-mean"; Mu & Viswanath (2018) remove a
+    common mean vector of large norm from word embeddings.
+
+    Parameters
+    ----------
+    X : array of shape (n_points, dim), at least one point with a non-zero norm
+
+    References
+    ----------
+    Mu, J., Viswanath, P. (2018). All-but-the-top: simple and effective postprocessing for
+    word representations. ICLR.
+    """
+    X = np.asarray(check_embeddings(X, min_points=1), dtype=np.float64)
+    norms = np.linalg.norm(X, axis=1)
+    if not norms.any():
+        raise ValueError("centroid_norm_ratio needs at least one non-zero vector; all rows of "
+                         "X are zero.")
+    return float(min(1.0, np.linalg.norm(X.mean(axis=0)) / norms.mean()))
 
 
 # --------------------------------------------------------------------------- silhouette
