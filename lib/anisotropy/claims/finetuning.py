@@ -249,6 +249,14 @@ def fine_tune(encoder, train: dict, dev: dict, *, method: bool, settings: FineTu
     return json.loads((entry / "run.json").read_text(encoding="utf-8"))
 
 
+def _cls_batch(model, tokenizer, part: dict, rows, max_length: int, device):
+    """The last layer's [CLS] vectors of the pairs ``rows`` of ``part`` (padded batch)."""
+    inputs = tokenizer([part["first"][i] for i in rows], [part["second"][i] for i in rows],
+                       truncation=True, max_length=max_length, padding=True,
+                       return_tensors="pt").to(device)
+    return model(**inputs).last_hidden_state[:, 0]
+
+
 def _train_and_evaluate(encoder, train, dev, method, settings, seed, progress) -> dict:
     import torch
     from transformers import AutoModel, get_linear_schedule_with_warmup
@@ -273,10 +281,7 @@ def _train_and_evaluate(encoder, train, dev, method, settings, seed, progress) -
     labels = torch.as_tensor(train["labels"], device=encoder.device)
 
     def cls_vectors(part, rows):
-        inputs = tokenizer([part["first"][i] for i in rows], [part["second"][i] for i in rows],
-                           truncation=True, max_length=settings.max_length, padding=True,
-                           return_tensors="pt").to(encoder.device)
-        return model(**inputs).last_hidden_state[:, 0]
+        return _cls_batch(model, tokenizer, part, rows, settings.max_length, encoder.device)
 
     def transform(hidden, step):
         if not method:
@@ -330,11 +335,9 @@ def pretrained_cls(encoder, dev: dict, max_length: int, batch_size: int = 32) ->
     vectors = []
     with torch.inference_mode():
         for rows in batches(len(dev["labels"]), batch_size):
-            inputs = encoder.tokenizer([dev["first"][i] for i in rows],
-                                       [dev["second"][i] for i in rows], truncation=True,
-                                       max_length=max_length, padding=True,
-                                       return_tensors="pt").to(encoder.device)
-            vectors.append(encoder.model(**inputs).last_hidden_state[:, 0].float().cpu().numpy())
+            hidden = _cls_batch(encoder.model, encoder.tokenizer, dev, rows, max_length,
+                                encoder.device)
+            vectors.append(hidden.float().cpu().numpy())
     X = np.concatenate(vectors).astype(np.float64)
     return {"log10_iw_cls": metrics.partition_isotropy(X).log10,
             "centroid_ratio_cls": metrics.centroid_norm_ratio(X)}
