@@ -130,7 +130,8 @@ def test_fine_tune_runs_is_cached_and_feeds_the_checks(mock_bert):
     settings = ft.FineTuning(epochs=1, batch_size=8, max_length=32, n_clusters=2,
                              n_components=1)
     runs = ft.run_seeds(mock_bert, "rte", settings=settings, n_seeds=2, n_train=24,
-                        progress=False)
+                        n_dev=40, progress=False)
+    assert (runs["n_dev"] == 40).all()
     assert list(runs["condition"]) == ["pretrained", "plain", "method", "plain", "method"]
     tuned = runs[runs["condition"] != "pretrained"]
     assert tuned["accuracy"].between(0, 100).all() and (tuned["n_train"] == 24).all()
@@ -138,7 +139,7 @@ def test_fine_tune_runs_is_cached_and_feeds_the_checks(mock_bert):
     assert runs[runs["condition"] == "plain"]["log10_iw_offline"].notna().all()
     before = cache.stats()["finetune"]["misses"]
     again = ft.run_seeds(mock_bert, "rte", settings=settings, n_seeds=2, n_train=24,
-                         progress=False)
+                         n_dev=40, progress=False)
     assert cache.stats()["finetune"]["misses"] == before  # every run came from the cache
     pd.testing.assert_frame_equal(again.drop(columns="seconds"), runs.drop(columns="seconds"))
     values = ft.check_values(runs)["rte"]

@@ -344,11 +344,12 @@ def pretrained_cls(encoder, dev: dict, max_length: int, batch_size: int = 32) ->
 
 
 def run_seeds(encoder, task: str, *, settings: FineTuning, n_seeds: int,
-              n_train: int | None = None, seed: int = 0, progress: bool = True
-              ) -> pd.DataFrame:
+              n_train: int | None = None, n_dev: int | None = None, seed: int = 0,
+              progress: bool = True) -> pd.DataFrame:
     """Plain and method runs of one task for seeds ``seed .. seed + n_seeds - 1`` (the two
     runs of a seed share the initial classifier and the batch order), plus a
-    ``pretrained`` row. One row per run: condition, seed, the dev numbers of
+    ``pretrained`` row. ``n_train`` and ``n_dev`` keep seeded subsets of the training and
+    dev pairs (None: all of them). One row per run: condition, seed, the dev numbers of
     :func:`fine_tune` (without the losses) and ``final_loss``, the mean of the last tenth of
     the training losses."""
     if n_seeds < 2:
@@ -359,7 +360,7 @@ def run_seeds(encoder, task: str, *, settings: FineTuning, n_seeds: int,
         raise ValueError(f"Unknown fine-tuning task {task!r}; choose one of {sorted(TASKS)}.")
     sep = encoder.tokenizer.sep_token or "|"
     train = pair_task(task, train_split, sep, n_train, seed)
-    dev = pair_task(task, dev_split, sep)
+    dev = pair_task(task, dev_split, sep, n_dev, seed)
     share = float(np.mean(dev["labels"]))
     majority = 100 * max(share, 1 - share)  # accuracy of always answering the commoner label
     rows = [{"task": task, "condition": "pretrained", "seed": None, "n_train": 0,
