@@ -125,7 +125,7 @@ def extraction_jobs(slug: str, parameters: dict) -> list[Extraction]:
         from anisotropy.claims.cluster_isotropy import sst2_probe_data
 
         return (_jobs(models, sts[0], "tokens", FIRST_LAST, sts[1])
-                + _jobs(models, f"sst2-probe-{p['sst2_train_items']}", "tokens", LAST,
+                + _jobs(models, f"sst2-probe-{p['sst2_train_items'] or 'all'}", "tokens", LAST,
                         lambda: sst2_probe_data(p["sst2_train_items"], seed=seed)["sentences"]))
     if slug == "05-isotropy-vs-clusters":
         jobs = []
