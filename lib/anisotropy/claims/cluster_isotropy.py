@@ -242,8 +242,8 @@ def task_changes(pair_scores: dict, tasks, n_boot: int = 1000, seed: int = 0,
 def sst2_probe_data(n_train: int | None, min_words: int = 3, seed: int = 0) -> dict:
     """The SST-2 probe's sentences: a seeded sample of ``n_train`` training phrases (None:
     all of them) of at least ``min_words`` words (the training set also holds one- and
-    two-word phrases), then every dev sentence. Returns ``sentences``, ``n_train``, ``train_labels``,
-    ``dev_labels``."""
+    two-word phrases), then every dev sentence. Returns ``sentences``, ``n_train``,
+    ``train_labels``, ``dev_labels``."""
     train = classification_task("sst2")
     dev = classification_task("sst2-dev")
     long_enough = np.flatnonzero([len(s.split()) >= min_words for s in train["sentences"]])
