@@ -10,6 +10,18 @@ import pytest
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def test_build_dir():
+    """The tests build under ``_build/test/PROFILE`` (or a temporary directory of their
+    own), never in a profile's ``_build/PROFILE`` that `make book` publishes."""
+    from anisotropy.book import runner
+
+    before = runner.BUILD_DIR
+    runner.BUILD_DIR = runner.PROJECT_ROOT / "_build" / "test"
+    yield runner.BUILD_DIR
+    runner.BUILD_DIR = before
+
+
 @pytest.fixture(scope="session")
 def smoke_runs():
     """Execute every claim notebook in the smoke profile through `anisotropy run`'s path.
@@ -21,7 +33,7 @@ def smoke_runs():
     results = {}
     for slug in runner.available_slugs():
         runner.run(slug, "smoke")
-        path = runner.BUILD_DIR / "results" / f"{slug}.json"
+        path = runner.profile_dir("smoke") / "results" / f"{slug}.json"
         results[slug] = json.loads(path.read_text())
     return results
 

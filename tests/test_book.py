@@ -53,7 +53,7 @@ def test_figures_are_non_empty(smoke_book):
 
 
 def test_no_unresolved_glue_or_references(smoke_book):
-    log = (runner.BUILD_DIR / "book-build.log").read_text()
+    log = (runner.profile_dir("smoke") / "book-build.log").read_text()
     assert "WARNING" not in log
     for page in smoke_book.rglob("*.html"):
         text = page.read_text()
@@ -91,7 +91,7 @@ def served(smoke_book):
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium not installed "
                     "(.ci/run installs it)")
 def test_ledger_renders_in_headless_chromium(served, tmp_path):
-    shots = runner.BUILD_DIR / "screenshots"
+    shots = runner.profile_dir("smoke") / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",

@@ -19,6 +19,25 @@ def test_key_is_order_independent_and_sensitive():
     assert cache.make_key({"a": 1}) != cache.make_key({"a": 2})
 
 
+@pytest.mark.parametrize("package", cache.KEY_PACKAGES)
+def test_another_package_version_misses_the_cache(package, monkeypatch):
+    """An upgrade of torch, transformers, tokenizers or gguf never reuses cached vectors."""
+    calls = []
+
+    def build(tmp):
+        calls.append(1)
+        np.save(tmp / "x.npy", np.arange(3))
+
+    first = cache.get_or_create("test", {"k": "versions"}, build)
+    installed = cache.key_versions()
+    assert set(installed) == set(cache.KEY_PACKAGES) and installed["torch"]
+    monkeypatch.setattr(cache, "key_versions", lambda: {**installed, package: "0.0.0-other"})
+    second = cache.get_or_create("test", {"k": "versions"}, build)
+    assert second != first and len(calls) == 2
+    monkeypatch.setattr(cache, "key_versions", lambda: installed)
+    assert cache.get_or_create("test", {"k": "versions"}, build) == first and len(calls) == 2
+
+
 def test_get_or_create_builds_once():
     calls = []
 

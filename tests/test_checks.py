@@ -17,7 +17,7 @@ from scipy import stats
 from anisotropy.book import checks
 from anisotropy.book.checks import CheckError, CheckSpec, grade, load_checks
 from anisotropy.book.ledger import format_measured, write_ledger
-from anisotropy.book.results import Results, load_results
+from anisotropy.book.results import Results, ResultsError, load_results
 from anisotropy.book.runner import SLUGS
 from anisotropy.claims import clusters, layerwise, sts
 from anisotropy.claims.classifier import check_values as classifier_checks
@@ -166,11 +166,19 @@ def test_results_grade_exempt_control_finding_and_ledger(tmp_path):
     assert first["comparator"] == "<" and first["threshold"] == 0.05
     assert first["reference"] == "claim1/mev_headline"
     assert record["metrics"]["value"] == 0.5 and record["profile"] == "smoke"
-    record["library_version"] = "0.0.0"
+    assert record["environment"]["profile"] == "smoke" and record["inputs_digest"]
+    assert not load_results(tmp_path)["01-layerwise-anisotropy"]["stale"]
+    # other inputs than this checkout's (here: parameters that differ from those hashed)
+    record["parameters"] = {"seed": 2}
     path.write_text(json.dumps(record))
-    assert load_results(tmp_path)["01-layerwise-anisotropy"]["stale"]
-    text = write_ledger(tmp_path, tmp_path / "ledger.md", ["01-layerwise-anisotropy"]).read_text()
-    assert "stale" in text and "mev-low:model-a" in text and "0.015 [0.01, 0.02]" in text
+    assert load_results(tmp_path, "smoke")["01-layerwise-anisotropy"]["stale"]
+    with pytest.raises(ResultsError, match=r"01-layerwise-anisotropy.json was written by "
+                       r"profile 'smoke', but this build is profile 'full'"):
+        load_results(tmp_path, "full")
+    text = write_ledger(tmp_path, tmp_path / "ledger.md", ["01-layerwise-anisotropy"],
+                        profile="smoke").read_text()
+    assert "Profile smoke; commit" in text
+    assert "Stale" in text and "mev-low:model-a" in text and "0.015 [0.01, 0.02]" in text
     assert "? inconclusive" in text and "○ exempt" in text and "< 0.05" in text
     assert "Summary per claim and model" in text
     assert "| 1. layerwise | a |" in text and "| 1. layerwise | b |" in text

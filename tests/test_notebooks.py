@@ -161,7 +161,7 @@ def test_claim1_verdicts_do_not_depend_on_the_seed(smoke_runs, tmp_path, monkeyp
     slug = "01-layerwise-anisotropy"
     monkeypatch.setattr(runner, "BUILD_DIR", tmp_path)
     runner.run(slug, "smoke", {"seed": 1})
-    other = json.loads((tmp_path / "results" / f"{slug}.json").read_text())
+    other = json.loads((tmp_path / "smoke" / "results" / f"{slug}.json").read_text())
     first = {c["id"]: c["verdict"] for c in smoke_runs[slug]["checks"]}
     flipped = {c["id"]: (first[c["id"]], c["verdict"]) for c in other["checks"]
                if {first[c["id"]], c["verdict"]} == {"reproduced", "not reproduced"}}

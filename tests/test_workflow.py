@@ -184,11 +184,11 @@ TARGETS = ("01-layerwise-anisotropy", "05-isotropy-vs-clusters")
 
 
 def _targets(build: Path) -> list[str]:
-    return [str(build / "results" / f"{slug}.json") for slug in TARGETS]
+    return [str(build / "smoke" / "results" / f"{slug}.json") for slug in TARGETS]
 
 
 def _numbers(build: Path, slug: str) -> list:
-    data = json.loads((build / "results" / f"{slug}.json").read_text())
+    data = json.loads((build / "smoke" / "results" / f"{slug}.json").read_text())
     return [(c["id"], c["verdict"], c.get("measured"), c.get("interval")) for c in data["checks"]]
 
 
@@ -208,12 +208,12 @@ def test_two_parallel_jobs_equal_serial_runs(tmp_path):
           f"2 jobs {parallel_s:.0f} s")
     for slug in TARGETS:
         assert _numbers(serial, slug) == _numbers(parallel, slug), slug
-        result = json.loads((parallel / "results" / f"{slug}.json").read_text())
+        result = json.loads((parallel / "smoke" / "results" / f"{slug}.json").read_text())
         # the extraction jobs filled the cache: the notebook made no forward pass itself
         for kind in ("tokens", "pooled"):
             assert result["cache"].get(kind, {}).get("misses", 0) == 0, (slug, kind)
-        assert (parallel / "executed" / f"{slug}.ipynb").is_file()
-    leftovers = [p.name for p in (parallel / "executed").iterdir() if "partial" in p.name]
+        assert (parallel / "smoke" / "executed" / f"{slug}.ipynb").is_file()
+    leftovers = [p.name for p in (parallel / "smoke" / "executed").iterdir() if "partial" in p.name]
     assert leftovers == []
     # nothing changed: nothing reruns
     began = time.perf_counter()
@@ -245,9 +245,9 @@ def test_two_parallel_jobs_equal_serial_runs(tmp_path):
 def test_killed_claim_job_leaves_nothing_the_next_run_trusts(tmp_path):
     build, cache = tmp_path / "run" / "_build", tmp_path / "cache"
     slug = "01-layerwise-anisotropy"
-    target = str(build / "results" / f"{slug}.json")
+    target = str(build / "smoke" / "results" / f"{slug}.json")
     process = snakemake(target, "--cores", "1", build=build, cache=cache, popen=True)
-    executed = build / "executed"
+    executed = build / "smoke" / "executed"
     deadline = time.time() + 600
     while time.time() < deadline and process.poll() is None:
         if executed.is_dir() and any("partial" in p.name for p in executed.iterdir()):
@@ -257,7 +257,7 @@ def test_killed_claim_job_leaves_nothing_the_next_run_trusts(tmp_path):
     time.sleep(1)  # the kernel is starting or running cells
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
-    assert not (build / "results" / f"{slug}.json").exists()
+    assert not (build / "smoke" / "results" / f"{slug}.json").exists()
     assert not (executed / f"{slug}.ipynb").exists()
     snakemake("--unlock", build=build, cache=cache)
     snakemake(target, "--cores", "1", "--rerun-incomplete", build=build, cache=cache)
@@ -285,4 +285,4 @@ def test_kernels_talk_over_private_unix_sockets(tmp_path, monkeypatch):
     runner.run("01-layerwise-anisotropy", "smoke")
     assert [transport for transport, _ in seen] == ["ipc", "ipc"]
     assert seen[0][1] != seen[1][1]
-    assert not [p for p in (tmp_path / "build" / "results").iterdir() if "partial" in p.name]
+    assert not [p for p in (tmp_path / "build" / "smoke" / "results").iterdir() if "partial" in p.name]

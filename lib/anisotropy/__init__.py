@@ -11,4 +11,9 @@ Four sub-packages, in the order data flows through them:
 ``python -m anisotropy`` (the ``anisotropy`` command) is :mod:`anisotropy.__main__`.
 """
 
-__version__ = "0.1.0"
+from importlib import metadata as _metadata
+
+try:  # the installed package's metadata (pyproject.toml), so a results file says which
+    __version__ = _metadata.version("anisotropy")
+except _metadata.PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"

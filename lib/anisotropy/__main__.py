@@ -141,9 +141,11 @@ def _extract(args) -> int:
 
 
 def _summary(args) -> int:
+    from anisotropy.book.runner import profile_dir
     from anisotropy.book.summary import format_summary, summary_table
 
-    print(format_summary(summary_table(args.results, args.slugs or None)))
+    results = args.results or profile_dir(args.profile) / "results"
+    print(format_summary(summary_table(results, args.slugs or None)))
     return 0
 
 
@@ -180,7 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     extract.set_defaults(func=_extract)
     summary = sub.add_parser("summary", help="claim, profile, runtime, cache and verdicts")
     summary.add_argument("slugs", nargs="*")
-    summary.add_argument("--results", default="_build/results")
+    summary.add_argument("--profile", default="full",
+                         help="read _build/PROFILE/results (default full)")
+    summary.add_argument("--results", help="a results directory (overrides --profile)")
     summary.set_defaults(func=_summary)
     book = sub.add_parser("book", help="run every claim and build the HTML book")
     book.add_argument("--profile", default="full")

@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from anisotropy.book.catalog import claims
+from anisotropy.book.provenance import short_environment
 from anisotropy.book.results import load_results
 from anisotropy.inputs.data import EXPECTED_SHA256_FILE, data_root
 
@@ -51,9 +52,10 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def ledger_rows(results_dir: Path, slugs: list[str]) -> list[dict]:
-    """One dict per check across all claims, in claim order."""
-    results = load_results(results_dir)
+def ledger_rows(results_dir: Path, slugs: list[str], profile: str | None = None) -> list[dict]:
+    """One dict per check across all claims, in claim order (with ``profile``, a results
+    file of another profile is refused: :func:`anisotropy.book.results.load_results`)."""
+    results = load_results(results_dir, profile)
     rows = []
     for slug in slugs:
         record = results.get(slug)
@@ -106,16 +108,21 @@ def decoder_disagreements(rows: list[dict], results: dict[str, dict]) -> list[di
             and len({v for v, _ in entry["verdicts"].values()}) > 1]
 
 
-def write_ledger(results_dir: Path, out: Path, slugs: list[str]) -> Path:
-    """Write the ledger page for ``slugs`` from ``results_dir`` into ``out``."""
-    results = load_results(results_dir)
-    rows = ledger_rows(results_dir, slugs)
+def write_ledger(results_dir: Path, out: Path, slugs: list[str],
+                 profile: str | None = None) -> Path:
+    """Write the ledger page for ``slugs`` from ``results_dir`` into ``out``.
+
+    With ``profile`` (the book's), a results file of another profile raises
+    :class:`anisotropy.book.results.ResultsError` naming the file and both profiles.
+    """
+    results = load_results(results_dir, profile)
+    rows = ledger_rows(results_dir, slugs, profile)
     counts = Counter(row["verdict"] for row in rows)
     lines = [
         "# Claim ledger",
         "",
         "Every row is one check of a published claim for one model, written by its notebook "
-        "into `_build/results/SLUG.json` when the book was built; this page only formats "
+        "into `_build/PROFILE/results/SLUG.json` when the book was built; this page only formats "
         "those files. Checks are declared in `data/checks.yaml` before anything is measured: "
         "the paper's statement, its reference values (`data/references.yaml`), the quantity, "
         "and a threshold with its reason from the paper. *Measured* is this build's value "
@@ -168,9 +175,10 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str]) -> Path:
             continue
         title = CLAIMS[slug]["title"] if slug in CLAIMS else slug
         lines += [f"## {title}", ""]
-        stale = " **stale: written by library version " + record["library_version"] + \
-            "; rerun it.**" if record["stale"] else ""
-        lines += [f"Profile `{record['profile']}`, {record['runtime_s']:.0f} s, notebook "
+        stale = (" **Stale: its notebook, library code, declarations, data or package "
+                 "versions changed after it ran; rerun it.**" if record["stale"] else "")
+        lines += [f"{short_environment(record.get('environment'))}; "
+                  f"{record['runtime_s']:.0f} s; notebook "
                   f"{{doc}}`../claims/{slug}`.{stale}", ""]
         groups: dict[str, list[dict]] = {}
         for check in record["checks"]:

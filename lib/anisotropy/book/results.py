@@ -2,14 +2,20 @@
 
 A claim notebook creates a :class:`Results` (which loads and validates the claim's check
 declarations from ``data/checks.yaml``), records models, free-form metrics and checks, and
-calls :meth:`Results.write`, which produces ``_build/results/SLUG.json``::
+calls :meth:`Results.write`, which produces ``_build/PROFILE/results/SLUG.json``::
 
-    {claim, profile, parameters, models, data_sha256, library_version, runtime_s, cache,
-     metrics, checks: [{id, check, model, verdict, statement, section, reference, paper,
-                        source, quantity, measured, interval, interval_method, comparator,
-                        threshold, threshold_reason, tolerance, note, details, ...}]}
+    {claim, profile, parameters, models, data_sha256, library_version, inputs_digest,
+     environment, runtime_s, cache, metrics,
+     checks: [{id, check, model, verdict, statement, section, reference, paper, source,
+               quantity, measured, interval, interval_method, comparator, threshold,
+               threshold_reason, tolerance, note, details, ...}]}
 
 A graded check's verdict comes from its 95% interval (:func:`anisotropy.book.checks.grade`).
+
+``environment`` says where the file came from (:func:`anisotropy.book.provenance.environment`)
+and ``inputs_digest`` what produced it (:func:`anisotropy.book.provenance.inputs_digest`);
+:func:`load_results` marks a file *stale* when the digest of the current checkout differs,
+and refuses a file of another profile than the one asked for.
 
 The ledger page, the regression tests and the book all read these files; nothing
 recomputes a number. Reference numbers from the papers are read with :func:`reference`
@@ -18,6 +24,7 @@ from the one file ``data/references.yaml``.
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import os
@@ -29,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anisotropy import __version__
+from anisotropy.book import provenance
 from anisotropy.book.checks import (
     CHECKS_FILE,
     CheckError,
@@ -43,16 +50,25 @@ from anisotropy.geometry.intervals import Interval
 from anisotropy.inputs import cache
 from anisotropy.inputs.data import PROJECT_ROOT, verified_files
 
-__all__ = ["Check", "Results", "VERDICTS", "add_models_not_run", "glue", "ranges_text",
-           "results_dir", "load_results", "reference", "references", "write_json"]
+__all__ = ["Check", "Results", "VERDICTS", "ResultsError", "add_models_not_run", "glue",
+           "ranges_text", "results_dir", "load_results", "reference", "references",
+           "write_json"]
 
 VERDICTS = ("reproduced", "not reproduced", "inconclusive", "exempt", "control", "finding",
             "not run")
 
 
-def results_dir() -> Path:
-    """Where results JSONs go: ``$ANISOTROPY_RESULTS_DIR`` or ``_build/results``."""
-    path = Path(os.environ.get("ANISOTROPY_RESULTS_DIR", PROJECT_ROOT / "_build" / "results"))
+class ResultsError(ValueError):
+    """A results file that cannot be used here: another profile's, or unreadable."""
+
+
+def results_dir(profile: str | None = None) -> Path:
+    """Where results JSONs go: ``$ANISOTROPY_RESULTS_DIR`` (set by the runner), else the
+    profile's own ``_build/PROFILE/results`` (``$ANISOTROPY_PROFILE``, else ``custom``: a
+    notebook run by hand never writes into a profile's build)."""
+    profile = profile or os.environ.get("ANISOTROPY_PROFILE", "custom")
+    default = Path(os.environ.get("ANISOTROPY_BUILD", PROJECT_ROOT / "_build")) / profile
+    path = Path(os.environ.get("ANISOTROPY_RESULTS_DIR", default / "results"))
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -124,6 +140,8 @@ class Results:
     metrics: dict = field(default_factory=dict)
     checks: list = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
+    started_utc: datetime.datetime = field(
+        default_factory=lambda: datetime.datetime.now(datetime.timezone.utc))
     specs: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -237,13 +255,17 @@ class Results:
         return pd.DataFrame(rows).set_index("check") if rows else pd.DataFrame()
 
     def to_dict(self) -> dict:
+        parameters = _jsonable(self.parameters)
+        data_sha256 = verified_files()
         return {
             "claim": self.claim,
             "profile": self.profile,
-            "parameters": _jsonable(self.parameters),
+            "parameters": parameters,
             "models": self.models,
-            "data_sha256": verified_files(),
-            "library_version": __version__,
+            "data_sha256": data_sha256,
+            "library_version": provenance.library_version(),
+            "inputs_digest": provenance.inputs_digest(self.claim, parameters, data_sha256),
+            "environment": provenance.environment(self.profile, self.started_utc),
             "runtime_s": round(time.perf_counter() - self.started, 2),
             "cache": cache.stats(),
             "metrics": self.metrics,
@@ -252,21 +274,56 @@ class Results:
 
     def write(self, directory: str | Path | None = None) -> Path:
         """Write ``SLUG.json`` atomically and return its path."""
-        directory = Path(directory) if directory else results_dir()
+        directory = Path(directory) if directory else results_dir(self.profile)
         directory.mkdir(parents=True, exist_ok=True)
         return write_json(directory / f"{self.claim}.json", self.to_dict())
 
 
-def load_results(directory: str | Path | None = None) -> dict[str, dict]:
-    """All results JSONs of a directory, by claim slug, each flagged ``stale`` when it was
-    written by another library version."""
-    directory = Path(directory) if directory else results_dir()
+def load_results(directory: str | Path | None = None,
+                 profile: str | None = None) -> dict[str, dict]:
+    """All results JSONs of a directory, by claim slug.
+
+    Each record gets ``stale``: true when its inputs digest differs from the current
+    checkout's (:func:`anisotropy.book.provenance.inputs_digest`: the claim's notebook,
+    library files, declarations, data or package versions changed since it was written),
+    or when it records no digest. With ``profile``, a file written by another profile is
+    refused.
+
+    Raises
+    ------
+    ResultsError
+        Naming the file: another profile's results, or a file that is not a results record.
+    """
+    directory = Path(directory) if directory else results_dir(profile)
     out = {}
     for path in sorted(directory.glob("*.json")):
-        record = json.loads(path.read_text())
-        record["stale"] = record.get("library_version") != __version__
-        out[record["claim"]] = record
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            claim = record["claim"]
+        except (ValueError, KeyError, TypeError) as error:
+            raise ResultsError(f"{path} is not a results file ({error}); delete it and rerun "
+                               "the claim.") from error
+        if profile is not None and record.get("profile") != profile:
+            raise ResultsError(
+                f"{path} was written by profile {record.get('profile')!r}, but this build is "
+                f"profile {profile!r}; a book never mixes profiles. Rerun it with `anisotropy "
+                f"run {claim} --profile {profile}`, or delete the file.")
+        record["stale"] = _is_stale(record)
+        out[claim] = record
     return out
+
+
+def _is_stale(record: dict) -> bool:
+    """Whether a results record was produced from other inputs than the current checkout's."""
+    stored = record.get("inputs_digest")
+    if not stored:
+        return True
+    try:
+        current = provenance.inputs_digest(record["claim"], record.get("parameters", {}),
+                                           record.get("data_sha256", {}))
+    except (OSError, KeyError, ValueError):
+        return True
+    return current != stored
 
 
 def reference(*keys: str) -> Any:

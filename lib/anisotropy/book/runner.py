@@ -1,13 +1,16 @@
 """Run claim notebooks with papermill under named profiles, and build the book.
 
-- :func:`run` executes ``notebooks/SLUG.ipynb`` into ``_build/executed/SLUG.ipynb`` with the
-  parameters of a profile (``notebooks/profiles.yaml``) plus overrides, each checked first
-  against its type and range (``notebooks/parameters.yaml``); the notebook writes
-  ``_build/results/SLUG.json`` itself.
-- :func:`build_book` runs every claim, writes the ledger page from the results JSONs,
-  assembles the book sources in ``_build/book-src`` (papermill's injected parameter cell
-  removed from the pages) and compiles them with jupyter-book 1.x (warnings are errors) into
-  ``_build/html``.
+Every profile builds into a directory of its own, ``_build/PROFILE/`` (:func:`profile_dir`),
+so that a smoke run never lands in the full book:
+
+- :func:`run` executes ``notebooks/SLUG.ipynb`` into ``_build/PROFILE/executed/SLUG.ipynb``
+  with the parameters of a profile (``notebooks/profiles.yaml``) plus overrides, each checked
+  first against its type and range (``notebooks/parameters.yaml``); the notebook writes
+  ``_build/PROFILE/results/SLUG.json`` itself.
+- :func:`build_book` runs every claim, writes the ledger page from the results JSONs (and
+  refuses, by name, a results file of another profile), assembles the book sources in
+  ``_build/PROFILE/book-src`` (papermill's injected parameter cell removed from the pages)
+  and compiles them with jupyter-book 1.x (warnings are errors) into ``_build/PROFILE/html``.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ from anisotropy.inputs.data import PROJECT_ROOT
 from anisotropy.inputs.devices import check_device_name
 
 __all__ = ["SLUGS", "RunError", "profiles", "declared_parameters", "parameter_specs",
-           "check_parameters", "parse_overrides", "run", "build_book", "BUILD_DIR"]
+           "check_parameters", "parse_overrides", "run", "build_book", "BUILD_DIR",
+           "profile_dir"]
 
 NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
 PROFILES_FILE = NOTEBOOKS_DIR / "profiles.yaml"
@@ -56,6 +60,16 @@ KERNEL_MALLOC_ENV = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(2**4
 
 class RunError(RuntimeError):
     """A bad slug, profile or parameter, or a notebook that failed."""
+
+
+def profile_dir(profile: str) -> Path:
+    """The build directory of one profile: ``BUILD_DIR / profile`` (``_build/full``,
+    ``_build/smoke``, ...), holding ``results/``, ``executed/``, ``book-src/`` and ``html/``.
+    Nothing of one profile is ever read by another's build."""
+    if not profile or "/" in profile or profile.startswith("."):
+        raise RunError(f"Profile name {profile!r} cannot name a build directory; use a plain "
+                       "name such as 'smoke' or 'full'.")
+    return BUILD_DIR / profile
 
 
 def available_slugs() -> list[str]:
@@ -282,9 +296,9 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    output = BUILD_DIR / "executed" / f"{slug}.ipynb"
+    output = profile_dir(profile) / "executed" / f"{slug}.ipynb"
     output.parent.mkdir(parents=True, exist_ok=True)
-    results = BUILD_DIR / "results"
+    results = profile_dir(profile) / "results"
     results.mkdir(parents=True, exist_ok=True)
     stale = results / f"{slug}.json"
     failed = output.with_suffix(".failed.ipynb")
@@ -420,7 +434,13 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
     ``overrides`` maps a claim to its parameter overrides; ``common`` applies to every claim
     (the CLI's ``--device`` and ``--dtype``).
 
-    Returns the path of ``_build/html/index.html``.
+    Returns the path of ``_build/PROFILE/html/index.html``.
+
+    Raises
+    ------
+    RunError
+        When a claim's executed notebook is missing, or a results file was written by
+        another profile (the message names the file and both profiles).
     """
     from anisotropy.book.ledger import write_data_files, write_ledger
 
@@ -428,7 +448,8 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
     if run_notebooks:
         for slug in slugs:
             run(slug, profile, {**(common or {}), **((overrides or {}).get(slug) or {})})
-    staging = BUILD_DIR / "book-src"
+    build = profile_dir(profile)
+    staging = build / "book-src"
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
@@ -440,18 +461,21 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
     claims = staging / "claims"
     claims.mkdir()
     for slug in slugs:
-        executed = BUILD_DIR / "executed" / f"{slug}.ipynb"
+        executed = build / "executed" / f"{slug}.ipynb"
         if not executed.is_file():
-            raise RunError(f"{executed} is missing: run `anisotropy run {slug}` first.")
-        stage_claim_notebook(executed, claims / f"{slug}.ipynb")
-    write_ledger(BUILD_DIR / "results", staging / "book" / "ledger.md", slugs)
+            raise RunError(f"{executed} is missing: run `anisotropy run {slug} --profile "
+                           f"{profile}` first.")
+        stage_claim_notebook(executed, claims / f"{slug}.ipynb",
+                             footer=_provenance_footer(build / "results" / f"{slug}.json",
+                                                       profile))
+    write_ledger(build / "results", staging / "book" / "ledger.md", slugs, profile=profile)
     write_data_files(staging / "book" / "data-files.md")
     _install_mathjax(staging / "book" / "_static")
-    html = BUILD_DIR / "html"
+    html = build / "html"
     command = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(staging),
                "--path-output", str(staging), "--warningiserror", "--keep-going", "--all"]
     completed = subprocess.run(command, cwd=staging, capture_output=True, text=True)
-    log = BUILD_DIR / "book-build.log"
+    log = build / "book-build.log"
     log.write_text(completed.stdout + completed.stderr)
     if completed.returncode != 0:
         tail = "\n".join((completed.stdout + completed.stderr).splitlines()[-40:])
@@ -462,7 +486,25 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
     return html / "index.html"
 
 
-def stage_claim_notebook(executed: Path, target: Path) -> Path:
+def _provenance_footer(results: Path, profile: str) -> str:
+    """The page footer: where the page's numbers came from, in one line, from the claim's
+    results file (:func:`anisotropy.book.provenance.short_environment`)."""
+    from anisotropy.book.provenance import short_environment
+    from anisotropy.book.results import load_results
+
+    record = load_results(results.parent, profile).get(results.stem)
+    if record is None:
+        raise RunError(f"{results} is missing: run `anisotropy run {results.stem} --profile "
+                       f"{profile}` first.")
+    stale = (" **Stale:** its notebook, library code, declarations, data or package versions "
+             "changed after it ran." if record["stale"] else "")
+    where = short_environment(record.get("environment"))
+    return (f"```{{admonition}} Provenance\n:class: note\n{where}"
+            f"; {record['runtime_s']:.0f} s.{stale} The results file `{results.name}` holds "
+            "the full environment block.\n```")
+
+
+def stage_claim_notebook(executed: Path, target: Path, footer: str | None = None) -> Path:
     """Copy an executed notebook into the book sources, showing its parameters once.
 
     An executed notebook holds two parameter cells: the notebook's own ``parameters`` cell
@@ -470,8 +512,9 @@ def stage_claim_notebook(executed: Path, target: Path) -> Path:
     that actually ran, profile and overrides included). The page shows the values that ran:
     when an injected cell exists, the defaults cell gets the ``remove-cell`` tag, which
     Jupyter Book honours. Every other code cell without a display tag gets ``hide-input``:
-    the page reads as prose, tables and figures, with the code one click away. The executed
-    notebook itself is left as it is.
+    the page reads as prose, tables and figures, with the code one click away. ``footer``
+    (Markdown) ends the page: the provenance line. The executed notebook itself is left as
+    it is.
     """
     import nbformat
 
@@ -486,6 +529,8 @@ def stage_claim_notebook(executed: Path, target: Path) -> Path:
             cell.metadata["tags"] = [*tags, "remove-cell"]
         elif cell.cell_type == "code" and not set(tags) & set(shown):
             cell.metadata["tags"] = [*tags, "hide-input"]
+    if footer:
+        notebook.cells.append(nbformat.v4.new_markdown_cell(footer))
     nbformat.write(notebook, target)
     return target
 

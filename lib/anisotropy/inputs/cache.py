@@ -2,7 +2,8 @@
 
 Entries live under ``$ANISOTROPY_CACHE`` (default ``~/.cache/anisotropy``), one directory per
 entry: ``<kind>/<key>/``. The key is a sha256 of a JSON description of everything that
-changes the result (model id and weight hashes, data hashes, parameters, code version).
+changes the result (model id and weight hashes, data hashes, parameters, code version) and
+of the versions of the packages that change cached numbers (:func:`make_key`).
 
 An entry is written into a temporary sibling directory and renamed into place in one step,
 so a reader never sees half an entry. Each entry carries ``_complete.json`` with the byte
@@ -24,10 +25,12 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
+from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["cache_root", "make_key", "entry_dir", "is_complete", "get_or_create", "file_hash",
+__all__ = ["KEY_PACKAGES", "key_versions", "cache_root", "make_key", "entry_dir", "is_complete", "get_or_create", "file_hash",
            "stats"]
 
 _MARKER = "_complete.json"
@@ -62,9 +65,31 @@ def cache_root() -> Path:
     return root
 
 
+# The packages whose versions change cached numbers (forward passes, tokenization, GGUF
+# dequantization): every key includes them, so an upgrade never reuses another version's
+# vectors.
+KEY_PACKAGES = ("torch", "transformers", "tokenizers", "gguf")
+
+
+@lru_cache(maxsize=1)
+def key_versions() -> dict[str, str | None]:
+    """``{package: installed version or None}`` for :data:`KEY_PACKAGES`, from package
+    metadata (nothing is imported)."""
+    out = {}
+    for name in KEY_PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
 def make_key(description: dict[str, Any]) -> str:
-    """Hash a JSON-serializable description into a 24-hex-digit key (order-independent)."""
-    payload = json.dumps(description, sort_keys=True, default=str).encode()
+    """Hash a JSON-serializable description, with the installed versions of
+    :data:`KEY_PACKAGES`, into a 24-hex-digit key (order-independent). This is the one
+    function that builds every cache key."""
+    payload = json.dumps({"description": description, "versions": key_versions()},
+                         sort_keys=True, default=str).encode()
     return hashlib.sha256(payload).hexdigest()[:24]
 
 
