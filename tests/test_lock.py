@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
 from packaging.requirements import Requirement
@@ -55,3 +57,16 @@ def test_lock_pulls_no_cuda_and_the_makefile_installs_torch_by_version():
     makefile = (PROJECT_ROOT / "Makefile").read_text(encoding="utf-8")
     assert "TORCH := torch==2.13.0" in makefile
     assert "--require-hashes --no-deps -r requirements.lock" in makefile
+
+
+def test_the_installed_environment_is_consistent():
+    """``pip check`` finds every dependency of the locked packages installed (the lock is
+    complete); only the model packages' declared dependencies, installed on purpose without
+    them, are missing."""
+    models = set(_locked("requirements-models.lock"))
+    done = subprocess.run([sys.executable, "-m", "pip", "check"], capture_output=True,
+                          text=True)
+    problems = [line for line in done.stdout.splitlines() if line.strip()
+                and canonicalize_name(line.split()[0]) not in models
+                and not line.startswith("No broken requirements")]
+    assert not problems, "\n".join(problems)

@@ -221,6 +221,15 @@ def test_two_parallel_jobs_equal_serial_runs(tmp_path):
                       cache=tmp_path / "cache-parallel")
     unchanged_s = time.perf_counter() - began
     assert "Nothing to be done" in again.stdout + again.stderr
+    # the smoke build never stands in for the full one: in the same build directory, the
+    # full profile's dry run still plans every claim job, into _build/full
+    full = snakemake("-n", "--cores", "2", build=parallel, cache=tmp_path / "cache-parallel",
+                     extra_config=["profile=full"])
+    planned = full.stdout + full.stderr
+    for slug in runner.SLUGS:
+        assert f"slug={slug}" in planned, f"the full dry run does not plan {slug}"
+    assert str(parallel / "full" / "results") in planned
+    assert not (parallel / "full").exists() or not list((parallel / "full").rglob("*.json"))
     # one notebook edited (a touch alone is not an edit: Snakemake compares checksums):
     # that claim reruns, the other does not, and no forward pass is repeated
     notebook = runner.NOTEBOOKS_DIR / f"{TARGETS[0]}.ipynb"
