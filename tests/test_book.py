@@ -46,6 +46,18 @@ def test_every_toc_page_was_built(smoke_book):
         assert (smoke_book / f"{page}.html").is_file(), page
 
 
+def test_every_page_says_its_profile(smoke_book, smoke_runs):
+    """The footer of every page names the profile it was built from, and each claim page
+    ends with its provenance line (commit, date, CPU, torch)."""
+    for page in _toc_files():
+        text = (smoke_book / f"{page}.html").read_text()
+        assert "Profile smoke; built" in text, page
+    for slug in runner.available_slugs():
+        text = (smoke_book / "claims" / f"{slug}.html").read_text()
+        assert "Provenance" in text and "Profile smoke; commit" in text, slug
+        assert "Profile full" not in text, slug
+
+
 def test_figures_are_non_empty(smoke_book):
     images = list((smoke_book / "_images").glob("*.png"))
     assert len(images) >= 2 * len(runner.available_slugs())

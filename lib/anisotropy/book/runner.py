@@ -453,7 +453,7 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    shutil.copy(PROJECT_ROOT / "_config.yml", staging / "_config.yml")
+    _stage_config(staging / "_config.yml", profile)
     toc = yaml.safe_load((PROJECT_ROOT / "_toc.yml").read_text(encoding="utf-8"))
     (staging / "_toc.yml").write_text(yaml.safe_dump(catalog.toc_with_claims(toc, slugs),
                                                      sort_keys=False), encoding="utf-8")
@@ -484,6 +484,22 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
         shutil.rmtree(html)
     shutil.copytree(staging / "_build" / "html", html)
     return html / "index.html"
+
+
+def _stage_config(target: Path, profile: str) -> Path:
+    """Copy ``_config.yml`` into the book sources, with the profile, the build date and the
+    commit added to the footer of every page."""
+    import datetime
+
+    from anisotropy.book.provenance import git_describe
+
+    config = yaml.safe_load((PROJECT_ROOT / "_config.yml").read_text(encoding="utf-8"))
+    html = config.setdefault("html", {})
+    built = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    html["extra_footer"] = (f"{html.get('extra_footer', '')} Profile {profile}; built "
+                            f"{built} from commit {git_describe() or 'unknown'}.").strip()
+    target.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return target
 
 
 def _provenance_footer(results: Path, profile: str) -> str:

@@ -30,8 +30,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["KEY_PACKAGES", "key_versions", "cache_root", "make_key", "entry_dir", "is_complete", "get_or_create", "file_hash",
-           "stats"]
+__all__ = ["KEY_PACKAGES", "key_versions", "cache_root", "make_key", "entry_dir", "is_complete",
+           "get_or_create", "file_hash", "stats"]
 
 _MARKER = "_complete.json"
 _STATS: dict[str, dict[str, Any]] = {}
