@@ -1,0 +1,185 @@
+"""The display layer: how numbers, verdicts and intervals look on every page and the ledger.
+
+Pure functions from check records (the dicts of a results file, or
+:class:`anisotropy.book.results.Check` objects) to text, HTML tables and figures:
+
+- :func:`sig`: a number to 3 significant figures (``0.0123``, ``1.23e+04`` never: large
+  numbers get thousands separators), and :func:`interval_text` for ``[low, high]``;
+- :func:`verdict_frame` / :func:`verdict_table_html`: one row per check and model, with
+  human headers (check, model, measured [95% interval], paper, threshold, verdict), the
+  check id in a tooltip, wrapped in a container that scrolls rather than clips;
+- :func:`forest_plot`: each check's interval against its threshold, one panel per check
+  (their scales differ), the measured value as a dot.
+
+Nothing here computes a measurement: it formats what the results hold.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Iterable
+from dataclasses import asdict, is_dataclass
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["sig", "interval_text", "verdict_frame", "verdict_table_html", "forest_plot",
+           "VERDICT_MARKS", "VERDICT_COLORS"]
+
+VERDICT_MARKS = {"reproduced": "✓ reproduced", "not reproduced": "✗ not reproduced",
+                 "inconclusive": "? inconclusive", "exempt": "○ exempt",
+                 "control": "◇ control", "finding": "• finding", "not run": "– not run"}
+# Okabe-Ito, safe for colour-blind readers
+VERDICT_COLORS = {"reproduced": "#009E73", "not reproduced": "#D55E00",
+                  "inconclusive": "#E69F00", "exempt": "#999999", "control": "#56B4E9",
+                  "finding": "#0072B2", "not run": "#999999"}
+_GRADED = ("reproduced", "not reproduced", "inconclusive")
+
+
+def sig(value: Any, digits: int = 3) -> str:
+    """``value`` to ``digits`` significant figures, for a reader.
+
+    Integers (and floats that are whole and large) get thousands separators; other numbers
+    are rounded to ``digits`` significant figures without exponent between 1e-4 and 1e6,
+    with one outside it; ``None`` and NaN give an en dash; booleans give yes / no; text is
+    returned as it is. A dict or list is never shown raw: its items are joined as
+    ``key value`` pairs.
+    """
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "–"
+        if math.isinf(value):
+            return "∞" if value > 0 else "−∞"
+        if value == 0:
+            return "0"
+        magnitude = abs(value)
+        if magnitude >= 10 ** digits and value.is_integer() and magnitude < 1e15:
+            return f"{int(value):,}"
+        if not 1e-4 <= magnitude < 1e6:
+            return f"{value:.{digits - 1}e}".replace("-", "−")
+        decimals = max(digits - 1 - math.floor(math.log10(magnitude)), 0)
+        text = f"{round(value, decimals):,.{decimals}f}"
+        return text.replace("-", "−")
+    if isinstance(value, dict):
+        return "; ".join(f"{key} {sig(item, digits)}" for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(sig(item, digits) for item in value)
+    try:  # numpy scalars
+        return sig(value.item(), digits)
+    except AttributeError:
+        return str(value)
+
+
+def interval_text(interval: Iterable[float] | None, digits: int = 3) -> str:
+    """``[0.101, 0.145]``; an empty string when there is no interval."""
+    if not interval:
+        return ""
+    low, high = interval
+    return f"[{sig(float(low), digits)}, {sig(float(high), digits)}]"
+
+
+def _as_dict(check: Any) -> dict:
+    return asdict(check) if is_dataclass(check) else dict(check)
+
+
+def _model(check: dict) -> str:
+    model = check.get("model") or ""
+    text = ", ".join(m.split("/")[-1] for m in model.split(", ")) if model else "all"
+    return f"{text} ({check['subject']})" if check.get("subject") else text
+
+
+def verdict_frame(checks: Iterable[Any], labels: dict[str, str] | None = None) -> pd.DataFrame:
+    """One row per recorded check: human headers, every cell text.
+
+    ``labels`` maps a declared check id to its short human label (from
+    ``data/checks.yaml``); the id is used where a check has none.
+    """
+    labels = labels or {}
+    rows = []
+    for check in map(_as_dict, checks):
+        threshold = (f"{check['comparator']} {sig(float(check['threshold']))}"
+                     if check.get("comparator") else "")
+        measured = sig(check.get("measured"))
+        if check.get("interval"):
+            measured = f"{measured} {interval_text(check['interval'])}"
+        rows.append({"Check": labels.get(check["check"], check["check"]),
+                     "Model": _model(check), "Measured [95% interval]": measured,
+                     "Paper": check.get("paper") or "", "Threshold": threshold,
+                     "Verdict": VERDICT_MARKS.get(check["verdict"], check["verdict"]),
+                     "_id": check["id"], "_verdict": check["verdict"]})
+    return pd.DataFrame(rows, columns=["Check", "Model", "Measured [95% interval]", "Paper",
+                                       "Threshold", "Verdict", "_id", "_verdict"])
+
+
+def verdict_table_html(checks: Iterable[Any], labels: dict[str, str] | None = None,
+                       collapse_after: int = 12) -> str:
+    """The verdict table as HTML: a scrolling container (never clipped), the check id in
+    each row's tooltip, the verdict coloured; rows past ``collapse_after`` go into a
+    ``<details>`` block."""
+    frame = verdict_frame(checks, labels)
+    shown = ["Check", "Model", "Measured [95% interval]", "Paper", "Threshold", "Verdict"]
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in shown)
+
+    def rows(part: pd.DataFrame) -> str:
+        out = []
+        for _, row in part.iterrows():
+            cells = "".join(f"<td>{html.escape(str(row[c]))}</td>" for c in shown[:-1])
+            color = VERDICT_COLORS.get(row["_verdict"], "#333333")
+            cells += (f'<td style="color:{color};font-weight:600;white-space:nowrap">'
+                      f"{html.escape(row['Verdict'])}</td>")
+            out.append(f'<tr title="{html.escape(row["_id"])}">{cells}</tr>')
+        return "".join(out)
+
+    def table(part: pd.DataFrame) -> str:
+        return (f'<table class="verdict-table"><thead><tr>{head}</tr></thead>'
+                f"<tbody>{rows(part)}</tbody></table>")
+
+    body = table(frame.iloc[:collapse_after])
+    if len(frame) > collapse_after:
+        body += (f"<details><summary>{len(frame) - collapse_after} more rows</summary>"
+                 f"{table(frame.iloc[collapse_after:])}</details>")
+    return f'<div class="table-scroll" style="overflow-x:auto;max-width:100%">{body}</div>'
+
+
+def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
+                colors: dict[str, str] | None = None, width: float = 7.5):
+    """Each graded check's 95% interval against its threshold: one panel per declared
+    check (their quantities have different scales), one row per model (and subject), the
+    measured value as a dot, the threshold as a dashed line, the rows coloured by
+    verdict. Returns the matplotlib figure (``None`` when nothing is graded)."""
+    import matplotlib.pyplot as plt
+
+    labels, colors = labels or {}, colors or VERDICT_COLORS
+    graded = [c for c in map(_as_dict, checks)
+              if c["verdict"] in _GRADED and c.get("interval")]
+    if not graded:
+        return None
+    groups: dict[str, list[dict]] = {}
+    for check in graded:
+        groups.setdefault(check["check"], []).append(check)
+    heights = [0.45 * len(rows) + 0.7 for rows in groups.values()]
+    fig, axes = plt.subplots(len(groups), 1, figsize=(width, sum(heights)), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    for ax, (check_id, rows) in zip(axes[:, 0], groups.items(), strict=True):
+        for y, check in enumerate(reversed(rows)):
+            low, high = check["interval"]
+            color = colors.get(check["verdict"], "#333333")
+            ax.plot([low, high], [y, y], color=color, linewidth=2.5, solid_capstyle="butt")
+            ax.plot([check["measured"]], [y], "o", color=color, markersize=5)
+        threshold = float(rows[0]["threshold"])
+        ax.axvline(threshold, color="#333333", linestyle="--", linewidth=1)
+        ax.set_yticks(range(len(rows)), [_model(c) for c in reversed(rows)], fontsize=8)
+        ax.set_ylim(-0.7, len(rows) - 0.3)
+        ax.set_title(f"{labels.get(check_id, check_id)}: paper's side "
+                     f"{rows[0]['comparator']} {sig(threshold)}", fontsize=9, loc="left")
+        ax.grid(axis="y", visible=False)
+        ax.tick_params(axis="x", labelsize=8)
+    fig.tight_layout()
+    return fig

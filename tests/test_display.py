@@ -1,0 +1,73 @@
+"""The display layer: numbers to 3 significant figures, verdict tables, forest plots."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from anisotropy.book import display
+
+
+@pytest.mark.parametrize("value, text", [
+    (0.123456, "0.123"), (1.23456, "1.23"), (12.3456, "12.3"), (123.456, "123"),
+    (1234.56, "1,235"), (-0.0451, "−0.0451"), (0.000123456, "0.000123"), (0.5, "0.500"),
+    (12000.0, "12,000"), (1234, "1,234"), (0, "0"), (0.0, "0"), (None, "–"),
+    (float("nan"), "–"), (True, "yes"), (np.float64(0.31346), "0.313"), (np.int64(7), "7"),
+    (3.2e-7, "3.20e−07"), ({"rho norm": -0.38354, "k": 3}, "rho norm −0.384; k 3"),
+    ([0.1, 0.25], "0.100, 0.250"), ("text", "text"),
+])
+def test_sig_reads_as_a_reader_expects(value, text):
+    assert display.sig(value) == text
+
+
+@given(st.floats(min_value=1e-4, max_value=1e6, allow_nan=False).filter(lambda x: x != 0))
+def test_sig_keeps_three_significant_figures(value):
+    shown = float(display.sig(value).replace(",", "").replace("−", "-"))
+    assert math.isclose(shown, value, rel_tol=5e-3)
+    digits = display.sig(value).replace(",", "").replace(".", "").lstrip("0")
+    assert len(digits) >= 3 or float(digits) == round(value)
+
+
+def _checks():
+    base = {"statement": "s", "paper": "BERT .105 to .675", "comparator": ">",
+            "threshold": 0.0}
+    return [
+        {**base, "id": "baseline-positive:a", "check": "baseline-positive", "model": "org/a",
+         "subject": "", "verdict": "reproduced", "measured": 0.0308, "interval": [0.02, 0.04]},
+        {**base, "id": "baseline-positive:b / layer 3", "check": "baseline-positive",
+         "model": "org/b", "subject": "layer 3", "verdict": "inconclusive", "measured": 0.01,
+         "interval": [-0.01, 0.03]},
+        {**base, "id": "last-layer-rise:a", "check": "last-layer-rise", "model": "org/a",
+         "subject": "", "verdict": "finding", "measured": {"self-sim change": 0.0763},
+         "interval": None, "comparator": None, "threshold": None, "paper": ""},
+    ]
+
+
+def test_verdict_table_has_human_cells_and_no_reprs():
+    frame = display.verdict_frame(_checks(), {"baseline-positive": "Anisotropic layers"})
+    assert frame.loc[0, "Check"] == "Anisotropic layers"
+    assert frame.loc[0, "Measured [95% interval]"] == "0.0308 [0.0200, 0.0400]"
+    assert frame.loc[1, "Model"] == "b (layer 3)" and frame.loc[0, "Threshold"] == "> 0"
+    assert frame.loc[2, "Measured [95% interval]"] == "self-sim change 0.0763"
+    for cell in frame.drop(columns=["_id", "_verdict"]).to_numpy().ravel():
+        assert isinstance(cell, str) and "{" not in cell and "[np." not in cell
+    page = display.verdict_table_html(_checks(), collapse_after=2)
+    assert 'title="baseline-positive:b / layer 3"' in page and "overflow-x:auto" in page
+    assert "<details><summary>1 more rows</summary>" in page
+
+
+def test_forest_plot_draws_one_panel_per_graded_check_with_its_threshold():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    fig = display.forest_plot(_checks())
+    assert len(fig.axes) == 1  # the finding is not graded
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["b (layer 3)", "a"]
+    assert any(line.get_linestyle() == "--" and line.get_xdata()[0] == 0.0
+               for line in ax.get_lines())
+    assert display.forest_plot(_checks()[2:]) is None
