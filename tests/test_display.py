@@ -70,4 +70,5 @@ def test_forest_plot_draws_one_panel_per_graded_check_with_its_threshold():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["b (layer 3)", "a"]
     assert any(line.get_linestyle() == "--" and line.get_xdata()[0] == 0.0
                for line in ax.get_lines())
-    assert display.forest_plot(_checks()[2:]) is None
+    empty = display.forest_plot(_checks()[2:])
+    assert "No check was graded" in empty.axes[0].texts[0].get_text()

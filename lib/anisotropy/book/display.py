@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 __all__ = ["sig", "interval_text", "verdict_frame", "verdict_table_html", "forest_plot",
-           "VERDICT_MARKS", "VERDICT_COLORS"]
+           "glue_summary", "VERDICT_MARKS", "VERDICT_COLORS"]
 
 VERDICT_MARKS = {"reproduced": "✓ reproduced", "not reproduced": "✗ not reproduced",
                  "inconclusive": "? inconclusive", "exempt": "○ exempt",
@@ -153,14 +153,17 @@ def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
     """Each graded check's 95% interval against its threshold: one panel per declared
     check (their quantities have different scales), one row per model (and subject), the
     measured value as a dot, the threshold as a dashed line, the rows coloured by
-    verdict. Returns the matplotlib figure (``None`` when nothing is graded)."""
+    verdict. Returns the matplotlib figure (a figure that says so when nothing is graded)."""
     import matplotlib.pyplot as plt
 
     labels, colors = labels or {}, colors or VERDICT_COLORS
     graded = [c for c in map(_as_dict, checks)
               if c["verdict"] in _GRADED and c.get("interval")]
     if not graded:
-        return None
+        fig, ax = plt.subplots(figsize=(width, 0.8))
+        ax.axis("off")
+        ax.text(0.5, 0.5, "No check was graded in this run.", ha="center", va="center")
+        return fig
     groups: dict[str, list[dict]] = {}
     for check in graded:
         groups.setdefault(check["check"], []).append(check)
@@ -183,3 +186,19 @@ def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
         ax.tick_params(axis="x", labelsize=8)
     fig.tight_layout()
     return fig
+
+
+def glue_summary(results) -> None:
+    """Glue a claim's ``verdict_table`` (HTML) and ``forest_plot`` (figure) from its
+    :class:`~anisotropy.book.results.Results`, for the page's "At a glance" section, with
+    the short labels its checks declare."""
+    import matplotlib.pyplot as plt
+    from IPython.display import HTML
+
+    from anisotropy.book.results import glue
+
+    labels = {check_id: spec.label or check_id for check_id, spec in results.specs.items()}
+    glue("verdict_table", HTML(verdict_table_html(results.checks, labels)))
+    figure = forest_plot(results.checks, labels)
+    glue("forest_plot", figure)
+    plt.close(figure)
