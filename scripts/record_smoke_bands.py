@@ -261,9 +261,11 @@ def leave_one_out(collected: dict, factor: float) -> list[str]:
             if spec.comparator is None or not lows or not highs:
                 continue
             lows, highs = relevant(lows, spec.spread), relevant(highs, spec.spread)
+            graded = {"reproduced", "not reproduced", "inconclusive"}
             for name, verdict in verdicts.items():
-                if name not in lows or (spec.spread == "platform" and is_seed_run(name)):
-                    continue
+                if verdict not in graded or name not in lows or (
+                        spec.spread == "platform" and is_seed_run(name)):
+                    continue  # exempt and control are declared, not measured
                 rest_low = [v for k, v in lows.items() if k != name]
                 rest_high = [v for k, v in highs.items() if k != name]
                 if not rest_low or not rest_high:
