@@ -81,3 +81,17 @@ def test_each_profile_has_its_own_build_directory(monkeypatch, tmp_path):
     for bad in ("", "../full", ".hidden"):
         with pytest.raises(runner.RunError, match="cannot name a build directory"):
             runner.profile_dir(bad)
+
+
+def test_book_build_refuses_another_profiles_results_by_name(monkeypatch, tmp_path):
+    """A smoke results file in the full build's directory stops the full book before any
+    page is compiled, naming the file and both profiles."""
+    monkeypatch.setattr(runner, "BUILD_DIR", tmp_path)
+    build = runner.profile_dir("full")
+    (build / "executed").mkdir(parents=True)
+    for slug in runner.available_slugs():
+        (build / "executed" / f"{slug}.ipynb").write_text("{}")
+    Results(SLUG, {"seed": 0}, profile="smoke").write(build / "results")
+    with pytest.raises(runner.RunError, match=f"{SLUG}.json was written by profile 'smoke', "
+                       "but this build is profile 'full'"):
+        runner.build_book("full", run_notebooks=False)

@@ -443,6 +443,7 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
         another profile (the message names the file and both profiles).
     """
     from anisotropy.book.ledger import write_data_files, write_ledger
+    from anisotropy.book.results import ResultsError
 
     slugs = available_slugs()
     if run_notebooks:
@@ -460,15 +461,18 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
     shutil.copytree(PROJECT_ROOT / "book", staging / "book")
     claims = staging / "claims"
     claims.mkdir()
-    for slug in slugs:
-        executed = build / "executed" / f"{slug}.ipynb"
-        if not executed.is_file():
-            raise RunError(f"{executed} is missing: run `anisotropy run {slug} --profile "
-                           f"{profile}` first.")
-        stage_claim_notebook(executed, claims / f"{slug}.ipynb",
-                             footer=_provenance_footer(build / "results" / f"{slug}.json",
-                                                       profile))
-    write_ledger(build / "results", staging / "book" / "ledger.md", slugs, profile=profile)
+    try:
+        for slug in slugs:
+            executed = build / "executed" / f"{slug}.ipynb"
+            if not executed.is_file():
+                raise RunError(f"{executed} is missing: run `anisotropy run {slug} --profile "
+                               f"{profile}` first.")
+            stage_claim_notebook(executed, claims / f"{slug}.ipynb",
+                                 footer=_provenance_footer(build / "results" / f"{slug}.json",
+                                                           profile))
+        write_ledger(build / "results", staging / "book" / "ledger.md", slugs, profile=profile)
+    except ResultsError as error:  # another profile's results, or an unreadable file
+        raise RunError(str(error)) from error
     write_data_files(staging / "book" / "data-files.md")
     _install_mathjax(staging / "book" / "_static")
     html = build / "html"
