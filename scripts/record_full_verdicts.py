@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from record_smoke_bands import reachable_verdicts  # noqa: E402
+from record_smoke_bands import GRADED, reachable_verdicts  # noqa: E402
 
 from anisotropy.book.checks import load_checks  # noqa: E402
 from anisotropy.book.provenance import short_environment  # noqa: E402
@@ -36,7 +36,6 @@ from anisotropy.book.results import load_results  # noqa: E402
 RESULTS = ROOT / "_build" / "full" / "results"
 OUT = ROOT / "tests" / "expected" / "full.yaml"
 SMOKE = ROOT / "tests" / "expected" / "smoke.yaml"
-GRADED = ("reproduced", "not reproduced", "inconclusive")
 
 
 def smoke_widths() -> dict[tuple[str, str, int], float]:

@@ -81,6 +81,7 @@ PLATFORM: dict[str, dict] = {
 }
 N_SEEDS = 8  # seed 0 (every platform run) and seeds 1..7
 PERTURBATIONS = [*PLATFORM, *(f"seed-{s}" for s in range(1, N_SEEDS))]
+GRADED = ("reproduced", "not reproduced", "inconclusive")
 MARGIN_FACTORS = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 WORK = ROOT / "_build" / "perturb"
 EXPECTED = ROOT / "tests" / "expected" / "smoke.yaml"
@@ -261,9 +262,8 @@ def leave_one_out(collected: dict, factor: float) -> list[str]:
             if spec.comparator is None or not lows or not highs:
                 continue
             lows, highs = relevant(lows, spec.spread), relevant(highs, spec.spread)
-            graded = {"reproduced", "not reproduced", "inconclusive"}
             for name, verdict in verdicts.items():
-                if verdict not in graded or name not in lows or (
+                if verdict not in GRADED or name not in lows or (
                         spec.spread == "platform" and is_seed_run(name)):
                     continue  # exempt and control are declared, not measured
                 rest_low = [v for k, v in lows.items() if k != name]
@@ -299,7 +299,7 @@ def expected_from(collected: dict, factor: float) -> dict:
         for check_id, verdicts in entry["verdicts"].items():
             spec = entry["specs"][check_id.split(":")[0]]
             low, high = (bands.get((check_id, "interval", end)) for end in (0, 1))
-            graded = set(verdicts.values()) <= {"reproduced", "not reproduced", "inconclusive"}
+            graded = set(verdicts.values()) <= set(GRADED)
             if spec.comparator is not None and graded and low and high:
                 allowed = reachable_verdicts(low, high, spec.comparator, spec.threshold)
             else:

@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from anisotropy.book.catalog import claims
-from anisotropy.book.provenance import short_environment
+from anisotropy.book.provenance import STALE_TEXT, short_environment
 from anisotropy.book.results import load_results
 from anisotropy.inputs.data import EXPECTED_SHA256_FILE, data_root
 
@@ -52,10 +52,13 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def ledger_rows(results_dir: Path, slugs: list[str], profile: str | None = None) -> list[dict]:
+def ledger_rows(results_dir: Path, slugs: list[str], profile: str | None = None,
+                results: dict[str, dict] | None = None) -> list[dict]:
     """One dict per check across all claims, in claim order (with ``profile``, a results
-    file of another profile is refused: :func:`anisotropy.book.results.load_results`)."""
-    results = load_results(results_dir, profile)
+    file of another profile is refused: :func:`anisotropy.book.results.load_results`).
+    ``results`` are the records already loaded from ``results_dir``, if the caller has
+    them."""
+    results = load_results(results_dir, profile) if results is None else results
     rows = []
     for slug in slugs:
         record = results.get(slug)
@@ -109,14 +112,16 @@ def decoder_disagreements(rows: list[dict], results: dict[str, dict]) -> list[di
 
 
 def write_ledger(results_dir: Path, out: Path, slugs: list[str],
-                 profile: str | None = None) -> Path:
+                 profile: str | None = None, results: dict[str, dict] | None = None) -> Path:
     """Write the ledger page for ``slugs`` from ``results_dir`` into ``out``.
 
     With ``profile`` (the book's), a results file of another profile raises
     :class:`anisotropy.book.results.ResultsError` naming the file and both profiles.
+    ``results`` are the records already loaded from ``results_dir``, if the caller has them
+    (each load recomputes every file's inputs digest).
     """
-    results = load_results(results_dir, profile)
-    rows = ledger_rows(results_dir, slugs, profile)
+    results = load_results(results_dir, profile) if results is None else results
+    rows = ledger_rows(results_dir, slugs, profile, results)
     counts = Counter(row["verdict"] for row in rows)
     lines = [
         "# Claim ledger",
@@ -175,8 +180,7 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
             continue
         title = CLAIMS[slug]["title"] if slug in CLAIMS else slug
         lines += [f"## {title}", ""]
-        stale = (" **Stale: its notebook, library code, declarations, data or package "
-                 "versions changed after it ran; rerun it.**" if record["stale"] else "")
+        stale = f" **{STALE_TEXT} Rerun it.**" if record["stale"] else ""
         lines += [f"{short_environment(record.get('environment'))}; "
                   f"{record['runtime_s']:.0f} s; notebook "
                   f"{{doc}}`../claims/{slug}`.{stale}", ""]

@@ -25,8 +25,8 @@ from typing import Any
 
 from anisotropy.inputs.data import PROJECT_ROOT
 
-__all__ = ["PACKAGES", "NUMERIC_PACKAGES", "package_versions", "library_version", "cpu",
-           "torch_build", "threads", "git_describe", "environment", "short_environment",
+__all__ = ["PACKAGES", "NUMERIC_PACKAGES", "STALE_TEXT", "package_versions", "library_version",
+           "cpu", "torch_build", "threads", "git_describe", "environment", "short_environment",
            "inputs_digest"]
 
 # Every package whose version the environment block records.
@@ -35,6 +35,9 @@ PACKAGES = ("torch", "transformers", "tokenizers", "datasets", "numpy", "scipy",
 # The packages whose versions can change a claim's numbers (part of its inputs digest).
 NUMERIC_PACKAGES = ("torch", "transformers", "tokenizers", "numpy", "scipy", "scikit-learn",
                     "IsoScore", "zuko", "gguf")
+# What a stale results file is, as the ledger and the page footers say it.
+STALE_TEXT = ("Stale: its notebook, library code, declarations, data or package versions "
+              "changed after it ran.")
 # CPU flags that change which kernels run (and so the order floats are summed in).
 ISA_FLAGS = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "avx512_fp16",
              "amx_tile", "amx_bf16", "amx_int8")
@@ -167,8 +170,7 @@ def inputs_digest(slug: str, parameters: dict[str, Any], data_sha256: dict[str, 
             references[key] = reference_value(key)
     sources = {str(path.relative_to(PROJECT_ROOT)): _file_digest(path)
                for path in [PROJECT_ROOT / "notebooks" / f"{slug}.ipynb", *library_files(slug)]}
-    versions = {name: package_versions().get(name) or _version(name)
-                for name in NUMERIC_PACKAGES}
+    versions = {name: package_versions()[name] for name in NUMERIC_PACKAGES}
     payload = {"slug": slug, "parameters": parameters, "sources": sources,
                "declarations": declarations, "references": references,
                "data": dict(sorted(data_sha256.items())), "versions": versions}

@@ -443,7 +443,7 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
         another profile (the message names the file and both profiles).
     """
     from anisotropy.book.ledger import write_data_files, write_ledger
-    from anisotropy.book.results import ResultsError
+    from anisotropy.book.results import ResultsError, load_results
 
     slugs = available_slugs()
     if run_notebooks:
@@ -462,15 +462,17 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
     claims = staging / "claims"
     claims.mkdir()
     try:
+        # read (and digest) every results file once: the footers and the ledger share them
+        results = load_results(build / "results", profile)
         for slug in slugs:
             executed = build / "executed" / f"{slug}.ipynb"
             if not executed.is_file():
                 raise RunError(f"{executed} is missing: run `anisotropy run {slug} --profile "
                                f"{profile}` first.")
             stage_claim_notebook(executed, claims / f"{slug}.ipynb",
-                                 footer=_provenance_footer(build / "results" / f"{slug}.json",
-                                                           profile))
-        write_ledger(build / "results", staging / "book" / "ledger.md", slugs, profile=profile)
+                                 footer=_provenance_footer(slug, results.get(slug), profile))
+        write_ledger(build / "results", staging / "book" / "ledger.md", slugs, profile=profile,
+                     results=results)
     except ResultsError as error:  # another profile's results, or an unreadable file
         raise RunError(str(error)) from error
     write_data_files(staging / "book" / "data-files.md")
@@ -506,21 +508,18 @@ def _stage_config(target: Path, profile: str) -> Path:
     return target
 
 
-def _provenance_footer(results: Path, profile: str) -> str:
+def _provenance_footer(slug: str, record: dict | None, profile: str) -> str:
     """The page footer: where the page's numbers came from, in one line, from the claim's
-    results file (:func:`anisotropy.book.provenance.short_environment`)."""
-    from anisotropy.book.provenance import short_environment
-    from anisotropy.book.results import load_results
+    results record (:func:`anisotropy.book.provenance.short_environment`)."""
+    from anisotropy.book.provenance import STALE_TEXT, short_environment
 
-    record = load_results(results.parent, profile).get(results.stem)
     if record is None:
-        raise RunError(f"{results} is missing: run `anisotropy run {results.stem} --profile "
-                       f"{profile}` first.")
-    stale = (" **Stale:** its notebook, library code, declarations, data or package versions "
-             "changed after it ran." if record["stale"] else "")
+        raise RunError(f"{profile_dir(profile) / 'results' / f'{slug}.json'} is missing: run "
+                       f"`anisotropy run {slug} --profile {profile}` first.")
+    stale = f" **{STALE_TEXT}**" if record["stale"] else ""
     where = short_environment(record.get("environment"))
     return (f"```{{admonition}} Provenance\n:class: note\n{where}"
-            f"; {record['runtime_s']:.0f} s.{stale} The results file `{results.name}` holds "
+            f"; {record['runtime_s']:.0f} s.{stale} The results file `{slug}.json` holds "
             "the full environment block.\n```")
 
 
