@@ -389,9 +389,10 @@ def test_claims_are_declared_once_and_read_everywhere():
     assert ledger.CLAIMS is declared or ledger.CLAIMS == declared
     for body in declared.values():
         checks.reference_value(body["references"])  # the claim's block exists
-    assert catalog.default_models("01-layerwise-anisotropy")[0].endswith("MiniLM-L6-v2")
-    with pytest.raises(ValueError, match="declares no default models"):
-        catalog.default_models("05-isotropy-vs-clusters")
+    for slug in declared:
+        assert catalog.claim_module(slug).SLUG == slug
+    with pytest.raises(ValueError, match="Unknown claim 'nope'"):
+        catalog.claim_module("nope")
     toc = catalog.toc_with_claims({"parts": [{"caption": "Claims", "chapters": []}]},
                                   ["02-clusters-manifolds"])
     assert toc["parts"][0]["chapters"] == [{"file": "claims/02-clusters-manifolds"}]

@@ -57,14 +57,14 @@ def test_this_machine_resolves_auto_with_real_torch():
 
 
 def test_runner_refuses_a_malformed_device_before_a_kernel_starts():
-    from anisotropy.book.runner import RunError, resolve_parameters
+    from anisotropy.book.runner import RunError, resolve_settings
 
     with pytest.raises(RunError, match="device must be one of"):
-        resolve_parameters("01-layerwise-anisotropy", "smoke", {"device": "gpu"})
+        resolve_settings("01-layerwise-anisotropy", "smoke", {"device": "gpu"})
     with pytest.raises(RunError, match="dtype"):
-        resolve_parameters("01-layerwise-anisotropy", "smoke", {"dtype": "float64"})
-    params = resolve_parameters("01-layerwise-anisotropy", "smoke", {"device": "cuda:0"})
-    assert params["device"] == "cuda:0"
+        resolve_settings("01-layerwise-anisotropy", "smoke", {"dtype": "float64"})
+    settings = resolve_settings("01-layerwise-anisotropy", "smoke", {"device": "cuda:0"})
+    assert settings.device == "cuda:0"
 
 
 def test_cli_device_options_become_parameters():

@@ -72,3 +72,17 @@ def test_forest_plot_draws_one_panel_per_graded_check_with_its_threshold():
                for line in ax.get_lines())
     empty = display.forest_plot(_checks()[2:])
     assert "No check was graded" in empty.axes[0].texts[0].get_text()
+
+
+def test_settings_table_names_each_value_and_its_source():
+    from anisotropy.book import catalog
+    from anisotropy.book.display import settings_table_html
+
+    settings = catalog.settings("01-layerwise-anisotropy", "smoke", {"seed": 3})
+    text = settings_table_html(settings)
+    assert text.startswith("<details") and "profile smoke, 1 override(s)" in text
+    assert "<td>seed</td><td>3</td><td>override</td>" in text
+    size = f"{settings.n_sentences:,}"
+    assert f"<td>n_sentences</td><td>{size}</td><td>profile smoke</td>" in text
+    assert "<td>min_contexts</td><td>5</td><td>default</td>" in text
+    assert "(&#x27;" not in text and "[&#x27;" not in text  # no tuple or list reprs

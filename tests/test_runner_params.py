@@ -27,26 +27,11 @@ def no_kernel(monkeypatch):
 
 
 @pytest.mark.parametrize("slug", SLUGS)
-def test_every_declared_parameter_has_a_spec(slug):
-    missing = sorted(set(runner.declared_parameters(slug)) - set(runner.parameter_specs()))
-    assert not missing, f"{slug} declares {missing} without a spec in {runner.PARAMETERS_FILE}"
-
-
-def test_every_spec_is_declared_by_a_notebook():
-    declared = set().union(*(runner.declared_parameters(slug) for slug in SLUGS))
-    assert sorted(set(runner.parameter_specs()) - declared) == []
-
-
-@pytest.mark.parametrize("slug", SLUGS)
-def test_notebook_defaults_and_profile_values_fit_their_specs(slug):
-    specs = runner.parameter_specs()
-    for name, info in runner.declared_parameters(slug).items():
-        value = ast.literal_eval(info["default"])
-        if name == "profile":
-            continue  # "full" is checked against the profiles below
-        assert runner.check_parameter(name, value, specs[name]) is None, (slug, name, value)
-    for profile in runner.profiles():
-        runner.resolve_parameters(slug, profile)  # raises on a bad value
+def test_every_notebook_declares_profile_and_overrides(slug):
+    declared = runner.declared_parameters(slug)
+    assert sorted(declared) == sorted(runner.NOTEBOOK_PARAMETERS)
+    assert ast.literal_eval(declared["overrides"]["default"]) == {}
+    assert ast.literal_eval(declared["profile"]["default"]) in runner.profiles()
 
 
 def test_negative_count_refused_at_once(no_kernel):
@@ -63,6 +48,12 @@ def test_non_integer_seed_refused(no_kernel):
         runner.run("01-layerwise-anisotropy", "smoke", runner.parse_overrides(["seed=abc"]))
 
 
+def test_unknown_parameter_refused_with_the_closest_name(no_kernel):
+    with pytest.raises(runner.RunError, match=r"'n_sentence' \(did you mean 'n_sentences'\?\) "
+                                              r"is not a parameter"):
+        runner.run("01-layerwise-anisotropy", "smoke", {"n_sentence": 10})
+
+
 def test_unknown_tasks_refused(no_kernel):
     with pytest.raises(runner.RunError, match=r"tasks must be .*'STS-B'.*got \['STS12', 'STS99'\]"):
         runner.run("03-frequency-bias", "smoke", {"tasks": ["STS12", "STS99"]})
@@ -73,29 +64,31 @@ def test_unknown_tasks_refused(no_kernel):
 
 
 def test_bad_profile_values_are_refused_too(tmp_path, monkeypatch, no_kernel):
+    from anisotropy.claims import settings
+
     profiles = tmp_path / "profiles.yaml"
     profiles.write_text("tiny:\n  01-layerwise-anisotropy:\n    n_sentences: 0\n"
                         "    models: [minilm, '']\n")
-    monkeypatch.setattr(runner, "PROFILES_FILE", profiles)
+    monkeypatch.setattr(settings, "PROFILES_FILE", profiles)
     with pytest.raises(runner.RunError) as error:
         runner.run("01-layerwise-anisotropy", "tiny")
     message = str(error.value)
     assert "n_sentences must be an integer >= 1; got 0" in message
-    assert ("models must be null or a non-empty list of non-empty strings; "
+    assert ("models must be a non-empty list of non-empty strings; "
             "got ['minilm', '']") in message
 
 
 def test_several_problems_are_listed_together():
     with pytest.raises(runner.RunError) as error:
-        runner.resolve_parameters("03-frequency-bias", "smoke",
-                                  {"max_pairs": 0, "include_sink": 1, "models": []})
+        runner.resolve_settings("03-frequency-bias", "smoke",
+                                {"max_pairs": 0, "include_sink": 1, "models": []})
     message = str(error.value)
     assert "max_pairs must be null or an integer >= 1; got 0" in message
     assert "include_sink must be true or false; got 1" in message
-    assert "models must be null or a non-empty list" in message
+    assert "models must be a non-empty list" in message
 
 
-def test_valid_overrides_pass(tmp_path, monkeypatch):
+def test_the_kernel_gets_the_profile_and_the_overrides(tmp_path, monkeypatch):
     import papermill
 
     seen = {}
@@ -110,49 +103,9 @@ def test_valid_overrides_pass(tmp_path, monkeypatch):
     overrides = runner.parse_overrides(["tasks=[STS-B, STS-B-dev]", "max_pairs=null",
                                         "seed=7", "include_sink=true", "models=[minilm]"])
     runner.run("03-frequency-bias", "smoke", overrides)
-    assert seen["tasks"] == ["STS-B", "STS-B-dev"] and seen["max_pairs"] is None
-    assert seen["seed"] == 7 and seen["include_sink"] is True and seen["models"] == ["minilm"]
-    assert seen["n_windows"] == runner.profiles()["smoke"]["03-frequency-bias"]["n_windows"]
-
-
-@pytest.mark.parametrize("spec,good,bad", [
-    ({"type": "int", "min": 0, "max": 3}, [0, 3], [-1, 4, 1.0, True, "1", None]),
-    ({"type": "float", "min": 0.5}, [0.5, 2, 1e9], [0.4, float("nan"), False, "1.0"]),
-    ({"type": "bool"}, [True, False], [0, 1, "yes", None]),
-    ({"type": "str"}, ["gpt2"], ["", "  ", 3, None, ["gpt2"]]),
-    ({"type": "str", "choices": ["a", "b"]}, ["a"], ["c", ""]),
-    ({"type": "int", "min": 1, "optional": True}, [None, 1], [0, "None"]),
-    ({"type": "list[int]", "min": 0}, [[0, 5], (1,)], [[], [-1], [1.5], 3, [True]]),
-    ({"type": "list[str]", "min_items": 0}, [[], ["x"]], [[""], "x", [1]]),
-    ({"type": "list[str]", "choices": "classification_tasks"}, [["rte", "snli"]],
-     [["mnli"], [], "rte"]),
-])
-def test_check_parameter(spec, good, bad):
-    for value in good:
-        assert runner.check_parameter("p", value, spec) is None, value
-    for value in bad:
-        message = runner.check_parameter("p", value, spec)
-        assert message and message.startswith("p must be ") and message.endswith(repr(value))
-
-
-def test_parameter_without_spec_or_with_a_bad_type_refused(monkeypatch, tmp_path):
-    specs = tmp_path / "parameters.yaml"
-    specs.write_text("profile: {type: str, choices: profiles}\n")
-    monkeypatch.setattr(runner, "PARAMETERS_FILE", specs)
-    with pytest.raises(runner.RunError, match="n_sentences has no declared type"):
-        runner.resolve_parameters("01-layerwise-anisotropy", "smoke")
-    with pytest.raises(runner.RunError, match="unknown type 'integer'"):
-        runner.check_parameter("n", 1, {"type": "integer"})
-
-
-def test_task_choices_come_from_the_task_registry():
-    from anisotropy.inputs import tasks
-
-    assert runner._choice_set("sts_tasks") == tasks.names("sts")
-    assert "STS-B-dev" in runner._choice_set("sts_tasks")
-    assert runner._choice_set("classification_tasks") == tasks.names("classification")
-    with pytest.raises(runner.RunError, match="unknown choice set 'nope'"):
-        runner._choice_set("nope")
+    assert seen == {"profile": "smoke", "overrides": {
+        "tasks": ["STS-B", "STS-B-dev"], "max_pairs": None, "seed": 7, "include_sink": True,
+        "models": ["minilm"]}}
 
 
 # --------------------------------------------------------------------------- failing cells

@@ -87,9 +87,9 @@ def test_claim_arguments_leave_out_models_that_could_not_be_had(tmp_path):
     plan.write_marker(ok, {"model": MINILM, "status": "done"})
     plan.write_marker(missing, {"model": "gpt2", "status": "needs the hub",
                                 "message": "Model 'gpt2' is not available offline. More."})
-    parameters = plan.claim_parameters("01-layerwise-anisotropy", "smoke",
-                                       {"models": [MINILM, "gpt2"]})
-    arguments = plan.claim_arguments("01-layerwise-anisotropy", "smoke", parameters,
+    settings = plan.claim_settings("01-layerwise-anisotropy", "smoke",
+                                   {"models": [MINILM, "gpt2"]})
+    arguments = plan.claim_arguments("01-layerwise-anisotropy", "smoke", settings,
                                      [ok, missing], "float32")
     assert arguments[:4] == ["run", "01-layerwise-anisotropy", "--profile", "smoke"]
     assert ["-p", f"models=[{MINILM}]"] == arguments[4:6]
@@ -97,8 +97,8 @@ def test_claim_arguments_leave_out_models_that_could_not_be_had(tmp_path):
     assert arguments[7].startswith("gpt2=not run: needs the hub (Model 'gpt2' is not")
     assert arguments[-2:] == ["--dtype", "float32"] and "--device" not in arguments
     # a model from the profile's own list is left out the same way
-    profile_models = plan.claim_parameters("01-layerwise-anisotropy", "smoke")
-    smol = profile_models["models"][1]
+    profile_models = plan.claim_settings("01-layerwise-anisotropy", "smoke")
+    smol = profile_models.models[1]
     plan.write_marker(missing, {"model": smol, "status": "model not available",
                                 "message": "Not installed. Install it."})
     arguments = plan.claim_arguments("01-layerwise-anisotropy", "smoke", profile_models,
@@ -106,12 +106,12 @@ def test_claim_arguments_leave_out_models_that_could_not_be_had(tmp_path):
     assert arguments[4:6] == ["-p", f"models=[{MINILM}]"]
     with pytest.raises(plan.PlanError, match="none of models"):
         plan.claim_arguments("01-layerwise-anisotropy", "smoke",
-                             plan.claim_parameters("01-layerwise-anisotropy", "smoke",
-                                                   {"models": [smol]}), [missing])
-    claim5 = plan.claim_parameters("05-isotropy-vs-clusters", "smoke")
-    plan.write_marker(missing, {"model": claim5["model"], "status": "needs the hub",
+                             plan.claim_settings("01-layerwise-anisotropy", "smoke",
+                                                 {"models": [smol]}), [missing])
+    claim5 = plan.claim_settings("05-isotropy-vs-clusters", "smoke")
+    plan.write_marker(missing, {"model": claim5.model, "status": "needs the hub",
                                 "message": "Offline."})
-    with pytest.raises(plan.PlanError, match="setups' encoder"):
+    with pytest.raises(plan.PlanError, match=f"the model '{claim5.model}' it needs could not"):
         plan.claim_arguments("05-isotropy-vs-clusters", "smoke", claim5, [missing])
 
 

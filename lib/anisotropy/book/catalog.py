@@ -8,17 +8,23 @@ part of the table of contents, and notebooks 01-04 their default models
 
 from __future__ import annotations
 
+import importlib
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import yaml
 
 from anisotropy.inputs.data import PROJECT_ROOT
 
-__all__ = ["CLAIMS_FILE", "claims", "default_models", "toc_with_claims"]
+__all__ = ["CLAIMS_FILE", "claims", "claim_module", "settings", "toc_with_claims",
+           "INTERFACE"]
 
 CLAIMS_FILE = PROJECT_ROOT / "notebooks" / "claims.yaml"
-_FIELDS = {"title", "short", "references", "models"}
+_FIELDS = {"title", "short", "references", "module"}
+# what every claim module declares (anisotropy.claims)
+INTERFACE = ("SLUG", "Settings", "models", "inputs", "MODEL_LIST", "MODEL_LIST_CHECKS", "COST")
 
 
 @lru_cache(maxsize=4)
@@ -26,7 +32,7 @@ def _load(path: Path) -> dict[str, dict]:
     with open(path, encoding="utf-8") as handle:
         declared = yaml.safe_load(handle) or {}
     for slug, body in declared.items():
-        missing = {"title", "short", "references"} - set(body or {})
+        missing = _FIELDS - set(body or {})
         unknown = set(body or {}) - _FIELDS
         if missing or unknown:
             raise ValueError(f"Claim {slug!r} in {path.name}: missing {sorted(missing)}, "
@@ -39,15 +45,24 @@ def claims(path: Path | None = None) -> dict[str, dict]:
     return _load(Path(path) if path else CLAIMS_FILE)
 
 
-def default_models(slug: str) -> list[str]:
-    """The models a claim notebook runs when its ``models`` parameter is None."""
+def claim_module(slug: str) -> ModuleType:
+    """The module that declares claim ``slug`` (``module`` in ``notebooks/claims.yaml``),
+    checked to declare every name of :data:`INTERFACE` for that slug."""
     declared = claims()
     if slug not in declared:
         raise ValueError(f"Unknown claim {slug!r}; choose one of {list(declared)}.")
-    models = declared[slug].get("models")
-    if not models:
-        raise ValueError(f"Claim {slug!r} declares no default models in {CLAIMS_FILE.name}.")
-    return list(models)
+    module = importlib.import_module(declared[slug]["module"])
+    missing = [name for name in INTERFACE if not hasattr(module, name)]
+    if missing or module.SLUG != slug or module.Settings.slug != slug:
+        raise ValueError(f"{module.__name__} does not declare claim {slug!r}: missing "
+                         f"{missing}, or its SLUG/Settings.slug differ; see anisotropy.claims.")
+    return module
+
+
+def settings(slug: str, profile: str, overrides: dict[str, Any] | None = None):
+    """Claim ``slug``'s settings under ``profile`` with ``overrides``, validated
+    (:meth:`anisotropy.claims.settings.ClaimSettings.for_profile`)."""
+    return claim_module(slug).Settings.for_profile(profile, **(overrides or {}))
 
 
 def toc_with_claims(toc: dict, slugs: list[str]) -> dict:

@@ -9,7 +9,9 @@ Pure functions from check records (the dicts of a results file, or
   human headers (check, model, measured [95% interval], paper, threshold, verdict), the
   check id in a tooltip, wrapped in a container that scrolls rather than clips;
 - :func:`forest_plot`: each check's interval against its threshold, one panel per check
-  (their scales differ), the measured value as a dot.
+  (their scales differ), the measured value as a dot;
+- :func:`settings_table_html`: the parameters a page ran with, their meaning and where each
+  value came from (the claim's default, the profile or an override), in a ``<details>``.
 
 Nothing here computes a measurement: it formats what the results hold.
 """
@@ -25,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 __all__ = ["sig", "interval_text", "verdict_frame", "verdict_table_html", "forest_plot",
-           "glue_summary", "VERDICT_MARKS", "VERDICT_COLORS"]
+           "glue_summary", "settings_table_html", "VERDICT_MARKS", "VERDICT_COLORS"]
 
 VERDICT_MARKS = {"reproduced": "✓ reproduced", "not reproduced": "✗ not reproduced",
                  "inconclusive": "? inconclusive", "exempt": "○ exempt",
@@ -202,3 +204,36 @@ def glue_summary(results) -> None:
     figure = forest_plot(results.checks, labels)
     glue("forest_plot", figure)
     plt.close(figure)
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(sig(v) for v in value) if value else "none"
+    return sig(value) if not isinstance(value, str) else value
+
+
+def settings_table_html(settings) -> str:
+    """The parameters a claim ran with (a claim module's ``Settings``), as a collapsed HTML
+    table: parameter, value, source (default, the profile or an override) and meaning."""
+    from dataclasses import fields
+
+    from anisotropy.claims.settings import profiles
+
+    chosen = (profiles().get(settings.profile) or {}).get(settings.slug) or {}
+    overridden = dict(settings.overrides)
+    rows = []
+    for spec in fields(settings):
+        if spec.metadata.get("meta"):
+            continue
+        source = ("override" if spec.name in overridden else
+                  f"profile {settings.profile}" if spec.name in chosen else "default")
+        rows.append("<tr>" + "".join(f"<td>{html.escape(text)}</td>" for text in (
+            spec.name, _value_text(getattr(settings, spec.name)), source,
+            spec.metadata["meaning"])) + "</tr>")
+    head = "".join(f"<th>{name}</th>" for name in ("Parameter", "Value", "From", "Meaning"))
+    summary = (f"Settings: profile {html.escape(settings.profile)}"
+               + (f", {len(overridden)} override(s)" if overridden else ""))
+    return (f'<details class="settings-table"><summary>{summary}</summary>'
+            '<div class="table-scroll" style="overflow-x:auto;max-width:100%">'
+            f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            "</div></details>")

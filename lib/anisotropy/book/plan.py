@@ -1,13 +1,10 @@
-"""The forward passes each claim needs, declared from the task registry: the workflow's
-extraction jobs.
+"""The workflow's extraction jobs: the forward passes each claim declares.
 
-A claim notebook encodes sentence sets drawn from :mod:`anisotropy.inputs.tasks` with its
-parameters (claim 1's SNLI sample, claim 2's context windows, the STS sentences of claims 3
-and 4, claim 5's classification tasks). :func:`extraction_jobs` lists the same sets for a
-claim and a profile, as :class:`Extraction` records: one model, one sentence set, one kind
-(per-layer token vectors or pooled sentence vectors) and one layer set. Running a job
-(:func:`run_extraction`) makes the very call the notebook makes, so it fills the same
-content-addressed cache entry and the notebook then finds it there. The workflow
+Each claim module declares its forward passes, ``inputs(settings)``, as
+:class:`~anisotropy.inputs.jobs.Extraction` records (one model, one sentence set, one kind,
+one layer set); :func:`workflow_jobs` collects them for a profile. Running a job
+(:func:`run_extraction`) makes the very call the claim makes, so it fills the same
+content-addressed cache entry and the claim then finds it there. The workflow
 (``workflow/Snakefile``) runs one job per distinct record, so a set two claims share (claim
 1's SNLI sentences are claim 3's NLI set; claims 3 and 4 share the STS sentences) is
 encoded once. ``tests/test_workflow.py`` checks that, after a claim's jobs have run, its
@@ -17,128 +14,38 @@ notebook misses the cache for no forward pass.
 from __future__ import annotations
 
 import ast
-import hashlib
+import dataclasses
 import json
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from anisotropy.book import runner
-from anisotropy.book.catalog import default_models
+from anisotropy.book import catalog, runner
 from anisotropy.book.results import write_json
+from anisotropy.claims.settings import SettingsError
+from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, LAST, Extraction
 
-__all__ = ["Extraction", "PlanError", "claim_parameters", "claim_models", "model_parameter",
-           "extraction_jobs",
-           "workflow_jobs", "run_extraction", "write_marker", "check_models", "library_files",
-           "unavailable_models", "claim_arguments"]
-
-# Layer sets, symbolic because the last layer depends on the model.
-ALL_LAYERS = "all"
-FIRST_LAST = "0-1-last"  # the embedding output, the first block and the last layer
-LAST = "last"
+__all__ = ["Extraction", "PlanError", "claim_settings", "workflow_jobs", "run_extraction",
+           "write_marker", "check_models", "library_files", "unavailable_models",
+           "claim_arguments", "claim_order"]
 
 
 class PlanError(ValueError):
     """A workflow configuration the plan cannot honour (unknown profile, claim or model)."""
 
 
-@dataclass(frozen=True)
-class Extraction:
-    """One forward-pass job: ``model`` over the sentences ``corpus`` names.
-
-    ``kind`` is ``"tokens"`` (per-layer token vectors of the layer set ``layers``) or
-    ``"pooled"`` (mean-pooled, unit-length sentence vectors, as claim 5 uses).
-    ``sentences`` is the sentence list; ``digest`` identifies it.
-    """
-
-    model: str
-    corpus: str
-    kind: str
-    layers: str
-    sentences: tuple[str, ...] = field(compare=False, repr=False)
-    digest: str = ""
-
-    @property
-    def job_id(self) -> str:
-        """A file-name-safe id, unique per (model, sentence set, kind, layers)."""
-        model = re.sub(r"[^A-Za-z0-9._-]+", "--", self.model)
-        return f"{model}.{self.corpus}.{self.kind}-{self.layers}.{self.digest[:10]}"
+def claim_settings(slug: str, profile: str, overrides: dict | None = None):
+    """Claim ``slug``'s settings as it will run under ``profile`` with ``overrides``."""
+    try:
+        return catalog.settings(slug, profile, overrides)
+    except SettingsError as error:
+        raise PlanError(str(error)) from error
 
 
-def _digest(sentences: list[str]) -> str:
-    return hashlib.sha256(json.dumps(sentences).encode("utf-8")).hexdigest()
-
-
-def claim_parameters(slug: str, profile: str, overrides: dict | None = None) -> dict:
-    """Every parameter of a claim as it will run: the notebook's defaults, then the
-    profile's values and the overrides (checked by :func:`runner.resolve_parameters`)."""
-    declared = {name: ast.literal_eval(info["default"])
-                for name, info in runner.declared_parameters(slug).items()}
-    return {**declared, **runner.resolve_parameters(slug, profile, overrides)}
-
-
-def model_parameter(slug: str) -> str:
-    """The parameter holding a claim's list of models: ``glue_models`` for claim 5 (its
-    setups run one fixed encoder, ``model``), ``models`` for the others."""
-    return "glue_models" if slug == "05-isotropy-vs-clusters" else "models"
-
-
-def claim_models(slug: str, parameters: dict) -> list[str]:
-    """The models a claim runs with these parameters (claim 5: its model and glue models)."""
-    if slug == "05-isotropy-vs-clusters":
-        return list(dict.fromkeys([parameters["model"], *parameters["glue_models"]]))
-    return list(parameters.get("models") or default_models(slug))
-
-
-def _jobs(models: list[str], corpus: str, kind: str, layers: str,
-          sentences: Callable[[], list[str]]) -> list[Extraction]:
-    built = tuple(sentences())
-    digest = _digest(list(built))
-    return [Extraction(model, corpus, kind, layers, built, digest) for model in models]
-
-
-def extraction_jobs(slug: str, parameters: dict) -> list[Extraction]:
-    """The forward passes claim ``slug`` makes with ``parameters`` (all of them, as from
-    :func:`claim_parameters`), in the order the notebook makes them."""
-    from anisotropy.inputs import tasks
-
-    p = parameters
-    models = claim_models(slug, p)
-    seed = p["seed"]
-    if slug == "01-layerwise-anisotropy":
-        return _jobs(models, f"{p['sentence_source']}-{p['n_sentences']}", "tokens",
-                     ALL_LAYERS, lambda: tasks.corpus(p["sentence_source"], p["n_sentences"],
-                                                      seed))
-    windows = (f"lm-windows-{p.get('n_windows')}x{p.get('window_words')}",
-               lambda: tasks.windows("lm", p["window_words"], p["n_windows"], seed))
-    if slug == "02-clusters-manifolds":
-        return _jobs(models, windows[0], "tokens", ALL_LAYERS, windows[1])
-    sts = (f"sts-{len(p.get('tasks', []))}tasks-{p.get('max_pairs') or 'all'}",
-           lambda: tasks.sts_sentences(p["tasks"], p["max_pairs"], seed))
-    if slug == "03-frequency-bias":
-        return (_jobs(models, windows[0], "tokens", ALL_LAYERS, windows[1])
-                + _jobs(models, sts[0], "tokens", FIRST_LAST, sts[1])
-                + _jobs(models, f"snli-{p['n_nli_sentences']}", "tokens", ALL_LAYERS,
-                        lambda: tasks.corpus("snli", p["n_nli_sentences"], seed)))
-    if slug == "04-cluster-isotropy":
-        from anisotropy.claims.cluster_isotropy import sst2_probe_data
-
-        return (_jobs(models, sts[0], "tokens", FIRST_LAST, sts[1])
-                + _jobs(models, f"sst2-probe-{p['sst2_train_items'] or 'all'}", "tokens", LAST,
-                        lambda: sst2_probe_data(p["sst2_train_items"], seed=seed)["sentences"]))
-    if slug == "05-isotropy-vs-clusters":
-        jobs = []
-        for task in ("polarity", "snli"):
-            jobs += _jobs([p["model"]], f"{task}-{p['n_items'] or 'all'}", "pooled", LAST,
-                          lambda task=task: tasks.classification_task(task, p["n_items"],
-                                                                      seed)["sentences"])
-        for task in p["glue_tasks"]:
-            jobs += _jobs(p["glue_models"], f"{task}-{p['glue_max_items'] or 'all'}", "pooled",
-                          LAST, lambda task=task: tasks.classification_task(
-                              task, p["glue_max_items"], seed)["sentences"])
-        return jobs
-    raise PlanError(f"Unknown claim {slug!r}; choose one of {list(runner.SLUGS)}.")
+def claim_order(slugs=None) -> list[str]:
+    """Claims in the order the workflow starts them: the most costly first (each module's
+    declared ``COST``), so that the longest claim does not run alone at the end."""
+    slugs = list(runner.SLUGS if slugs is None else slugs)
+    return sorted(slugs, key=lambda slug: -catalog.claim_module(slug).COST)
 
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
@@ -173,12 +80,13 @@ def check_models(models: list) -> None:
 
 def workflow_jobs(profile: str, models: list[str] | None = None,
                   claims: list[str] | None = None) -> dict[str, dict]:
-    """The whole workflow for a profile: ``{slug: {"overrides", "jobs"}}``.
+    """The whole workflow for a profile: ``{slug: {"overrides", "settings", "parameters",
+    "jobs"}}``.
 
-    ``models`` (the workflow config's ``models``) replaces the models of claims 1-4 and
-    claim 5's appendix models. Raises :class:`PlanError` for an unknown profile or claim,
-    before any job starts; a model name is only checked when its job runs, where an
-    offline hub model fails with the registry's message.
+    ``models`` (the workflow config's ``models``) replaces each claim's model list (the
+    parameter its module names ``MODEL_LIST``). Raises :class:`PlanError` for an unknown
+    profile, claim or parameter, before any job starts; a model name is only checked when
+    its job runs, where an offline hub model fails with the registry's message.
     """
     known = runner.profiles()
     if profile not in known:
@@ -191,13 +99,11 @@ def workflow_jobs(profile: str, models: list[str] | None = None,
         check_models(models)
     plan = {}
     for slug in claims:
-        overrides = {model_parameter(slug): list(models)} if models else {}
-        try:
-            parameters = claim_parameters(slug, profile, overrides)
-        except runner.RunError as error:
-            raise PlanError(str(error)) from error
-        plan[slug] = {"overrides": overrides, "jobs": extraction_jobs(slug, parameters),
-                      "parameters": parameters}
+        module = catalog.claim_module(slug)
+        overrides = {module.MODEL_LIST: list(models)} if models else {}
+        settings = claim_settings(slug, profile, overrides)
+        plan[slug] = {"overrides": overrides, "settings": settings,
+                      "parameters": settings.parameters(), "jobs": module.inputs(settings)}
     return plan
 
 
@@ -248,7 +154,8 @@ def _imported_modules(source: str) -> set[str]:
 
 
 def library_files(slug: str) -> list[Path]:
-    """The library files claim ``slug`` runs: the modules its notebook imports and,
+    """The library files claim ``slug`` runs: its claim module, the modules its notebook
+    imports and,
     transitively, the ``anisotropy`` modules they import (package ``__init__`` files
     included). The workflow reruns the claim when one of them changes, and no other."""
     package = Path(runner.PROJECT_ROOT) / "lib" / "anisotropy"
@@ -266,7 +173,7 @@ def library_files(slug: str) -> list[Path]:
         return None
 
     files: set[Path] = {package / "__init__.py"}
-    pending = list(_imported_modules(code))
+    pending = [*_imported_modules(code), catalog.claims()[slug]["module"]]
     seen: set[str] = set()
     while pending:
         name = pending.pop()
@@ -298,25 +205,31 @@ def unavailable_models(markers: list[str | Path]) -> dict[str, str]:
     return reasons
 
 
-def claim_arguments(slug: str, profile: str, parameters: dict, markers: list[str | Path],
+def claim_arguments(slug: str, profile: str, settings, markers: list[str | Path],
                     dtype: str | None = None) -> list[str]:
     """The ``anisotropy run`` arguments of a workflow claim job.
 
-    ``parameters`` are the claim's as planned (:func:`workflow_jobs`). Models that no
-    extraction job could have (their markers say why) are left out of the model lists the
-    claim runs, wherever the list came from (config, profile or the claim's defaults), and
-    passed as ``--not-run``. The claim's own encoder of claim 5's setups cannot be left
-    out, nor can every model: those raise :class:`PlanError`. The device is not passed:
-    claim jobs read their vectors from the cache (whose keys hold the dtype, not the
-    device) and may run where there is no GPU.
+    ``settings`` are the claim's as planned (:func:`workflow_jobs`). Models that no
+    extraction job could have (their markers say why) are left out of the claim's model
+    list (its module's ``MODEL_LIST``), wherever the list came from (config, profile or the
+    claim's defaults), and passed as ``--not-run``. A model the claim needs outside that
+    list (claim 5's setups' encoder) cannot be left out, nor can every model: those raise
+    :class:`PlanError`. The device is not passed: claim jobs read their vectors from the
+    cache (whose keys hold the dtype, not the device) and may run where there is no GPU.
     """
+    module = catalog.claim_module(slug)
     missing = unavailable_models(markers)
     arguments = ["run", slug, "--profile", profile]
-    name = model_parameter(slug)
-    value = parameters[name] if name == "glue_models" else claim_models(slug, parameters)
-    if name == "glue_models" and parameters["model"] in missing:
-        raise PlanError(f"{slug}: its setups' encoder {parameters['model']!r} could not be "
-                        f"loaded: {missing[parameters['model']]}.")
+    name = module.MODEL_LIST
+    value = list(getattr(settings, name))
+    # the models the claim needs whatever its list holds (claim 5's setups' encoder)
+    placeholder = "<the list>"
+    needed = [m for m in module.models(dataclasses.replace(settings, **{name: [placeholder]}))
+              if m != placeholder]
+    for model in needed:
+        if model in missing:
+            raise PlanError(f"{slug}: the model {model!r} it needs could not be loaded: "
+                            f"{missing[model]}.")
     kept = [m for m in value if m not in missing]
     if not kept:
         raise PlanError(f"{slug}: none of {name}={value} could be loaded "

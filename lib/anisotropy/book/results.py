@@ -4,7 +4,7 @@ A claim notebook creates a :class:`Results` (which loads and validates the claim
 declarations from ``data/checks.yaml``), records models, free-form metrics and checks, and
 calls :meth:`Results.write`, which produces ``_build/PROFILE/results/SLUG.json``::
 
-    {claim, profile, parameters, models, data_sha256, library_version, inputs_digest,
+    {claim, profile, overrides, parameters, models, data_sha256, library_version, inputs_digest,
      environment, runtime_s, cache, metrics,
      checks: [{id, check, model, verdict, statement, section, reference, paper, source,
                quantity, measured, interval, interval_method, comparator, threshold,
@@ -144,10 +144,19 @@ class Results:
         default_factory=lambda: datetime.datetime.now(datetime.timezone.utc))
     specs: dict = field(default_factory=dict, repr=False)
 
+    overrides: dict = field(default_factory=dict)
+
     def __post_init__(self) -> None:
         self.profile = self.profile or os.environ.get("ANISOTROPY_PROFILE", "custom")
         # declarations are validated before anything is measured
         self.specs = self.specs or load_checks(self.claim)
+
+    @classmethod
+    def for_settings(cls, settings) -> Results:
+        """The results of a claim run with ``settings`` (its module's ``Settings``): they
+        record every parameter, the profile and the overrides given on top of it."""
+        return cls(settings.slug, parameters=settings.parameters(), profile=settings.profile,
+                   overrides=settings.override_dict())
 
     def add_model(self, model) -> None:
         """Record a loaded model (an Encoder/StaticVectors or its ResolvedModel)."""
@@ -260,6 +269,7 @@ class Results:
         return {
             "claim": self.claim,
             "profile": self.profile,
+            "overrides": _jsonable(self.overrides),
             "parameters": parameters,
             "models": self.models,
             "data_sha256": data_sha256,
@@ -273,8 +283,12 @@ class Results:
         }
 
     def write(self, directory: str | Path | None = None) -> Path:
-        """Write ``SLUG.json`` atomically and return its path."""
-        directory = Path(directory) if directory else results_dir(self.profile)
+        """Write ``SLUG.json`` atomically and return its path: into the runner's directory
+        when the runner started this kernel, else into ``_build/custom/results`` (a notebook
+        run by hand never writes into a profile's build, whatever profile it ran)."""
+        by_runner = "ANISOTROPY_RESULTS_DIR" in os.environ
+        directory = Path(directory) if directory else results_dir(
+            self.profile if by_runner else "custom")
         directory.mkdir(parents=True, exist_ok=True)
         return write_json(directory / f"{self.claim}.json", self.to_dict())
 
@@ -369,11 +383,13 @@ def add_models_not_run(path: str | Path, reasons: dict[str, str]) -> None:
     atomically and lists the reasons under ``models_not_run``."""
     path = Path(path)
     data = json.loads(path.read_text(encoding="utf-8"))
+    from anisotropy.book.catalog import claim_module
+
     holder = Results(data["claim"], parameters={}, profile=data.get("profile", ""))
     specs = list(holder.specs.values())
-    if data["claim"] == "05-isotropy-vs-clusters":
-        # claim 5's models lists are its appendix models; its setups run one fixed encoder
-        specs = [spec for spec in specs if spec.id.startswith("appendix")]
+    prefixes = claim_module(data["claim"]).MODEL_LIST_CHECKS
+    if prefixes is not None:  # the model list's models run only these checks (claim 5)
+        specs = [spec for spec in specs if spec.id.startswith(tuple(prefixes))]
     for model, why in reasons.items():
         for spec in specs:
             holder.not_run(spec.id, model, why)

@@ -4,8 +4,8 @@ Every profile builds into a directory of its own, ``_build/PROFILE/`` (:func:`pr
 so that a smoke run never lands in the full book:
 
 - :func:`run` executes ``notebooks/SLUG.ipynb`` into ``_build/PROFILE/executed/SLUG.ipynb``
-  with the parameters of a profile (``notebooks/profiles.yaml``) plus overrides, each checked
-  first against its type and range (``notebooks/parameters.yaml``); the notebook writes
+  with a profile (``notebooks/profiles.yaml``) and overrides, which the claim's ``Settings``
+  check first (names, types and ranges); the notebook writes
   ``_build/PROFILE/results/SLUG.json`` itself.
 - :func:`build_book` runs every claim, writes the ledger page from the results JSONs (and
   refuses, by name, a results file of another profile), assembles the book sources in
@@ -20,7 +20,6 @@ import importlib
 import importlib.util
 import io
 import json
-import math
 import os
 import re
 import shutil
@@ -34,17 +33,15 @@ from pathlib import Path
 import yaml
 
 from anisotropy.book import catalog
-from anisotropy.inputs import tasks
+from anisotropy.claims import settings as settings_module
 from anisotropy.inputs.data import PROJECT_ROOT
-from anisotropy.inputs.devices import check_device_name
 
-__all__ = ["SLUGS", "RunError", "profiles", "declared_parameters", "parameter_specs",
-           "check_parameters", "parse_overrides", "run", "build_book", "BUILD_DIR",
+__all__ = ["SLUGS", "RunError", "profiles", "declared_parameters", "resolve_settings",
+           "notebook_parameters", "parse_overrides", "run", "build_book", "BUILD_DIR",
            "profile_dir"]
 
 NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
-PROFILES_FILE = NOTEBOOKS_DIR / "profiles.yaml"
-PARAMETERS_FILE = NOTEBOOKS_DIR / "parameters.yaml"
+PROFILES_FILE = settings_module.PROFILES_FILE
 BUILD_DIR = Path(os.environ.get("ANISOTROPY_BUILD", PROJECT_ROOT / "_build"))
 SLUGS = tuple(catalog.claims())  # notebooks/claims.yaml, in book order
 
@@ -79,8 +76,7 @@ def available_slugs() -> list[str]:
 
 def profiles() -> dict[str, dict[str, dict]]:
     """``{profile: {slug: {parameter: value}}}`` from ``notebooks/profiles.yaml``."""
-    with open(PROFILES_FILE, encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+    return settings_module.profiles()
 
 
 def _check_slug(slug: str) -> Path:
@@ -93,10 +89,10 @@ def _check_slug(slug: str) -> Path:
 def declared_parameters(slug: str) -> dict[str, dict]:
     """Parameters declared in the notebook's ``parameters`` cell (name -> papermill info).
 
-    The cell is parsed with :mod:`ast` (every top-level assignment to a name), giving what
-    ``papermill.inspect_notebook`` gives (``name``, ``inferred_type_name``, ``default``,
-    ``help``) without importing papermill and nbformat (~1.5 s), so that a bad parameter is
-    refused at once.
+    Every claim notebook declares the same two: ``profile`` and ``overrides`` (the claim's
+    parameters themselves are its module's ``Settings``). The cell is parsed with
+    :mod:`ast`, giving what ``papermill.inspect_notebook`` gives (``name``,
+    ``inferred_type_name``, ``default``, ``help``) without importing papermill.
     """
     path = _check_slug(slug)
     notebook = json.loads(path.read_text(encoding="utf-8"))
@@ -131,123 +127,7 @@ def declared_parameters(slug: str) -> dict[str, dict]:
     return declared
 
 
-# --------------------------------------------------------------------------- parameter types
-
-
-def parameter_specs() -> dict[str, dict]:
-    """``{parameter: spec}`` from ``notebooks/parameters.yaml``: each parameter's type and
-    range (``type``, ``optional``, ``min``, ``max``, ``choices``, ``min_items``)."""
-    with open(PARAMETERS_FILE, encoding="utf-8") as handle:
-        return yaml.safe_load(handle) or {}
-
-
-def _choice_set(name: str) -> list:
-    """A named set of allowed values: profiles, or task names from ``data/tasks.yaml``."""
-    if name == "profiles":
-        return sorted(profiles())
-    if name == "sts_tasks":
-        return tasks.names("sts")
-    if name == "classification_tasks":
-        return tasks.names("classification")
-    if name == "corpora":
-        return tasks.names("corpora")
-    raise RunError(f"{PARAMETERS_FILE}: unknown choice set {name!r}; use a list, 'profiles', "
-                   "'sts_tasks', 'classification_tasks' or 'corpora'.")
-
-
-_ITEM_TYPES = {"int", "float", "bool", "str"}
-
-
-def _bounds(spec: dict) -> str:
-    low, high = spec.get("min"), spec.get("max")
-    if low is not None and high is not None:
-        return f" between {low} and {high}"
-    if low is not None:
-        return f" >= {low}"
-    return f" <= {high}" if high is not None else ""
-
-
-def _fits(value, kind: str, spec: dict, choices: list | None) -> bool:
-    """Whether one value (a scalar, or an item of a list) is of ``kind`` and in range."""
-    if kind == "bool":
-        ok = isinstance(value, bool)
-    elif kind == "str":
-        ok = isinstance(value, str) and bool(value.strip())
-    elif kind == "int":
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    else:  # float
-        ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
-              and math.isfinite(value))
-    if ok and kind in ("int", "float"):
-        ok = (spec.get("min") is None or value >= spec["min"]) and (
-            spec.get("max") is None or value <= spec["max"])
-    return ok and (choices is None or value in choices)
-
-
-def check_parameter(name: str, value, spec: dict) -> str | None:
-    """``None`` when ``value`` fits ``spec``; else what was expected and what was given."""
-    kind = str(spec.get("type", ""))
-    is_list = kind.startswith("list[") and kind.endswith("]")
-    item_kind = kind[5:-1] if is_list else kind
-    if item_kind not in _ITEM_TYPES:
-        raise RunError(f"{PARAMETERS_FILE}: {name} has an unknown type {kind!r}; use one of "
-                       f"{sorted(_ITEM_TYPES)} or list[...] of them.")
-    choices = spec.get("choices")
-    if isinstance(choices, str):
-        choices = _choice_set(choices)
-    if spec.get("optional") and value is None:
-        return None
-    if is_list:
-        min_items = int(spec.get("min_items", 1))
-        ok = (isinstance(value, (list, tuple)) and len(value) >= min_items
-              and all(_fits(item, item_kind, spec, choices) for item in value))
-    else:
-        ok = _fits(value, item_kind, spec, choices)
-    if ok:
-        return None
-    if choices is not None:
-        expected = f"one of {choices}" if not is_list else f"items from {choices}"
-    else:
-        expected = {"int": "an integer", "float": "a number", "bool": "true or false",
-                    "str": "a non-empty string"}[item_kind] + _bounds(spec)
-        if is_list:
-            expected = {"int": "integers", "float": "numbers", "bool": "true/false values",
-                        "str": "non-empty strings"}[item_kind] + _bounds(spec)
-    if is_list:
-        expected = ("a list of " if min_items == 0 else "a non-empty list of " if min_items == 1
-                    else f"a list of at least {min_items} ") + expected
-    if spec.get("optional"):
-        expected = f"null or {expected}"
-    return f"{name} must be {expected}; got {value!r}"
-
-
-def check_parameters(slug: str, parameters: dict) -> None:
-    """Check every value against its spec in ``notebooks/parameters.yaml``.
-
-    Raises
-    ------
-    RunError
-        Naming each bad value (``n_sentences must be an integer >= 1; got -5``) or a
-        parameter that has no spec.
-    """
-    specs = parameter_specs()
-    problems = []
-    for name, value in parameters.items():
-        if name not in specs:
-            problems.append(f"{name} has no declared type; add it to {PARAMETERS_FILE}")
-            continue
-        problem = check_parameter(name, value, specs[name])
-        if problem is None and name == "device":
-            try:
-                check_device_name(value)
-            except ValueError as error:
-                problem = str(error).rstrip(".")
-        if problem:
-            problems.append(problem)
-    if len(problems) == 1:
-        raise RunError(f"{slug}: {problems[0]}.")
-    if problems:
-        raise RunError(f"{slug}: bad parameters:\n" + "\n".join(f"- {p}" for p in problems))
+NOTEBOOK_PARAMETERS = ("profile", "overrides")  # what every claim's parameters cell declares
 
 
 def parse_overrides(pairs: list[str]) -> dict:
@@ -261,21 +141,34 @@ def parse_overrides(pairs: list[str]) -> dict:
     return out
 
 
-def resolve_parameters(slug: str, profile: str, overrides: dict | None = None) -> dict:
-    """The profile's parameters for a claim, with overrides, all checked against the
-    notebook's declared parameters (papermill would silently inject unknown ones) and
-    against their types and ranges (``notebooks/parameters.yaml``)."""
-    table = profiles()
-    if profile not in table:
-        raise RunError(f"Unknown profile {profile!r}; choose one of {sorted(table)}.")
-    declared = declared_parameters(slug)
-    parameters = {"profile": profile, **(table[profile].get(slug) or {}), **(overrides or {})}
-    unknown = sorted(set(parameters) - set(declared))
-    if unknown:
-        raise RunError(f"Parameter(s) {unknown} are not declared by {slug}; valid parameters: "
-                       f"{sorted(declared)}.")
-    check_parameters(slug, parameters)
-    return parameters
+def resolve_settings(slug: str, profile: str, overrides: dict | None = None):
+    """The claim's settings under ``profile`` with ``overrides``, validated by its module's
+    ``Settings`` (the one place that checks names, types and ranges) before any kernel
+    starts.
+
+    Raises
+    ------
+    RunError
+        Naming the bad parameter, its value and what is allowed.
+    """
+    from anisotropy.claims.settings import SettingsError
+
+    _check_slug(slug)
+    try:
+        return catalog.settings(slug, profile, overrides)
+    except SettingsError as error:
+        raise RunError(str(error)) from error
+
+
+def notebook_parameters(slug: str, profile: str, overrides: dict | None = None) -> dict:
+    """What papermill injects: ``{"profile": ..., "overrides": {...}}``, after checking
+    that the notebook declares them and that the settings they make are valid."""
+    resolve_settings(slug, profile, overrides)
+    missing = sorted(set(NOTEBOOK_PARAMETERS) - set(declared_parameters(slug)))
+    if missing:
+        raise RunError(f"{slug}: its parameters cell must declare {list(NOTEBOOK_PARAMETERS)}; "
+                       f"missing {missing}.")
+    return {"profile": profile, "overrides": dict(overrides or {})}
 
 
 def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
@@ -292,7 +185,7 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
         For a bad slug/profile/parameter, or when a cell fails (the message names the cell).
     """
     source = _check_slug(slug)
-    parameters = resolve_parameters(slug, profile, overrides)  # before the slow imports
+    parameters = notebook_parameters(slug, profile, overrides)  # before the slow imports
     import papermill
     from papermill.exceptions import PapermillExecutionError
 

@@ -1,317 +1,79 @@
-"""Cluster-based isotropy enhancement against global methods on STS (Rajaee & Pilehvar 2021).
+"""Claim 4, cluster-based isotropy (Rajaee & Pilehvar 2021): its settings and forward passes.
 
-Token vectors of one layer are transformed (fitted on the evaluation sentences, or on other
-sentences), mean-pooled into sentence vectors and compared by cosine. For each task and
-method this gives Pearson/Spearman x 100 and the isotropy of the transformed token vectors:
-``log10 I(W)`` (:func:`anisotropy.geometry.metrics.partition_isotropy`) and IsoScore.
+The measurements are in :mod:`anisotropy.claims.cluster_methods` and
+:mod:`anisotropy.claims.finetuning`; the page is ``notebooks/04-cluster-isotropy.ipynb``; the
+checks are declared in ``data/checks.yaml``.
 """
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-from scipy.stats import spearmanr
-from sklearn.linear_model import LogisticRegression
-from tqdm.auto import tqdm
+from dataclasses import dataclass
+from typing import ClassVar
 
-from anisotropy.claims.sts import (
-    cosine_scores,
-    evaluate_sts,
-    mean_change_interval,
-    spearman_change_draws,
-)
-from anisotropy.geometry import metrics
-from anisotropy.geometry.intervals import (
-    boot_method,
-    bootstrap_means,
-    percentile_interval,
-    seed_interval,
-)
-from anisotropy.geometry.sampling import sample_indices
-from anisotropy.geometry.transforms import AllButTheTop, Center, ClusterIsotropy
-from anisotropy.inputs.tasks import classification_task, sts_task
+from anisotropy.claims.frequency_bias import STS_TASKS, sts_corpus
+from anisotropy.claims.settings import TRANSFORMERS, ClaimSettings, param
+from anisotropy.inputs.jobs import FIRST_LAST, LAST, Extraction, jobs
 
-__all__ = ["METHODS", "GLOBAL_METHODS", "KMEANS_N_INIT", "abtt_components", "fit_methods",
-           "evaluate_methods", "sweep", "check_values", "task_changes", "sst2_probe_data",
-           "sst2_probe"]
-
-#: The methods compared: the baseline, three global post-processings and the cluster-based
-#: ones. "Mean+PCA" removes the same D directions as the cluster-based method, globally;
-#: "ABTT" is all-but-the-top with Mu & Viswanath's D = dim/100.
-METHODS = ("Baseline", "Mean", "Mean+PCA", "ABTT", "K-means+Mean", "GMM+Mean+PCA",
-           "K-means+Mean+PCA")
-GLOBAL_METHODS = ("Mean", "Mean+PCA", "ABTT")
-#: K-means initialisations of the cluster-based methods (the authors' notebook: one).
-KMEANS_N_INIT = 1
+SLUG = "04-cluster-isotropy"
+MODEL_LIST = "models"
+MODEL_LIST_CHECKS = None
+# seconds in a cold full book (2-core Xeon, November 2026): the workflow starts costly
+# claims first
+COST = 943
 
 
-def abtt_components(dim: int) -> int:
-    """All-but-the-top's D for a ``dim``-dimensional space: dim/100, at least 1 (Mu &
-    Viswanath 2018 remove about d/100 directions)."""
-    return max(1, round(dim / 100))
+@dataclass(frozen=True)
+class Settings(ClaimSettings):
+    """Claim 4's parameters."""
+
+    slug: ClassVar[str] = SLUG
+
+    models: tuple[str, ...] = param(TRANSFORMERS, "models to measure (`anisotropy models`)")
+    tasks: tuple[str, ...] = param(STS_TASKS, "STS tasks", choices="sts_tasks")
+    n_clusters: int = param(27, "K-means clusters (the authors' code)", min=1)
+    n_components: int = param(12, "dominant directions removed per cluster", min=0)
+    fit_max_tokens: int = param(10000, "token vectors a transform is fitted on (seeded "
+                                "sample)", min=1)
+    iso_max_tokens: int = param(20000, "token vectors I(W) and IsoScore are computed on", min=1)
+    sweep_task: str = param("STS-B", "the task of the K and D sweep", choices="sts_tasks")
+    sweep_clusters: tuple[int, ...] = param([1, 5, 10, 27, 50], "cluster counts swept", min=1)
+    sweep_components: tuple[int, ...] = param([0, 1, 3, 5, 12, 20], "directions removed, "
+                                              "swept", min=0)
+    sst2_train_items: int | None = param(3000, "seeded subset of the SST-2 training phrases "
+                                         "of 3+ words; None: all", min=1)
+    finetune_tasks: tuple[str, ...] = param(["rte", "wic"], "the seed's fine-tuning analysis; "
+                                            "[] skips it", choices=["rte", "wic"], min_items=0)
+    finetune_model: str = param("sentence-transformers/all-MiniLM-L6-v2", "the model "
+                                "fine-tuned (small enough to train on a CPU)")
+    finetune_epochs: int = param(2, "epochs (the seed: 2)", min=1)
+    finetune_seeds: int = param(5, "seeds, each run plain and with the method", min=2)
+    finetune_train_items: int | None = param(None, "None: the whole training set; an "
+                                             "integer: a seeded subset", min=2)
+    finetune_dev_items: int | None = param(None, "None: the whole dev set; an integer: a "
+                                           "seeded subset", min=2)
+    finetune_batch_size: int = param(32, "batch size (the slides give none)", min=2)
+    finetune_clusters: int = param(3, "K-means clusters per batch", min=1)
+    finetune_components: int = param(2, "dominant directions removed per cluster", min=0)
+    finetune_learning_rate: float = param(2e-5, "learning rate", min=1e-8)
+    finetune_max_length: int = param(128, "tokens per input pair", min=8)
+    max_pairs: int | None = param(None, "None: every pair of a task; an integer: a seeded "
+                                  "subset", min=1)
+    include_sink: bool = param(False, "decoders: keep position-0 tokens")
+    n_boot: int = param(1000, "bootstrap resamples behind every 95% interval", min=20)
 
 
-def _sample(X: np.ndarray, limit: int | None, seed: int) -> np.ndarray:
-    if limit is None or X.shape[0] <= limit:
-        return X
-    return X[sample_indices(X.shape[0], limit, seed, sort=True)]
+def models(settings: Settings) -> list[str]:
+    """The models the claim runs (the fine-tuned model is loaded apart)."""
+    return list(settings.models)
 
 
-def fit_methods(X: np.ndarray, n_clusters: int, n_components: int, seed: int = 0,
-                max_tokens: int | None = 10000, methods=METHODS) -> dict:
-    """Fit every method of the comparison on (a seeded sample of) token vectors ``X``.
+def inputs(settings: Settings) -> list[Extraction]:
+    """The STS sentences (layers 0, 1 and last) and the SST-2 probe's phrases (last layer),
+    per model."""
+    from anisotropy.claims.cluster_methods import sst2_probe_data
 
-    K-means+Mean reuses the K-means+Mean+PCA clustering with no direction removed; K-means
-    runs :data:`KMEANS_N_INIT` initialisations, the Gaussian mixture the settings of
-    :class:`~anisotropy.geometry.transforms.ClusterIsotropy`.
-    """
-    S = _sample(np.asarray(X, dtype=np.float64), max_tokens, seed)
-    fitted = {"Baseline": None}
-    if "Mean" in methods:
-        fitted["Mean"] = Center().fit(S)
-    if "Mean+PCA" in methods:
-        fitted["Mean+PCA"] = AllButTheTop(n_components).fit(S)
-    if "ABTT" in methods:
-        fitted["ABTT"] = AllButTheTop(abtt_components(S.shape[1])).fit(S)
-    if "K-means+Mean+PCA" in methods or "K-means+Mean" in methods:
-        kmeans = ClusterIsotropy(n_clusters, n_components, "kmeans", seed,
-                                 n_init=KMEANS_N_INIT).fit(S)
-        fitted["K-means+Mean+PCA"] = kmeans
-        fitted["K-means+Mean"] = kmeans.with_components(0)
-    if "GMM+Mean+PCA" in methods:
-        fitted["GMM+Mean+PCA"] = ClusterIsotropy(n_clusters, n_components, "gmm", seed).fit(S)
-    return {name: fitted[name] for name in methods if name in fitted}
-
-
-def _score(transform, X: np.ndarray, tokens, rows: np.ndarray, frame: pd.DataFrame,
-           index: dict, iso_max_tokens: int, seed: int, pairs_out: list | None = None) -> dict:
-    Y = X if transform is None else transform.transform(X)
-    ids, means = tokens.pool(Y, rows)
-    where = dict(zip(ids.tolist(), range(ids.size), strict=True))
-    pooled = {sentence: means[where[sentence]] for sentence in where}
-    a = np.stack([pooled[index[s]] for s in frame["sentence1"]])
-    b = np.stack([pooled[index[s]] for s in frame["sentence2"]])
-    scores = evaluate_sts(a, b, frame["score"], frame["subset"])
-    if pairs_out is not None:
-        pairs_out.append(cosine_scores(a, b))
-    # I(W) and IsoScore on a seeded sample of the transformed tokens (sorted rows)
-    sample = _sample(Y, iso_max_tokens, seed)
-    return {"pearson": scores["pearson_all"], "spearman": scores["spearman_all"],
-            "spearman_mean": scores["spearman_mean"],
-            "log10 I(W)": metrics.partition_isotropy(sample).log10,
-            "isoscore": metrics.isoscore(sample)}
-
-
-def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: str,
-                     n_clusters: int = 27, n_components: int = 12, seed: int = 0,
-                     exclude_positions=(), fit_max_tokens: int | None = 10000,
-                     iso_max_tokens: int = 20000, methods=METHODS,
-                     max_pairs: int | None = None, progress: bool = True,
-                     pair_scores: dict | None = None) -> pd.DataFrame:
-    """Every method on every STS task; one row per (task, method).
-
-    With ``pair_scores`` (a dict), each pair's cosine is stored under ``(task, method)``
-    and the gold scores under ``(task, "gold")``, for paired bootstrap intervals.
-
-    ``mode="transductive"`` fits each method on the task's own token vectors (as the
-    authors' notebook does on STS-B dev); ``mode="inductive"`` fits it on the token vectors
-    of the sentences of the *other* tasks in ``tasks`` that do not occur in this one, each
-    sentence once, and applies it to this one. STS tasks share many sentences (three in
-    four STS-B test sentences occur verbatim in STS12-16), and a sentence is one row of the
-    shared index whatever task it comes from, so without the exclusion the inductive fit
-    would see the evaluation sentences. Inductive rows record ``fit pool`` (the sentences
-    the fit may draw from), ``fit sentences`` (those with a token in the sampled fit rows),
-    ``fit overlap`` (of those, the ones that occur in the scored task, read from the rows
-    actually fitted: must be 0) and ``excluded shared`` (sentences of other tasks left out
-    because this task has them).
-    """
-
-    if mode not in ("transductive", "inductive"):
-        raise ValueError(f"mode must be 'transductive' or 'inductive', got {mode!r}.")
-    index = {sentence: i for i, sentence in enumerate(sentences)}
-    H = np.asarray(tokens.layer(layer))
-    frames, rows_of, ids_of = {}, {}, {}
-    for task in tasks:
-        frames[task] = sts_task(task, max_pairs, seed)
-        ids_of[task] = np.array(sorted({index[s] for s in frames[task]["sentence1"]}
-                                       | {index[s] for s in frames[task]["sentence2"]}))
-        rows_of[task] = tokens.sentence_rows(ids_of[task], exclude_positions)
-    records = []
-    for task in tqdm(tasks, desc=f"{mode} fits", disable=not progress):
-        X = H[rows_of[task]].astype(np.float64)
-        fit_facts = {}
-        if mode == "transductive":
-            fit_X = X
-        else:
-            others = [ids_of[t] for t in tasks if t != task]
-            if not others:
-                raise ValueError("The inductive mode needs at least two tasks: each is fitted "
-                                 "on the others.")
-            pooled = np.unique(np.concatenate(others))  # a shared sentence counts once
-            fit_ids = np.setdiff1d(pooled, ids_of[task])
-            if fit_ids.size == 0:
-                raise ValueError(f"No sentence of the other tasks is left to fit {task} on.")
-            fit_rows = tokens.sentence_rows(fit_ids, exclude_positions)
-            fit_rows = _sample(fit_rows[:, None], fit_max_tokens, seed)[:, 0]
-            fit_X = H[fit_rows].astype(np.float64)
-            fitted_ids = np.unique(tokens.sentence_index[fit_rows])
-            fit_facts = {"fit pool": int(fit_ids.size), "fit sentences": int(fitted_ids.size),
-                         "fit overlap": int(np.intersect1d(fitted_ids, ids_of[task]).size),
-                         "excluded shared": int(pooled.size - fit_ids.size)}
-        fitted = fit_methods(fit_X, n_clusters, n_components, seed, fit_max_tokens, methods)
-        for name, transform in fitted.items():
-            cosines = [] if pair_scores is not None else None
-            records.append({"task": task, "method": name, "mode": mode, **fit_facts,
-                            **_score(transform, X, tokens, rows_of[task], frames[task], index,
-                                     iso_max_tokens, seed, cosines)})
-            if pair_scores is not None:
-                pair_scores[(task, name)] = cosines[0]
-                pair_scores[(task, "gold")] = frames[task]["score"].to_numpy()
-    return pd.DataFrame(records)
-
-
-def check_values(comparison: pd.DataFrame, pair_scores: dict, tasks, n_boot: int = 1000,
-                 seed: int = 0, method: str = "K-means+Mean+PCA",
-                 global_methods=GLOBAL_METHODS) -> dict[str, tuple]:
-    """Measured value and 95% interval of the claim-4 checks for one model (transductive).
-
-    - ``isotropy-gain``: mean over tasks of the log10 I(W) gain of ``method`` over the
-      baseline; a t-interval over the tasks (the claim is about tasks; with 7 tasks a
-      percentile bootstrap would under-cover). The token sample behind each I(W) is held
-      fixed.
-    - ``isotropy-end-state``: mean over tasks of the I(W) ``method`` ends at, with a
-      t-interval over the tasks.
-    - ``sts-improves``: mean over tasks of the Spearman change; paired bootstrap over each
-      task's sentence pairs (:func:`anisotropy.claims.sts.spearman_change_draws`).
-    - ``beats-global``: the same against the best global method, chosen by its mean
-      Spearman over tasks.
-    """
-    part = comparison[(comparison["mode"] == "transductive") & comparison["task"].isin(tasks)]
-    wide = part.pivot(index="task", columns="method", values=["spearman", "log10 I(W)"])
-    wide = wide.loc[list(tasks)]
-    gains = (wide["log10 I(W)"][method] - wide["log10 I(W)"]["Baseline"]).to_numpy()
-    best = max(global_methods, key=lambda m: wide["spearman"][m].mean())
-    gold = {t: pair_scores[(t, "gold")] for t in tasks}
-    n_pairs = {t: gold[t].size for t in tasks}
-
-    def change(other: str):
-        draws = {t: spearman_change_draws(pair_scores[(t, method)], pair_scores[(t, other)],
-                                          gold[t], n_boot, seed) for t in tasks}
-        value = float((wide["spearman"][method] - wide["spearman"][other]).mean())
-        return value, mean_change_interval(draws, n_boot, n_pairs)
-
-    improve, improve_interval = change("Baseline")
-    beat, beat_interval = change(best)
-    end = 10 ** wide["log10 I(W)"][method].to_numpy()
-    return {
-        "isotropy-gain": (float(gains.mean()), seed_interval(
-            gains, unit="STS tasks (the token sample behind each I(W) held fixed)"),
-            {"per task": dict(zip(tasks, gains.tolist(), strict=True))}),
-        "isotropy-end-state": (float(end.mean()), seed_interval(
-            end, unit="STS tasks (the token sample behind each I(W) held fixed)"),
-            {"per task": dict(zip(tasks, end.tolist(), strict=True)),
-             "baseline mean I(W)": float((10 ** wide["log10 I(W)"]["Baseline"]).mean())}),
-        "sts-improves": (improve, improve_interval, {
-            "tasks improved": int((wide["spearman"][method] > wide["spearman"]["Baseline"]).sum()),
-            "tasks": len(tasks)}),
-        "beats-global": (beat, beat_interval, {
-            "best global method": best,
-            "its mean Spearman": float(wide["spearman"][best].mean()),
-            "mean Spearman of each global method": {
-                m: float(wide["spearman"][m].mean()) for m in global_methods}}),
-    }
-
-
-def task_changes(pair_scores: dict, tasks, n_boot: int = 1000, seed: int = 0,
-                 method: str = "K-means+Mean+PCA") -> dict[str, tuple]:
-    """Per task: the Spearman x 100 change of ``method`` over the baseline and its 95%
-    paired bootstrap interval over the task's sentence pairs ("improves all seven tasks"
-    is graded task by task)."""
-    out = {}
-    for task in tasks:
-        gold = pair_scores[(task, "gold")]
-        draws = spearman_change_draws(pair_scores[(task, method)],
-                                      pair_scores[(task, "Baseline")], gold, n_boot, seed)
-        change = 100 * (spearmanr(pair_scores[(task, method)], gold)[0]
-                        - spearmanr(pair_scores[(task, "Baseline")], gold)[0])
-        out[task] = (float(change), mean_change_interval({task: draws}, n_boot,
-                                                         {task: gold.size}), None)
-    return out
-
-
-def sst2_probe_data(n_train: int | None, min_words: int = 3, seed: int = 0) -> dict:
-    """The SST-2 probe's sentences: a seeded sample of ``n_train`` training phrases (None:
-    all of them) of at least ``min_words`` words (the training set also holds one- and
-    two-word phrases), then every dev sentence. Returns ``sentences``, ``n_train``,
-    ``train_labels``, ``dev_labels``."""
-    train = classification_task("sst2")
-    dev = classification_task("sst2-dev")
-    long_enough = np.flatnonzero([len(s.split()) >= min_words for s in train["sentences"]])
-    chosen = long_enough[sample_indices(long_enough.size, n_train, seed, sort=True)]
-    return {"sentences": [train["sentences"][i] for i in chosen] + dev["sentences"],
-            "n_train": int(chosen.size), "train_labels": train["targets"][chosen],
-            "dev_labels": dev["targets"]}
-
-
-def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
-               n_clusters: int = 27, n_components: int = 12, seed: int = 0,
-               exclude_positions=(), fit_max_tokens: int | None = 10000,
-               iso_max_tokens: int = 20000, n_boot: int = 1000) -> tuple[pd.DataFrame, tuple]:
-    """The seed's SST-2 classification probe, for one model.
-
-    ``tokens`` holds the training sentences first (``n_train`` of them), then the dev
-    sentences. The baseline and K-means+Mean+PCA (fitted on the training tokens) are applied
-    to every token, tokens are mean-pooled into sentence vectors, and a logistic regression
-    trained on the training sentences is scored on the dev sentences.
-
-    Returns one row per method (dev accuracy, log10 I(W) of the dev tokens) and the
-    ``sst2-probe`` check's ``(measured, interval, details)``: the accuracy change in points,
-    with a paired bootstrap over the dev sentences (the classifiers held fixed).
-    """
-    n_sentences = len(tokens.words)
-    train_rows = tokens.sentence_rows(np.arange(n_train), exclude_positions)
-    dev_rows = tokens.sentence_rows(np.arange(n_train, n_sentences), exclude_positions)
-    H = np.asarray(tokens.layer(layer))
-    fitted = fit_methods(H[train_rows], n_clusters, n_components, seed, fit_max_tokens,
-                         methods=("Baseline", "K-means+Mean+PCA"))
-    rows, correct = [], {}
-    for method, transform in fitted.items():
-        pooled = {}
-        for part, part_rows in (("train", train_rows), ("dev", dev_rows)):
-            X = H[part_rows].astype(np.float64)
-            Y = X if transform is None else transform.transform(X)
-            pooled[part] = (tokens.pool(Y, part_rows)[1], Y)
-        classifier = LogisticRegression(max_iter=2000).fit(pooled["train"][0], train_labels)
-        correct[method] = classifier.predict(pooled["dev"][0]) == np.asarray(dev_labels)
-        sample = _sample(pooled["dev"][1], iso_max_tokens, seed)
-        rows.append({"method": method, "dev accuracy": 100 * float(correct[method].mean()),
-                     "log10 I(W) dev tokens": metrics.partition_isotropy(sample).log10})
-    difference = (correct["K-means+Mean+PCA"].astype(float)
-                  - correct["Baseline"].astype(float))
-    draws = 100 * bootstrap_means(difference, n_boot, seed)[:, 0]
-    interval = percentile_interval(draws, method=boot_method(
-        n_boot, difference.size, "dev sentences (paired; classifiers held fixed)"))
-    return pd.DataFrame(rows), (100 * float(difference.mean()), interval,
-                                {"dev sentences": int(difference.size)})
-
-
-def sweep(tokens, layer: int, sentences: list[str], task: str, cluster_counts, component_counts,
-          *, seed: int = 0, exclude_positions=(), fit_max_tokens: int | None = 10000,
-          iso_max_tokens: int = 20000, max_pairs: int | None = None) -> pd.DataFrame:
-    """K-means+Mean+PCA over a grid of K and D on one task (transductive), one row per cell."""
-    index = {sentence: i for i, sentence in enumerate(sentences)}
-    frame = sts_task(task, max_pairs, seed)
-    ids = np.array(sorted({index[s] for s in frame["sentence1"]}
-                          | {index[s] for s in frame["sentence2"]}))
-    rows = tokens.sentence_rows(ids, exclude_positions)
-    X = np.asarray(tokens.layer(layer))[rows].astype(np.float64)
-    S = _sample(X, fit_max_tokens, seed)
-    records = []
-    for k in cluster_counts:
-        fitted = ClusterIsotropy(k, max(component_counts), "kmeans", seed,
-                                 n_init=KMEANS_N_INIT).fit(S)
-        for d in component_counts:
-            records.append({"K": k, "D": d, **_score(fitted.with_components(d), X, tokens,
-                                                     rows, frame, index, iso_max_tokens,
-                                                     seed)})
-    return pd.DataFrame(records)
+    s = settings
+    sts = sts_corpus(s)
+    return (jobs(s.models, sts[0], "tokens", FIRST_LAST, sts[1])
+            + jobs(s.models, f"sst2-probe-{s.sst2_train_items or 'all'}", "tokens", LAST,
+                   lambda: sst2_probe_data(s.sst2_train_items, seed=s.seed)["sentences"]))

@@ -1,0 +1,58 @@
+"""Forward-pass jobs: what a claim declares it will encode (:class:`Extraction`).
+
+A claim's ``inputs(settings)`` lists its forward passes as :class:`Extraction` records: one
+model, one sentence set, one kind (per-layer token vectors or pooled sentence vectors) and
+one layer set. The workflow runs one job per distinct record (claims that share a sentence
+set share the job), with the very encode call the claim then makes, so the claim finds
+its vectors in the content-addressed cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+__all__ = ["Extraction", "ALL_LAYERS", "FIRST_LAST", "LAST", "jobs"]
+
+# Layer sets, symbolic because the last layer depends on the model.
+ALL_LAYERS = "all"
+FIRST_LAST = "0-1-last"  # the embedding output, the first block and the last layer
+LAST = "last"
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """One forward-pass job: ``model`` over the sentences ``corpus`` names.
+
+    ``kind`` is ``"tokens"`` (per-layer token vectors of the layer set ``layers``) or
+    ``"pooled"`` (mean-pooled, unit-length sentence vectors, as claim 5 uses).
+    ``sentences`` is the sentence list; ``digest`` identifies it.
+    """
+
+    model: str
+    corpus: str
+    kind: str
+    layers: str
+    sentences: tuple[str, ...] = field(compare=False, repr=False)
+    digest: str = ""
+
+    @property
+    def job_id(self) -> str:
+        """A file-name-safe id, unique per (model, sentence set, kind, layers)."""
+        model = re.sub(r"[^A-Za-z0-9._-]+", "--", self.model)
+        return f"{model}.{self.corpus}.{self.kind}-{self.layers}.{self.digest[:10]}"
+
+
+def _digest(sentences: list[str]) -> str:
+    return hashlib.sha256(json.dumps(sentences).encode("utf-8")).hexdigest()
+
+
+def jobs(models: Iterable[str], corpus: str, kind: str, layers: str,
+         sentences: Callable[[], list[str]]) -> list[Extraction]:
+    """One :class:`Extraction` per model over the same sentences (built once)."""
+    built = tuple(sentences())
+    digest = _digest(list(built))
+    return [Extraction(model, corpus, kind, layers, built, digest) for model in models]
