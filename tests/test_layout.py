@@ -12,11 +12,6 @@ from anisotropy.inputs.data import PROJECT_ROOT
 SUBPACKAGES = {"inputs", "geometry", "claims", "book"}
 
 
-def _modules(package: str) -> set[str]:
-    module = __import__(f"anisotropy.{package}", fromlist=["_"])
-    return {info.name for info in pkgutil.iter_modules(module.__path__)}
-
-
 def test_top_level_holds_only_the_subpackages_and_the_cli():
     found = {info.name for info in pkgutil.iter_modules(anisotropy.__path__)}
     assert found == SUBPACKAGES | {"__main__"}
@@ -37,5 +32,7 @@ def test_readme_layout_lists_every_module():
     readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
     layout = readme[readme.index("## Layout"):]
     for package in SUBPACKAGES:
-        for name in _modules(package):
-            assert f"{name}.py" in layout, f"README layout misses {package}/{name}.py"
+        module = __import__(f"anisotropy.{package}", fromlist=["_"])
+        for info in pkgutil.iter_modules(module.__path__):
+            shown = f"{info.name}/" if info.ispkg else f"{info.name}.py"
+            assert shown in layout, f"README layout misses {package}/{shown}"

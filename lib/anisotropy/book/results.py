@@ -51,6 +51,7 @@ from anisotropy.inputs import cache
 from anisotropy.inputs.data import PROJECT_ROOT, verified_files
 
 __all__ = ["Check", "Results", "VERDICTS", "ResultsError", "add_models_not_run", "glue",
+           "glue_all",
            "ranges_text", "results_dir", "load_results", "reference", "references",
            "write_json"]
 
@@ -358,6 +359,12 @@ def glue(name: str, value: Any, display: bool = False) -> Any:
         value = value.item()
     myst_glue(name, value, display=display)
     return value
+
+
+def glue_all(values: dict[str, Any]) -> None:
+    """:func:`glue` each ``name: value`` of a mapping (a page helper's prose numbers)."""
+    for name, value in values.items():
+        glue(name, value)
 
 
 def ranges_text(numbers) -> str:
