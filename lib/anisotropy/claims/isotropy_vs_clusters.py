@@ -1,13 +1,17 @@
-"""Claim 5, IsoScore vs silhouette under linear classification (Mickus et al. 2024): its
-settings and forward passes.
+"""Claim 5, IsoScore vs silhouette under linear classification (Mickus et al. 2024):
+settings, forward passes, measurements and checks.
 
-The measurements are in :mod:`anisotropy.claims.classifier`; the page is
-``notebooks/05-isotropy-vs-clusters.ipynb``; the checks are declared in ``data/checks.yaml``.
+:func:`measure_setups` trains the classifier of setups (i) polarity and (ii) SNLI on the
+paper's encoder, :func:`measure_appendix` the GLUE-style appendix on each appendix encoder;
+:func:`grade` records the checks of :data:`CHECKS` (declared in ``data/checks.yaml``). The
+formulas are in :mod:`anisotropy.claims.classifier`; the page is
+``notebooks/05-isotropy-vs-clusters.ipynb``, its tables and figures
+:mod:`anisotropy.book.pages.classifier`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from anisotropy.claims.settings import ClaimSettings, param
@@ -72,3 +76,188 @@ def inputs(settings: Settings) -> list[Extraction]:
                     lambda task=task: tasks.classification_task(task, s.glue_max_items,
                                                                 s.seed)["sentences"])
     return out
+
+
+# --------------------------------------------------------------------------- checks
+#: Graded per setup, read from :attr:`Setup.checks` (``classes-collapse`` is a finding).
+SETUP_CHECKS = ("anticorrelation", "spearman-anticorrelation", "classes-collapse",
+                "isoscore-falls", "silhouette-rises", "seed-spread")
+#: Graded once over the appendix's (model, task) setups: the least negative mean r.
+APPENDIX_CHECKS = ("appendix-anticorrelation",)
+#: Declared but not measurable here (no word2vec vectors or POS/supersense labels).
+NOT_RUN = {"anticorrelation-word2vec": (
+    "word2vec", ("POS tagging", "supersenses"),
+    "needs word2vec vectors and the POS/supersense label sets, not available offline here")}
+CHECKS = SETUP_CHECKS + APPENDIX_CHECKS + tuple(NOT_RUN)
+FINDINGS = ("classes-collapse",)
+SETUP_NAMES = {"polarity": "polarity", "snli": "SNLI"}
+
+
+# --------------------------------------------------------------------------- measurements
+class EncoderPool:
+    """Each encoder loaded once (``load``, the registry's by default) and reported to
+    ``on_model`` (the results' ``add_model``)."""
+
+    def __init__(self, settings: Settings, on_model=None, load=None):
+        self.settings, self.on_model, self.load = settings, on_model, load
+        self.encoders: dict = {}
+
+    def __call__(self, name: str):
+        if name not in self.encoders:
+            from anisotropy.inputs import models as registry
+
+            encoder = (self.load or registry.load)(name, device=self.settings.device,
+                                                   dtype=self.settings.dtype)
+            self.encoders[name] = encoder
+            if self.on_model is not None:
+                self.on_model(encoder)
+        return self.encoders[name]
+
+
+@dataclass
+class Setup:
+    """One trained setup: the stacked trajectories of every seed (columns ``seed, update,
+    isoscore, silhouette, accuracy, ...``), the task's size and, for the main setups, every
+    check's ``(measured, Interval, details)``."""
+
+    task: str
+    model: str
+    trajectory: object
+    n_items: int
+    n_points: int
+    checks: dict = field(default_factory=dict)
+
+
+def run_setup(settings: Settings, encoders: EncoderPool, task_name: str, model_name: str, *,
+              updates: int, max_items: int | None, every: int, sample: int | None,
+              bias: bool, seeds: int) -> Setup:
+    """Train the linear classifier of one (task, encoder) setup from ``seeds``
+    initialisations (:func:`anisotropy.claims.classifier.run_seeds`)."""
+    from anisotropy.claims.classifier import run_seeds
+    from anisotropy.inputs import tasks
+
+    task = tasks.classification_task(task_name, max_items, settings.seed)
+    X = encoders(model_name).encode_sentences(task["sentences"], pooling="mean",
+                                              normalize=True)
+    trajectory = run_seeds(X, task, n_updates=updates, n_seeds=seeds, seed=settings.seed,
+                           bias=bias, metric_every=every, metric_sample=sample,
+                           desc=f"{task_name}/{model_name.split('/')[-1]}")
+    return Setup(task_name, model_name, trajectory, task["n_items"], len(task["sentences"]))
+
+
+def measure_setups(settings: Settings, encoders: EncoderPool) -> dict[str, Setup]:
+    """Setups (i) polarity (no bias, as the paper) and (ii) SNLI on the paper's encoder,
+    with every setup check measured: ``{"polarity": Setup, "SNLI": Setup}``."""
+    from anisotropy.claims.classifier import check_values
+
+    s = settings
+    out = {}
+    for task_name, name in SETUP_NAMES.items():
+        setup = run_setup(s, encoders, task_name, s.model, updates=s.n_updates,
+                          max_items=s.n_items, every=s.metric_every, sample=None,
+                          bias=task_name != "polarity", seeds=s.n_seeds)
+        setup.checks = check_values(setup.trajectory)
+        out[name] = setup
+    return out
+
+
+def appendix_label(task_name: str) -> str:
+    """An appendix task's label: SNLI is scored on its validation set."""
+    return f"{task_name} (validation)" if task_name == "snli" else task_name
+
+
+def measure_appendix(settings: Settings, encoders: EncoderPool) -> dict[str, Setup]:
+    """The appendix: every (appendix encoder, task) setup, keyed ``"model/label"``."""
+    s = settings
+    out = {}
+    for model_name in s.glue_models:
+        for task_name in s.glue_tasks:
+            setup = run_setup(s, encoders, task_name, model_name, updates=s.glue_updates,
+                              max_items=s.glue_max_items, every=s.glue_metric_every,
+                              sample=s.glue_metric_sample, bias=True, seeds=s.glue_seeds)
+            out[f"{model_name.split('/')[-1]}/{appendix_label(task_name)}"] = setup
+    return out
+
+
+def appendix_intervals(appendix: dict[str, Setup]) -> dict:
+    """Each appendix setup's mean Pearson r over seeds, as a t-interval over seeds."""
+    import numpy as np
+
+    from anisotropy.claims.classifier import trajectory_correlations
+    from anisotropy.geometry.intervals import seed_interval
+
+    return {key: seed_interval(np.array([trajectory_correlations(t)["pearson"]
+                                         for _, t in setup.trajectory.groupby("seed")]))
+            for key, setup in appendix.items()}
+
+
+def appendix_rows(appendix: dict[str, Setup]) -> list[dict]:
+    """One row per appendix setup: model, task, items, points, mean and worst-seed Pearson
+    r, Spearman rho, IsoScore and silhouette at the start and the end."""
+    from anisotropy.claims.classifier import setup_summary
+
+    rows = []
+    for setup in appendix.values():
+        summary = setup_summary(setup.trajectory)
+        rows.append({"model": setup.model.split("/")[-1], "task": appendix_label(setup.task),
+                     "items": setup.n_items, "points": setup.n_points,
+                     "Pearson r": summary["Pearson r (mean)"],
+                     "Pearson r (worst seed)": summary["Pearson r (worst seed)"],
+                     "Spearman rho": summary["Spearman rho (mean)"],
+                     **{k: summary[k] for k in ("IsoScore start", "IsoScore end",
+                                                "silhouette start", "silhouette end")}})
+    return rows
+
+
+def grade(results, setups: dict[str, Setup], appendix: dict[str, Setup]) -> None:
+    """Record every check of :data:`CHECKS`: each setup's checks on the paper's encoder,
+    the word2vec checks as not run, and the appendix's least negative mean r over its
+    non-SNLI setups."""
+    from anisotropy.geometry.intervals import interval_of_max
+
+    for name, setup in setups.items():
+        for check in SETUP_CHECKS:
+            if check not in setup.checks:
+                continue
+            value, interval, details = setup.checks[check]
+            if check in FINDINGS:
+                results.finding(check, setup.model, value, subject=name, details={
+                    **details, "95% interval over seeds": [interval.low, interval.high]})
+            else:
+                results.grade(check, setup.model, value, interval, model_kind="encoder",
+                              subject=name, details=details)
+    for check, (model, subjects, why) in NOT_RUN.items():
+        for subject in subjects:
+            results.not_run(check, model, why, subject=subject)
+    if not appendix:
+        return
+    graded = [r for r in appendix_rows(appendix) if not r["task"].startswith("snli")]
+    worst = max(graded, key=lambda r: r["Pearson r"])
+    intervals = appendix_intervals(appendix)
+    models = ", ".join(dict.fromkeys(setup.model for setup in appendix.values()))
+    results.grade("appendix-anticorrelation", models, float(worst["Pearson r"]),
+                  interval_of_max([v for k, v in intervals.items() if "/snli" not in k],
+                                  "(model, GLUE task) setups"),
+                  model_kind="encoder",
+                  details={"least negative setup": f"{worst['model']}/{worst['task']}",
+                           **{f"{r['model']}/{r['task']}": r["Pearson r"] for r in graded}})
+
+
+def limit_cases(seed: int, n_points: int = 2000, dim: int = 384):
+    """IsoScore and silhouette of two limits: two collapsed classes, and an isotropic
+    Gaussian with random labels (one seeded stream)."""
+    import numpy as np
+    import pandas as pd
+
+    from anisotropy.geometry import metrics
+
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 2, size=n_points)
+    centres = rng.normal(size=(2, dim))
+    collapsed = centres[labels] + 1e-3 * rng.normal(size=(n_points, dim))
+    gaussian = rng.normal(size=(n_points, dim))
+    return pd.DataFrame({
+        "IsoScore": [metrics.isoscore(collapsed), metrics.isoscore(gaussian)],
+        "silhouette": [metrics.silhouette(collapsed, labels),
+                       metrics.silhouette(gaussian, labels)],
+    }, index=["collapsed classes", "isotropic Gaussian"])
