@@ -1,14 +1,17 @@
-"""Claim 3, frequency bias and calibration (Li et al. 2020; Su et al. 2021): its settings
-and forward passes.
+"""Claim 3, frequency bias and calibration (Li et al. 2020; Su et al. 2021): settings,
+forward passes, measurements and checks.
 
-The measurements are in :mod:`anisotropy.claims.frequency`, :mod:`anisotropy.claims.calibration`
-and :mod:`anisotropy.claims.sts`; the page is ``notebooks/03-frequency-bias.ipynb``; the
-checks are declared in ``data/checks.yaml``.
+:func:`measure_frequency` is Part A (frequency against norm and neighbourhood in each
+space), :func:`measure_calibration` Part B (whitening and flows on STS); :func:`grade`
+records the checks of :data:`CHECKS` (declared in ``data/checks.yaml``). The formulas are in
+:mod:`anisotropy.claims.frequency`, :mod:`anisotropy.claims.calibration` and
+:mod:`anisotropy.claims.sts`; the page is ``notebooks/03-frequency-bias.ipynb``, its
+tables and figures :mod:`anisotropy.book.pages.frequency`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from anisotropy.claims import clusters_manifolds
@@ -78,3 +81,150 @@ def inputs(settings: Settings) -> list[Extraction]:
             + jobs(s.models, sts[0], "tokens", FIRST_LAST, sts[1])
             + jobs(s.models, f"snli-{s.n_nli_sentences}", "tokens", ALL_LAYERS,
                    lambda: tasks.corpus("snli", s.n_nli_sentences, s.seed)))
+
+
+# --------------------------------------------------------------------------- checks
+#: Part A: graded per input space (each transformer's input embeddings, GloVe's spaces).
+FREQUENCY_CHECKS = {"norm-frequency": "rho norm", "knn-frequency": "rho kNN distance"}
+#: Part A: the contextual type averages are recorded as a finding (both correlations).
+FREQUENCY_FINDING = "frequency-contextual"
+#: Part B: graded per transformer, read from :attr:`Calibration.checks`.
+CALIBRATION_CHECKS = ("whitening-helps", "flow-helps")
+CHECKS = (*FREQUENCY_CHECKS, FREQUENCY_FINDING, *CALIBRATION_CHECKS)
+
+
+# --------------------------------------------------------------------------- measurements
+def load_models(settings: Settings, on_model=None, load=None) -> tuple[dict, object]:
+    """The transformers (``{name: encoder}``) and the static control, each reported to
+    ``on_model`` (the results' ``add_model``)."""
+    from anisotropy.inputs import models as registry
+
+    load = load or registry.load
+    encoders = {}
+    for name in settings.models:
+        encoders[name] = load(name, device=settings.device, dtype=settings.dtype)
+        if on_model is not None:
+            on_model(encoders[name])
+    static = load(settings.static_model)
+    if on_model is not None:
+        on_model(static)
+    return encoders, static
+
+
+@dataclass
+class FrequencyGeometry:
+    """Part A: each space's vectors and frequencies, the model and kind that own it, its
+    correlations (``geometry``: one row per space) with their intervals, and its means per
+    frequency-rank range (``bins``)."""
+
+    spaces: dict = field(default_factory=dict)
+    owners: dict = field(default_factory=dict)
+    geometry: dict = field(default_factory=dict)
+    intervals: dict = field(default_factory=dict)
+    bins: dict = field(default_factory=dict)
+
+
+def measure_frequency(settings: Settings, encoders: dict, static, corpus: list[str],
+                      edges) -> FrequencyGeometry:
+    """Part A on every space: each transformer's input embeddings and its contextual type
+    averages (middle and last layer, over claim 2's windows), and the static vectors with
+    corpus counts and with their own vocabulary ranks. ``edges``: Table 1's rank ranges."""
+    from anisotropy.claims import frequency
+    from anisotropy.inputs import tasks
+
+    s = settings
+    out = FrequencyGeometry()
+    windows = tasks.windows("lm", s.window_words, s.n_windows, s.seed)
+    for name, encoder in encoders.items():
+        counts = frequency.corpus_token_counts(encoder.tokenizer, corpus)
+        spaces = frequency.model_spaces(encoder, counts, encoder.encode_tokens(windows),
+                                        (encoder.n_layers // 2, encoder.n_layers),
+                                        s.max_types, s.type_occurrences, s.seed)
+        out.spaces.update(spaces)
+        out.owners.update({space: (name, encoder.resolved.kind) for space in spaces})
+    spaces = frequency.static_spaces(static, frequency.corpus_word_counts(corpus), s.max_types)
+    out.spaces.update(spaces)
+    out.owners.update({space: (s.static_model, "static") for space in spaces})
+    for space, (X, counts) in out.spaces.items():
+        row, out.bins[space] = frequency.frequency_geometry(
+            X, counts, k=s.knn_k, edges=edges, n_boot=s.n_boot, seed=s.seed)
+        out.intervals[space] = {key: row.pop(f"{key} interval")
+                                for key in FREQUENCY_CHECKS.values()}
+        out.geometry[space] = row
+    return out
+
+
+@dataclass
+class Calibration:
+    """Part B for one transformer: Spearman/Pearson per task and method (``scores``), the
+    flows' loss curves per task, and each check's ``(measured, Interval, details)``."""
+
+    model: str
+    kind: str
+    scores: object
+    curves: dict
+    checks: dict
+
+
+def eval_tasks(settings: Settings) -> list[str]:
+    """The STS tasks scored (STS-B's dev split only fits the flow)."""
+    return [t for t in settings.tasks if t != "STS-B-dev"]
+
+
+def measure_calibration(settings: Settings, encoders: dict) -> dict[str, Calibration]:
+    """Part B for every transformer: its pooled STS sentence vectors, calibrated by
+    whitening and by flows (fitted on the task's sentences, and on the NLI sentences)."""
+    from anisotropy.claims import calibration
+    from anisotropy.inputs import tasks
+
+    s = settings
+    sentences = tasks.sts_sentences(list(s.tasks), s.max_pairs, s.seed)
+    nli = tasks.corpus("snli", s.n_nli_sentences, s.seed)
+    scored = eval_tasks(s)
+    out = {}
+    for name, encoder in encoders.items():
+        kind = encoder.resolved.kind
+        exclude = (0,) if kind == "decoder" and not s.include_sink else ()
+        pooled = calibration.pooled_vectors(
+            encoder.encode_tokens(sentences, layers=[0, 1, encoder.n_layers]),
+            encoder.n_layers, exclude)
+        nli_pooled = calibration.pooled_vectors(encoder.encode_tokens(nli), encoder.n_layers,
+                                                exclude)
+        table, pairs, curves = calibration.calibrate_and_score(
+            pooled, nli_pooled, sentences, scored, pooling=s.calibration_pooling,
+            flow_steps=s.flow_steps, n_flow_seeds=s.n_flow_seeds, max_pairs=s.max_pairs,
+            seed=s.seed)
+        checks = calibration.check_values(table, pairs, scored, s.calibration_pooling,
+                                          s.n_boot, s.seed)
+        out[name] = Calibration(name, kind, table, curves, checks)
+    return out
+
+
+def grade_frequency(results, geometry: FrequencyGeometry) -> None:
+    """Part A's checks: per input space the two frequency correlations (the contextual type
+    averages as a finding)."""
+    for space, row in geometry.geometry.items():
+        model, kind = geometry.owners[space]
+        part = space.split(": ", 1)[1]
+        if "type average" in part:
+            results.finding(FREQUENCY_FINDING, model,
+                            {key: row[key] for key in FREQUENCY_CHECKS.values()}, subject=part)
+            continue
+        for check, key in FREQUENCY_CHECKS.items():
+            results.grade(check, model, row[key], geometry.intervals[space][key],
+                          model_kind=kind, subject=part)
+
+
+def grade_calibration(results, calibrated: dict[str, Calibration]) -> None:
+    """Part B's checks: per transformer, the average gains of whitening and the flow."""
+    for name, measured in calibrated.items():
+        for check in CALIBRATION_CHECKS:
+            value, interval, details = measured.checks[check]
+            results.grade(check, name, value, interval, model_kind=measured.kind,
+                          details=details)
+
+
+def grade(results, geometry: FrequencyGeometry, calibrated: dict[str, Calibration]) -> None:
+    """Record every check of :data:`CHECKS` (Part A, then Part B)."""
+    grade_frequency(results, geometry)
+    grade_calibration(results, calibrated)

@@ -1,0 +1,163 @@
+"""Claim 3's page: its tables, glued sentences and figures, from the measurements of
+:mod:`anisotropy.claims.frequency_bias` and the paper's values (claim3)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from anisotropy.book import plotting
+from anisotropy.book.results import reference
+from anisotropy.claims import frequency
+
+__all__ = ["paper_texts", "geometry_table", "svd_figure", "bins_figure", "table1",
+           "sts_scores", "sts_table", "paper_sts_table", "gain_table", "gain_texts",
+           "flow_figure"]
+
+
+def paper_texts() -> dict:
+    """The papers' headline gains, for the introduction's prose."""
+    paper = reference("claim3")
+    no_nli = paper["flow_table"]["without_nli_supervision"]
+    base_gain = np.subtract(no_nli["BERT-base-flow (target)"], no_nli["BERT-base-last2avg"])
+    return {"flow_average_gain": paper["headline"]["average_gain"],
+            "flow_max_gain": paper["headline"]["max_gain"],
+            "base_average_gain": f"{base_gain.mean():.2f}",
+            "base_max_gain": f"{base_gain.max():.2f}"}
+
+
+def geometry_table(geometry) -> pd.DataFrame:
+    """One row per space: its size and frequency correlations."""
+    return pd.DataFrame(geometry.geometry).T.astype({"n": int})
+
+
+def svd_figure(geometry):
+    """2-D SVD of the input spaces, coloured by log frequency (the seed's figure)."""
+    shown = [s for s in geometry.spaces if "input embeddings" in s or "rank" in s]
+    fig, axes = plt.subplots(1, len(shown), figsize=(4.0 * len(shown), 3.8), squeeze=False)
+    for ax, space in zip(axes[0], shown, strict=True):
+        X, counts = geometry.spaces[space]
+        U, S, _ = np.linalg.svd(np.asarray(X, dtype=np.float64), full_matrices=False)
+        P = U[:, :2] * S[:2]
+        points = ax.scatter(P[:, 0], P[:, 1], c=np.log10(counts), s=2, cmap="viridis")
+        ax.set_title(space, fontsize=9)
+        ax.set_xlabel("SVD 1")
+        ax.set_ylabel("SVD 2")
+        fig.colorbar(points, ax=ax, label="log10 frequency")
+    fig.suptitle("2-D SVD of the input spaces, coloured by frequency (the seed's figure)")
+    fig.tight_layout()
+    return fig
+
+
+def bins_figure(geometry, knn_k: int):
+    """Mean norm and k-NN distance per frequency-rank range, relative to their mean."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+    for space, table in geometry.bins.items():
+        if "type average" in space:
+            continue
+        axes[0].plot(table.index.astype(str), table["norm"] / table["norm"].mean(),
+                     marker="o", label=space)
+        axes[1].plot(table.index.astype(str),
+                     table["kNN distance"] / table["kNN distance"].mean(), marker="o",
+                     label=space)
+    axes[0].set_ylabel("mean norm / mean over ranges")
+    axes[1].set_ylabel(f"mean {knn_k}-NN distance / mean over ranges")
+    for ax in axes:
+        ax.set_xlabel("frequency-rank range (most frequent first)")
+        ax.tick_params(axis="x", labelsize=7)
+    axes[1].legend(fontsize=7)
+    fig.suptitle("Norm and neighbourhood distance across frequency-rank ranges")
+    fig.tight_layout()
+    return fig
+
+
+def table1(geometry) -> pd.DataFrame:
+    """Table 1's layout (mean norm and k-NN distances per rank range) for each input
+    embedding space, beside the paper's BERT rows."""
+    paper = reference("claim3", "frequency_table")
+    edges = paper["rank_bins"]
+    layout = [frequency.frequency_table(*geometry.spaces[space], edges).assign(space=space)
+              for space in geometry.spaces if "input embeddings" in space]
+    published = pd.DataFrame({"mean l2 norm": paper["mean_l2_norm"],
+                              **{f"mean {k}-NN l2 distance": v
+                                 for k, v in paper["mean_knn_l2_distance"].items()}},
+                             index=layout[0].index if layout else None).assign(
+                                 space="BERT word embeddings (paper, Table 1)")
+    return pd.concat([*layout, published]).reset_index().set_index(["space", "range"])
+
+
+def sts_scores(calibrated: dict) -> pd.DataFrame:
+    """Every model's scores, one row per (task, method, seed)."""
+    return pd.concat([m.scores.assign(model=plotting.short_name(n))
+                      for n, m in calibrated.items()], ignore_index=True)
+
+
+def sts_table(calibrated: dict, tasks: list[str]) -> pd.DataFrame:
+    """Spearman x 100 per (model, method) and task, flows as the mean over seeds."""
+    table = sts_scores(calibrated).pivot_table(index=["model", "method"], columns="task",
+                                               values="spearman", sort=False)[tasks]
+    table["average"] = table.mean(axis=1)
+    return table
+
+
+def paper_sts_table(tasks: list[str]) -> pd.DataFrame:
+    """The papers' rows: Li et al.'s Tables 2-3 and the BERT-whitening README."""
+    flow_rows = reference("claim3", "flow_table")
+    rows = {}
+    for setting in ("without_nli_supervision", "with_nli_supervision"):
+        for label, values in flow_rows[setting].items():
+            row = dict(zip(flow_rows["tasks"], values, strict=True))
+            rows[(f"paper, {setting.replace('_', ' ')}", label)] = {
+                t: row.get(t, np.nan) for t in tasks}
+    whitening_rows = reference("claim3", "bert_base_spearman")
+    for label in ("first-last-avg", "whitening-256 (target)"):
+        row = dict(zip(whitening_rows["tasks"], whitening_rows[label], strict=True))
+        rows[("paper, BERT-whitening (BERT-base)", label)] = {t: row.get(t, np.nan)
+                                                             for t in tasks}
+    table = pd.DataFrame(rows).T
+    table["average"] = table.mean(axis=1)
+    return table
+
+
+def gain_table(table: pd.DataFrame, calibrated: dict, pooling: str,
+               tasks: list[str]) -> pd.DataFrame:
+    """Per model: the baseline's average and each method's average gain over it."""
+    rows = []
+    for name in calibrated:
+        short = plotting.short_name(name)
+        baseline = table.loc[(short, pooling), "average"]
+        per_task_gain = table.loc[(short, "flow (target)"), tasks] - table.loc[(short, pooling),
+                                                                               tasks]
+        rows.append({"model": short, "baseline": baseline,
+                     **{f"gain {m}": table.loc[(short, m), "average"] - baseline
+                        for m in ("whitening", "whitening (dim/3)", "flow (target)",
+                                  "flow (NLI)")},
+                     "largest flow gain on one task": per_task_gain.max()})
+    return pd.DataFrame(rows).set_index("model")
+
+
+def gain_texts(gains: pd.DataFrame, calibrated: dict) -> dict:
+    """The flow's seed spread and the encoders' average gains, for the prose."""
+    spread = [max(d["per seed"].values()) - min(d["per seed"].values())
+              for d in (m.checks["flow-helps"][2] for m in calibrated.values())]
+    kinds = {plotting.short_name(n): m.kind for n, m in calibrated.items()}
+    encoder_gains = [f"{m}: whitening {r['gain whitening (dim/3)']:+.1f}, "
+                     f"flow {r['gain flow (target)']:+.1f}"
+                     for m, r in gains.iterrows() if kinds[m] != "decoder"]
+    return {"flow_seed_spread": max(spread), "encoder_gains": "; ".join(encoder_gains) or "n/a"}
+
+
+def flow_figure(calibrated: dict):
+    """The flows' maximum-likelihood curves (every task and model)."""
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for name, measured in calibrated.items():
+        for task, losses in measured.curves.items():
+            ax.plot(losses, lw=0.8, alpha=0.7,
+                    label=(f"{plotting.short_name(name)} / {task}"
+                           if task in ("NLI", "STS-B") else None))
+    ax.set_xlabel("step")
+    ax.set_ylabel("negative log-likelihood per dimension")
+    ax.legend(fontsize=7)
+    ax.set_title("RealNVP maximum-likelihood fits (every task and model)")
+    return fig

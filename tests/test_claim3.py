@@ -1,0 +1,88 @@
+"""Claim 3's measurements and grading without a real model (seconds).
+
+Part A: spaces whose norms and neighbourhoods are built to depend on frequency (or not)
+must be graded as constructed. Part B: whitening and the flow run end to end on a fake
+encoder (synthetic token vectors) over small samples of the real STS tasks."""
+
+from __future__ import annotations
+
+import numpy as np
+from synthetic import token_embeddings
+
+from anisotropy.book.checks import load_checks
+from anisotropy.book.results import Results
+from anisotropy.claims import frequency
+from anisotropy.claims import frequency_bias as claim
+
+SETTINGS = claim.Settings(models=["fake"], n_boot=100)
+
+
+def _space(coupling: float, seed: int = 0):
+    """Vectors whose norm falls with log frequency by ``coupling`` (0: independent)."""
+    rng = np.random.default_rng(seed)
+    counts = np.round(1e5 / np.arange(1, 801) ** 1.1) + 1
+    directions = rng.normal(size=(800, 16))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    norms = 3 - coupling * np.log(counts) / np.log(counts).max() + 0.05 * rng.normal(size=800)
+    return directions * norms[:, None], counts
+
+
+def _geometry(coupling: float) -> claim.FrequencyGeometry:
+    out = claim.FrequencyGeometry()
+    for space, owner in (("model: input embeddings", ("org/model", "encoder")),
+                         ("GloVe 50d: corpus counts", ("glove-6B-50d", "static"))):
+        X, counts = _space(coupling)
+        out.spaces[space], out.owners[space] = (X, counts), owner
+        row, out.bins[space] = frequency.frequency_geometry(X, counts, k=5, n_boot=100)
+        out.intervals[space] = {key: row.pop(f"{key} interval")
+                                for key in claim.FREQUENCY_CHECKS.values()}
+        out.geometry[space] = row
+    return out
+
+
+def _verdicts(results) -> dict:
+    return {(c.check, c.model, c.subject): c.verdict for c in results.checks}
+
+
+def test_the_checks_are_the_declared_ones():
+    assert set(claim.CHECKS) == set(load_checks(claim.SLUG))
+
+
+def test_norms_that_fall_with_frequency_are_reproduced_and_glove_is_a_control():
+    results = Results(claim.SLUG, parameters={}, profile="test")
+    claim.grade_frequency(results, _geometry(coupling=1.0))
+    verdicts = _verdicts(results)
+    assert verdicts[("norm-frequency", "org/model", "input embeddings")] == "reproduced"
+    assert verdicts[("norm-frequency", "glove-6B-50d", "corpus counts")] == "control"
+
+
+def test_norms_independent_of_frequency_are_not_reproduced():
+    results = Results(claim.SLUG, parameters={}, profile="test")
+    claim.grade_frequency(results, _geometry(coupling=0.0))
+    assert _verdicts(results)[("norm-frequency", "org/model", "input embeddings")] in (
+        "not reproduced", "inconclusive")
+
+
+class _FakeEncoder:
+    name, n_layers = "org/fake", 2
+
+    def __init__(self, folder):
+        self.folder, self.resolved, self.kind, self.calls = folder, self, "encoder", 0
+
+    def encode_tokens(self, sentences, layers=None):
+        self.calls += 1
+        return token_embeddings(self.folder / str(self.calls), [0.0, 0.3, 0.6],
+                                [0.2, 0.4, 0.6], n_sentences=len(sentences),
+                                words_per_sentence=4, seed=self.calls)
+
+
+def test_calibration_runs_end_to_end_on_a_fake_encoder(tmp_path):
+    settings = claim.Settings(models=["fake"], tasks=["STS-B"], max_pairs=60,
+                              n_nli_sentences=80, flow_steps=5, n_flow_seeds=2, n_boot=50)
+    calibrated = claim.measure_calibration(settings, {"org/fake": _FakeEncoder(tmp_path)})
+    results = Results(claim.SLUG, parameters={}, profile="test")
+    claim.grade_calibration(results, calibrated)
+    assert {c.check for c in results.checks} == set(claim.CALIBRATION_CHECKS)
+    flow = calibrated["org/fake"].checks["flow-helps"]
+    assert sorted(flow[2]["per seed"]) == [0, 1]  # one fit per flow seed
+    assert flow[1].low <= flow[0] <= flow[1].high
