@@ -27,9 +27,12 @@ def _name(index: int) -> str:
 
 def token_embeddings(path: Path, shared: list[float], mixing: list[float], *,
                      n_sentences: int = 200, words_per_sentence: int = 10,
-                     n_types: int = 60, dim: int = 24, seed: int = 0) -> TokenEmbeddings:
+                     n_types: int = 60, dim: int = 24, seed: int = 0,
+                     clusters: int = 1, separation: float = 0.0) -> TokenEmbeddings:
     """Token vectors of layers ``0..len(shared)-1`` (``shared[l]`` = a_l, ``mixing[l]`` =
-    m_l), saved under ``path``."""
+    m_l), saved under ``path``. With ``clusters > 1``, type ``t`` also carries the offset
+    ``separation * o_(t mod clusters)`` (random unit vectors ``o``) in every layer >= 1:
+    isolated clusters of types."""
     if len(shared) != len(mixing):
         raise ValueError("shared and mixing need one value per layer.")
     rng = np.random.default_rng(seed)
@@ -42,9 +45,13 @@ def token_embeddings(path: Path, shared: list[float], mixing: list[float], *,
     direction /= np.linalg.norm(direction)
     type_vectors = rng.normal(size=(n_types, dim))
     type_vectors /= np.linalg.norm(type_vectors, axis=1, keepdims=True)
+    offsets = rng.normal(size=(clusters, dim))
+    offsets /= np.linalg.norm(offsets, axis=1, keepdims=True)
     for layer, (a, m) in enumerate(zip(shared, mixing, strict=True)):
         noise = rng.normal(size=(n_tokens, dim)) / np.sqrt(dim)
         X = a * direction + (1 - m) * type_vectors[flat] + m * noise
+        if clusters > 1 and layer >= 1:
+            X = X + separation * offsets[flat % clusters]
         np.save(path / f"layer_{layer:03d}.npy", X.astype(np.float32))
     names = np.array([_name(t) for t in flat])
     return TokenEmbeddings(

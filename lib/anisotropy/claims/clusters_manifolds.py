@@ -1,12 +1,18 @@
-"""Claim 2, clusters and manifolds (Cai et al. 2021): its settings and forward passes.
+"""Claim 2, clusters and manifolds (Cai et al. 2021): settings, forward passes,
+measurements and checks.
 
-The measurements are in :mod:`anisotropy.claims.clusters`; the page is
-``notebooks/02-clusters-manifolds.ipynb``; the checks are declared in ``data/checks.yaml``.
+:func:`measure` gives one :class:`ModelClusters` per model (per-layer clusters,
+similarities, LID and IsoScore, with their bootstrap draws); :func:`measure_drivers`,
+:func:`measure_manifolds` and :func:`measure_static_lid` add the decoders' cluster drivers,
+the manifold indicators and the static control. The ``grade_*`` functions record the checks
+of :data:`CHECKS` (declared in ``data/checks.yaml``). The formulas are in
+:mod:`anisotropy.claims.clusters`; the page is ``notebooks/02-clusters-manifolds.ipynb``,
+its tables and figures :mod:`anisotropy.book.pages.clusters`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from anisotropy.claims.settings import TRANSFORMERS, ClaimSettings, param
@@ -63,3 +69,211 @@ def inputs(settings: Settings) -> list[Extraction]:
     """Every layer's token vectors of the context windows, per model."""
     name, build = windows(settings)
     return jobs(settings.models, name, "tokens", ALL_LAYERS, build)
+
+
+# --------------------------------------------------------------------------- checks
+#: Graded per model from :func:`anisotropy.claims.clusters.check_values`.
+SIMILARITY_CHECKS = ("global-anisotropy", "local-isotropy", "intra-above-inter")
+LID_CHECK = "lid-below-static"
+FINDINGS = ("isolated-clusters", "decoder-clusters-few-dims", "swiss-roll")
+CHECKS = (*SIMILARITY_CHECKS, LID_CHECK, *FINDINGS)
+ONE_CLUSTER = ("K-means keeps one cluster (K = 1) in every layer, so per-cluster centring is "
+               "global centring and there is nothing to compare")
+
+
+# --------------------------------------------------------------------------- measurements
+@dataclass
+class ModelClusters:
+    """Claim 2 on one model: the per-layer table (K, similarities raw and centred, LID,
+    IsoScore), the K-means labels and bootstrap draws per layer, the tokens analysed
+    (``keep``: no special tokens, a decoder's position 0 dropped by default) and the LID of
+    its input-embedding matrix (``input_lid``, its draws in ``input_draws``)."""
+
+    name: str
+    kind: str
+    tokens: object
+    keep: object
+    layers: list
+    n_layers: int
+    per_layer: object
+    labels: dict
+    draws: dict
+    input_lid: dict
+    input_draws: object
+    facts: dict = field(default_factory=dict)
+
+    @property
+    def decoder(self) -> bool:
+        """Whether the model is a decoder."""
+        return self.kind == "decoder"
+
+
+def measure_model(settings: Settings, encoder, windows: list[str]) -> ModelClusters:
+    """Claim 2's per-layer measurements on one model's token vectors of the windows."""
+    import numpy as np
+
+    from anisotropy.claims import clusters
+
+    s = settings
+    tokens = encoder.encode_tokens(windows)
+    kind = encoder.resolved.kind
+    exclude = (0,) if kind == "decoder" and not s.include_sink else ()
+    layers = list(range(encoder.n_layers + 1))
+    if s.layers_per_model:
+        layers = sorted(set(np.linspace(0, encoder.n_layers, s.layers_per_model).round()
+                            .astype(int)))
+    table, labels, draws = clusters.cluster_layer_stats(
+        tokens, layers, encoder.n_layers, exclude_positions=exclude, k_sample=s.k_sample,
+        lid_sample=s.lid_sample, lid_k=s.lid_k, seed=s.seed, n_boot=s.n_boot)
+    keep = ~tokens.special_mask & ~np.isin(tokens.position, exclude)
+    embedding_matrix, _ = encoder.input_embedding_matrix()
+    input_lid = clusters.static_space_lid(embedding_matrix, s.lid_sample, s.lid_k, s.seed,
+                                          s.n_boot)
+    input_draws = input_lid.pop("LID cosine draws")
+    facts = {"tokens": int(keep.sum()), "types": int(np.unique(tokens.token_ids[keep]).size),
+             "layers analysed": len(layers), "decoder": kind == "decoder"}
+    return ModelClusters(encoder.name, kind, tokens, keep, layers, encoder.n_layers, table,
+                         labels, draws, input_lid, input_draws, facts)
+
+
+def measure(settings: Settings, *, on_model=None, load=None) -> dict[str, ModelClusters]:
+    """Claim 2 on every model of ``settings``, over its context windows."""
+    from anisotropy.inputs import models as registry
+    from anisotropy.inputs import tasks
+
+    s = settings
+    windows = tasks.windows("lm", s.window_words, s.n_windows, s.seed)
+    out = {}
+    for name in s.models:
+        encoder = (load or registry.load)(name, device=s.device, dtype=s.dtype)
+        if on_model is not None:
+            on_model(encoder)
+        measured = measure_model(s, encoder, windows)
+        out[measured.name] = measured
+        del encoder
+    return out
+
+
+def check_values(settings: Settings, m: ModelClusters, static_name: str) -> dict:
+    """:func:`anisotropy.claims.clusters.check_values` for one model, against its own
+    input-embedding matrix (named ``static_name``)."""
+    from anisotropy.claims import clusters
+
+    return clusters.check_values(m.per_layer, m.draws,
+                                 {static_name: (m.input_lid["LID cosine"], m.input_draws)},
+                                 settings.n_boot, m.facts["types"])
+
+
+def grade_clusters(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:
+    """The similarity checks per model (not run when K = 1 everywhere) and the clusters
+    found per layer (a finding)."""
+    for name, m in measured.items():
+        values = check_values(settings, m, "input embeddings")
+        for check in SIMILARITY_CHECKS:
+            value, interval, details = values[check]
+            if value is None:
+                results.not_run(check, name, ONE_CLUSTER)
+                continue
+            results.grade(check, name, value, interval, model_kind=m.kind, details=details)
+        table = m.per_layer
+        results.finding("isolated-clusters", name, {
+            f"layer {layer}": f"K {k}, best silhouette {best:.3f}" for layer, k, best in
+            zip(table["layer"], table["K"], table["best silhouette"], strict=True)})
+
+
+def k_selection(settings: Settings, measured: dict[str, ModelClusters]):
+    """K of each model's middle layer chosen by this book's protocol and by one closer to
+    the authors' (more points, more initialisations)."""
+    import numpy as np
+    import pandas as pd
+
+    from anisotropy.claims import clusters
+
+    s = settings
+    rows = []
+    for m in measured.values():
+        layer = m.layers[len(m.layers) // 2]
+        X = np.asarray(m.tokens.layer(layer))[m.keep]
+        table = clusters.compare_k_selection(X, {
+            "this book (every layer)": (s.k_sample, 1),
+            "closer to the authors": (s.k_check_sample, s.k_check_n_init)}, seed=s.seed)
+        rows.append(table.assign(model=m.name.split("/")[-1], layer=layer).reset_index())
+    return pd.concat(rows).set_index(["model", "layer", "protocol"])
+
+
+def measure_drivers(settings: Settings, measured: dict[str, ModelClusters]) -> dict:
+    """What carries each decoder's middle-layer clusters: ``{name: (row, Interval)}``."""
+    from anisotropy.claims import clusters
+
+    return {name: clusters.decoder_drivers(m.tokens, m.n_layers // 2, settings.k_sample,
+                                           settings.n_boot, settings.seed)
+            for name, m in measured.items() if m.decoder}
+
+
+def grade_drivers(results, drivers: dict) -> None:
+    """The decoders' top-3 between-cluster share (a finding, with its interval)."""
+    for name, (row, interval) in drivers.items():
+        results.finding("decoder-clusters-few-dims", name, row["top-3 between-cluster share"],
+                        details={"95% interval": [interval.low, interval.high],
+                                 "interval method": interval.method,
+                                 "K": row["K with position 0"],
+                                 "dims": row["top-3 between-cluster dims"]})
+
+
+def measure_manifolds(settings: Settings, measured: dict[str, ModelClusters]):
+    """Manifold indicators (LID, geodesic ratio) of a 3-D PCA of layers 1, 2, L/2 and L
+    per model, and the projections with each token's kind and log frequency."""
+    import numpy as np
+
+    from anisotropy.claims import clusters
+    from anisotropy.geometry.sampling import sample_indices
+
+    rows, projections = [], {}
+    for name, m in measured.items():
+        picks = sorted({1, 2, m.n_layers // 2, m.n_layers})
+        kinds = clusters.token_kinds(m.tokens.tokens[m.keep])
+        ids = m.tokens.token_ids[m.keep]
+        log_frequency = np.log10(clusters.type_frequencies(ids).to_numpy())
+        sample = sample_indices(int(m.keep.sum()), 4000, settings.seed)
+        for layer in picks:
+            P = clusters.pca_project(np.asarray(m.tokens.layer(layer))[m.keep][sample], 3)
+            indicators = clusters.manifold_indicators(P, seed=settings.seed)
+            rows.append({"model": name.split("/")[-1], "kind": m.kind, "layer": layer,
+                         **indicators, "Swiss roll": clusters.is_swiss_roll(indicators)})
+            projections[(name, layer)] = (P, kinds[sample], log_frequency[sample])
+    return rows, projections
+
+
+def grade_swiss_roll(results, measured: dict[str, ModelClusters], rows: list[dict]) -> None:
+    """Each decoder's manifold indicators per layer (a finding)."""
+    for name, m in measured.items():
+        if m.decoder:
+            results.finding("swiss-roll", name, {
+                f"layer {r['layer']}": f"LID {r['lid']:.2f}, geodesic ratio "
+                f"{r['geodesic_ratio']:.2f}" for r in rows if r["model"] == name.split("/")[-1]})
+
+
+def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple:
+    """The static control's LID on a sample of its distinct vectors: ``(vectors, lid,
+    draws)``."""
+    import numpy as np
+
+    from anisotropy.claims import clusters
+    from anisotropy.inputs import models as registry
+
+    s = settings
+    static = (load or registry.load)(s.static_model)
+    if on_model is not None:
+        on_model(static)
+    lid = clusters.static_space_lid(np.asarray(static.vectors), s.lid_sample, s.lid_k, s.seed,
+                                    s.n_boot)
+    return static, lid, lid.pop("LID cosine draws")
+
+
+def grade_lid(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:
+    """Each model's largest layer LID against its own input-embedding matrix (GloVe is a
+    control, shown beside it)."""
+    for name, m in measured.items():
+        value, interval, details = check_values(
+            settings, m, f"{name.split('/')[-1]} input embeddings")[LID_CHECK]
+        results.grade(LID_CHECK, name, value, interval, model_kind=m.kind, details=details)

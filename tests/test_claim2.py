@@ -1,0 +1,65 @@
+"""Claim 2's measurements and grading on synthetic token vectors (seconds, no model).
+
+Types built in isolated clusters must be found as clusters, with S_inter near zero after
+per-cluster centring; a space with one shared direction must be globally anisotropic."""
+
+from __future__ import annotations
+
+import numpy as np
+from synthetic import token_embeddings
+
+from anisotropy.book.checks import load_checks
+from anisotropy.book.results import Results
+from anisotropy.claims import clusters_manifolds as claim
+
+SETTINGS = claim.Settings(models=["org/fake"], k_sample=400, lid_sample=300, lid_k=10,
+                          n_boot=50, k_check_sample=400, k_check_n_init=1)
+
+
+class _FakeEncoder:
+    name, n_layers = "org/fake", 3
+
+    def __init__(self, folder, **geometry):
+        self.folder, self.geometry, self.resolved, self.kind = folder, geometry, self, "encoder"
+
+    def encode_tokens(self, sentences, layers=None):
+        geometry = {"shared": [0.0, 0.6, 0.8, 1.0], "mixing": [0.1, 0.2, 0.3, 0.4],
+                    **self.geometry}
+        return token_embeddings(self.folder, n_sentences=len(sentences), n_types=90,
+                                **geometry)
+
+    def input_embedding_matrix(self):
+        rng = np.random.default_rng(1)
+        return rng.normal(size=(500, 24)).astype(np.float32), None
+
+
+def _grade(tmp_path, **geometry):
+    m = claim.measure_model(SETTINGS, _FakeEncoder(tmp_path, **geometry), ["w"] * 120)
+    results = Results(claim.SLUG, parameters={}, profile="test")
+    claim.grade_clusters(results, SETTINGS, {m.name: m})
+    claim.grade_lid(results, SETTINGS, {m.name: m})
+    return m, {c.check: c for c in results.checks}
+
+
+def test_the_checks_are_the_declared_ones():
+    assert set(claim.CHECKS) == set(load_checks(claim.SLUG))
+
+
+def test_isolated_clusters_are_found_and_centred_apart(tmp_path):
+    m, checks = _grade(tmp_path, clusters=3, separation=3.0)
+    contextual = m.per_layer[m.per_layer["layer"] >= 1]
+    assert (contextual["K"] == 3).all()
+    assert checks["global-anisotropy"].verdict == "reproduced"
+    assert checks["intra-above-inter"].measured > 0
+    assert contextual["S_inter per-cluster"].abs().max() < contextual["S_inter raw"].min()
+    assert {c for c in checks} == {*claim.SIMILARITY_CHECKS, claim.LID_CHECK,
+                                   "isolated-clusters"}
+
+
+def test_without_clusters_the_per_cluster_comparison_is_not_run(tmp_path):
+    """Occurrences scattered by context (noise dominates the type vectors): no layer
+    clusters, so per-cluster centring is global centring."""
+    m, checks = _grade(tmp_path, shared=[0.0] * 4, mixing=[0.97] * 4)
+    assert (m.per_layer["K"] == 1).all()
+    assert checks["local-isotropy"].verdict == "not run"
+    assert "K = 1" in checks["local-isotropy"].note
