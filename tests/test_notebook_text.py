@@ -47,3 +47,13 @@ def test_parameter_comments_hold_no_equals_sign(slug):
     bad = [line for line in cell.source.splitlines() if "#" in line
            and "=" in line.split("#", 1)[1]]
     assert not bad, f"{slug}: parameter comments with '=': {bad}"
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_a_notebook_is_a_page_not_an_analysis(slug):
+    """At most 120 code lines per notebook and 25 per cell (blank lines not counted): the
+    claim's module measures and grades, the page calls it."""
+    cells = [c for c in _notebook(slug).cells if c.cell_type == "code"]
+    sizes = [sum(1 for line in c.source.splitlines() if line.strip()) for c in cells]
+    assert sum(sizes) <= 120, f"{slug}: {sum(sizes)} code lines"
+    assert max(sizes) <= 25, f"{slug}: a cell of {max(sizes)} lines"

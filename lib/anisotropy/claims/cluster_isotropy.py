@@ -1,13 +1,18 @@
-"""Claim 4, cluster-based isotropy (Rajaee & Pilehvar 2021): its settings and forward passes.
+"""Claim 4, cluster-based isotropy (Rajaee & Pilehvar 2021): settings, forward passes,
+measurements and checks.
 
-The measurements are in :mod:`anisotropy.claims.cluster_methods` and
-:mod:`anisotropy.claims.finetuning`; the page is ``notebooks/04-cluster-isotropy.ipynb``; the
-checks are declared in ``data/checks.yaml``.
+:func:`measure` compares the methods on STS per model (transductive and inductive fits);
+:func:`measure_sweep`, :func:`measure_sst2` and :func:`measure_finetuning` add the K x D
+sweep, the SST-2 probe and the fine-tuning runs. The ``grade_*`` functions record the
+checks of :data:`CHECKS` (declared in ``data/checks.yaml``). The formulas are in
+:mod:`anisotropy.claims.cluster_methods` and :mod:`anisotropy.claims.finetuning`; the page is
+``notebooks/04-cluster-isotropy.ipynb``, its tables and figures
+:mod:`anisotropy.book.pages.cluster_isotropy`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from anisotropy.claims.frequency_bias import STS_TASKS, sts_corpus
@@ -29,7 +34,9 @@ class Settings(ClaimSettings):
     slug: ClassVar[str] = SLUG
 
     models: tuple[str, ...] = param(TRANSFORMERS, "models to measure (`anisotropy models`)")
-    tasks: tuple[str, ...] = param(STS_TASKS, "STS tasks", choices="sts_tasks")
+    tasks: tuple[str, ...] = param(STS_TASKS, "STS tasks (two or more: the inductive fit of "
+                                   "each task uses the others)", choices="sts_tasks",
+                                   min_items=2)
     n_clusters: int = param(27, "K-means clusters (the authors' code)", min=1)
     n_components: int = param(12, "dominant directions removed per cluster", min=0)
     fit_max_tokens: int = param(10000, "token vectors a transform is fitted on (seeded "
@@ -77,3 +84,188 @@ def inputs(settings: Settings) -> list[Extraction]:
     return (jobs(s.models, sts[0], "tokens", FIRST_LAST, sts[1])
             + jobs(s.models, f"sst2-probe-{s.sst2_train_items or 'all'}", "tokens", LAST,
                    lambda: sst2_probe_data(s.sst2_train_items, seed=s.seed)["sentences"]))
+
+
+# --------------------------------------------------------------------------- checks
+#: Graded per model from :func:`anisotropy.claims.cluster_methods.check_values`.
+STS_CHECKS = ("isotropy-gain", "isotropy-end-state", "sts-improves", "beats-global")
+PER_TASK_CHECK = "sts-improves-per-task"
+SST2_CHECK = "sst2-probe"
+#: Fine-tuning checks, each read from the column of the runs' check values.
+FINETUNE_CHECKS = {"finetune-accuracy-falls": "accuracy", "finetune-isotropy-rises": "log10_iw",
+                   "finetune-cls-isotropy": "log10_iw_cls"}
+FINETUNE_FINDING = "finetune-cls-zero-mean"
+CHECKS = (*STS_CHECKS, PER_TASK_CHECK, SST2_CHECK, *FINETUNE_CHECKS, FINETUNE_FINDING)
+FINETUNE_NAMES = {"rte": "RTE", "wic": "WiC"}
+#: The inductive fit's facts per task (kept apart from the scores).
+FIT_COLUMNS = ["fit pool", "fit sentences", "excluded shared", "fit overlap"]
+NOT_FINETUNED = ("the fine-tuning runs are not part of this profile (finetune_tasks is "
+                 "empty); the paper profile runs them")
+
+
+def eval_tasks(settings: Settings) -> list[str]:
+    """The STS tasks scored (STS-B's dev split is the authors' own configuration)."""
+    return [t for t in settings.tasks if t != "STS-B-dev"]
+
+
+# --------------------------------------------------------------------------- measurements
+@dataclass
+class ModelComparison:
+    """The methods on STS for one model: its last-layer token vectors, every (mode, task,
+    method) row (``comparison``, with the inductive fit's facts) and the transductive
+    per-pair scores behind the paired bootstraps."""
+
+    name: str
+    kind: str
+    encoder: object
+    tokens: object
+    exclude: tuple
+    comparison: object
+    pair_scores: dict = field(default_factory=dict)
+
+    @property
+    def decoder(self) -> bool:
+        """Whether the model is a decoder."""
+        return self.kind == "decoder"
+
+
+def measure(settings: Settings, *, on_model=None, load=None) -> dict[str, ModelComparison]:
+    """Every method on every STS task, fitted on the evaluation sentences (transductive)
+    and on other sentences (inductive), per model."""
+    import pandas as pd
+
+    from anisotropy.claims import cluster_methods as ci
+    from anisotropy.inputs import models as registry
+    from anisotropy.inputs import tasks
+
+    s = settings
+    sentences = tasks.sts_sentences(list(s.tasks), s.max_pairs, s.seed)
+    out = {}
+    for name in s.models:
+        encoder = (load or registry.load)(name, device=s.device, dtype=s.dtype)
+        if on_model is not None:
+            on_model(encoder)
+        kind = encoder.resolved.kind
+        exclude = (0,) if kind == "decoder" and not s.include_sink else ()
+        tokens = encoder.encode_tokens(sentences, layers=[0, 1, encoder.n_layers])
+        pair_scores: dict = {}
+        tables = [ci.evaluate_methods(
+            tokens, encoder.n_layers, sentences, s.tasks, mode=mode, n_clusters=s.n_clusters,
+            n_components=s.n_components, seed=s.seed, exclude_positions=exclude,
+            fit_max_tokens=s.fit_max_tokens, iso_max_tokens=s.iso_max_tokens,
+            max_pairs=s.max_pairs, pair_scores=pair_scores if mode == "transductive" else None)
+            for mode in ("transductive", "inductive")]
+        comparison = pd.concat(tables, ignore_index=True).assign(model=name.split("/")[-1])
+        out[name] = ModelComparison(name, kind, encoder, tokens, exclude, comparison,
+                                    pair_scores)
+    return out
+
+
+def grade_sts(results, settings: Settings, measured: dict[str, ModelComparison]) -> None:
+    """The STS checks per model (isotropy gain and end state, the Spearman change, the
+    best global method), then the Spearman change per task."""
+    from anisotropy.claims import cluster_methods as ci
+
+    tasks = eval_tasks(settings)
+    for name, m in measured.items():
+        scores = m.comparison.drop(columns=FIT_COLUMNS)
+        for check, (value, interval, details) in ci.check_values(
+                scores, m.pair_scores, tasks, n_boot=settings.n_boot, seed=settings.seed).items():
+            results.grade(check, name, value, interval, model_kind=m.kind, details=details)
+        for task, (value, interval, _) in ci.task_changes(m.pair_scores, tasks, settings.n_boot,
+                                                          settings.seed).items():
+            results.grade(PER_TASK_CHECK, name, value, interval, model_kind=m.kind,
+                          subject=task)
+
+
+def measure_sweep(settings: Settings, measured: dict[str, ModelComparison]):
+    """K-means+Mean+PCA on the sweep task over every (K, D), transductive, per model."""
+    import pandas as pd
+
+    from anisotropy.claims import cluster_methods as ci
+    from anisotropy.inputs import tasks
+
+    s = settings
+    sentences = tasks.sts_sentences(list(s.tasks), s.max_pairs, s.seed)
+    return pd.concat([ci.sweep(m.tokens, m.encoder.n_layers, sentences, s.sweep_task,
+                               s.sweep_clusters, s.sweep_components, seed=s.seed,
+                               exclude_positions=m.exclude, fit_max_tokens=s.fit_max_tokens,
+                               iso_max_tokens=s.iso_max_tokens, max_pairs=s.max_pairs)
+                      .assign(model=name.split("/")[-1]) for name, m in measured.items()],
+                     ignore_index=True)
+
+
+def measure_sst2(settings: Settings, measured: dict[str, ModelComparison]) -> tuple:
+    """The SST-2 probe per model: ``(probe data, {name: (table, (value, Interval,
+    details))})``."""
+    from anisotropy.claims import cluster_methods as ci
+
+    s = settings
+    probe = ci.sst2_probe_data(s.sst2_train_items, seed=s.seed)
+    out = {}
+    for name, m in measured.items():
+        tokens = m.encoder.encode_tokens(probe["sentences"], layers=[m.encoder.n_layers])
+        out[name] = ci.sst2_probe(
+            tokens, m.encoder.n_layers, probe["n_train"], probe["train_labels"],
+            probe["dev_labels"], n_clusters=s.n_clusters, n_components=s.n_components,
+            seed=s.seed, exclude_positions=m.exclude, fit_max_tokens=s.fit_max_tokens,
+            iso_max_tokens=s.iso_max_tokens, n_boot=s.n_boot)
+    return probe, out
+
+
+def grade_sst2(results, measured: dict[str, ModelComparison], probes: dict) -> None:
+    """The SST-2 probe's accuracy change per model."""
+    for name, (_, (value, interval, details)) in probes.items():
+        results.grade(SST2_CHECK, name, value, interval, model_kind=measured[name].kind,
+                      details=details)
+
+
+def finetune_settings(settings: Settings):
+    """The fine-tuning hyper-parameters (:class:`anisotropy.claims.finetuning.FineTuning`)."""
+    from anisotropy.claims import finetuning as ft
+
+    s = settings
+    return ft.FineTuning(epochs=s.finetune_epochs, batch_size=s.finetune_batch_size,
+                         learning_rate=s.finetune_learning_rate,
+                         max_length=s.finetune_max_length, n_clusters=s.finetune_clusters,
+                         n_components=s.finetune_components)
+
+
+def measure_finetuning(settings: Settings, *, on_model=None, load=None):
+    """Fine-tune the model plain and with the method inside, per task and seed (in float32):
+    ``(runs, model kind)``, or ``(None, None)`` when ``finetune_tasks`` is empty."""
+    import pandas as pd
+
+    from anisotropy.claims import finetuning as ft
+    from anisotropy.inputs import models as registry
+
+    s = settings
+    if not s.finetune_tasks:
+        return None, None
+    encoder = (load or registry.load)(s.finetune_model, device=s.device)
+    if on_model is not None:
+        on_model(encoder)
+    runs = pd.concat([ft.run_seeds(encoder, task, settings=finetune_settings(s),
+                                   n_seeds=s.finetune_seeds, n_train=s.finetune_train_items,
+                                   n_dev=s.finetune_dev_items, seed=s.seed)
+                      for task in s.finetune_tasks], ignore_index=True)
+    return runs, encoder.resolved.kind
+
+
+def grade_finetuning(results, settings: Settings, runs, kind) -> None:
+    """The fine-tuning checks per task (and the CLS zero-mean finding), or all of them as
+    not run when the profile runs no fine-tuning."""
+    from anisotropy.claims import finetuning as ft
+
+    model = settings.finetune_model
+    if runs is None:
+        for check in (*FINETUNE_CHECKS, FINETUNE_FINDING):
+            results.not_run(check, model, NOT_FINETUNED)
+        return
+    for task, values in ft.check_values(runs).items():
+        subject = FINETUNE_NAMES[task]
+        for check, column in FINETUNE_CHECKS.items():
+            value, interval, details = values[column]
+            results.grade(check, model, value, interval, model_kind=kind, subject=subject,
+                          details=details)
+        results.finding(FINETUNE_FINDING, model, values["zero_mean"], subject=subject)

@@ -1,0 +1,73 @@
+"""Claim 4's measurements and grading on a fake encoder (seconds, no model).
+
+The fake encoder's token vectors share one strong direction (an anisotropic space), so the
+cluster-based method must raise their isotropy; every declared check is recorded."""
+
+from __future__ import annotations
+
+import numpy as np
+from synthetic import token_embeddings
+
+from anisotropy.book.checks import load_checks
+from anisotropy.book.results import Results
+from anisotropy.claims import cluster_isotropy as claim
+
+SETTINGS = claim.Settings(models=["org/fake"], tasks=["STS-B", "STS16"], max_pairs=40, n_clusters=3,
+                          n_components=2, fit_max_tokens=600, iso_max_tokens=600, n_boot=50,
+                          sst2_train_items=60, finetune_tasks=[], sweep_task="STS-B",
+                          sweep_clusters=[1, 3], sweep_components=[0, 2])
+
+
+class _FakeEncoder:
+    name, n_layers, dim = "org/fake", 2, 24
+
+    def __init__(self, folder):
+        self.folder, self.resolved, self.kind, self.calls = folder, self, "encoder", 0
+
+    def encode_tokens(self, sentences, layers=None):
+        self.calls += 1
+        return token_embeddings(self.folder / str(self.calls), [0.0, 2.0, 3.0],
+                                [0.3, 0.4, 0.5], n_sentences=len(sentences),
+                                words_per_sentence=6, seed=self.calls)
+
+
+def _measured(tmp_path):
+    return claim.measure(SETTINGS, load=lambda name, **kwargs: _FakeEncoder(tmp_path))
+
+
+def test_the_checks_are_the_declared_ones():
+    assert set(claim.CHECKS) == set(load_checks(claim.SLUG))
+
+
+def test_the_method_raises_isotropy_and_every_check_is_recorded(tmp_path):
+    measured = _measured(tmp_path)
+    results = Results(claim.SLUG, parameters={}, profile="test")
+    claim.grade_sts(results, SETTINGS, measured)
+    probe, probes = claim.measure_sst2(SETTINGS, measured)
+    claim.grade_sst2(results, measured, probes)
+    runs, kind = claim.measure_finetuning(SETTINGS)
+    claim.grade_finetuning(results, SETTINGS, runs, kind)
+    checks = {c.check: c for c in results.checks}
+    assert set(checks) == set(claim.CHECKS)
+    assert checks["isotropy-gain"].measured > 1  # orders of magnitude on a one-direction space
+    assert checks["finetune-accuracy-falls"].verdict == "not run"
+    table = measured["org/fake"].comparison
+    transductive = table[table["mode"] == "transductive"]
+    for _, task in transductive.groupby("task"):
+        by_method = task.set_index("method")["log10 I(W)"]
+        assert by_method["K-means+Mean+PCA"] > by_method["Baseline"]
+    assert len(probe["dev_labels"]) > 0 and np.isfinite(checks["sst2-probe"].measured)
+
+
+def test_the_sweep_covers_every_k_and_d(tmp_path):
+    sweep = claim.measure_sweep(SETTINGS, _measured(tmp_path))
+    assert sorted(zip(sweep["K"], sweep["D"], strict=True)) == [(1, 0), (1, 2), (3, 0), (3, 2)]
+
+
+def test_one_task_is_refused_before_any_forward_pass():
+    import pytest
+
+    from anisotropy.claims.settings import SettingsError
+
+    with pytest.raises(SettingsError, match=r"tasks must be a list of at least 2 items"):
+        claim.Settings(tasks=["STS-B"])
