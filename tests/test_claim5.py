@@ -111,3 +111,11 @@ def test_measure_and_grade_run_end_to_end_on_a_fake_encoder():
     assert {c.check for c in results.checks} == set(claim.CHECKS)
     assert set(setups) == {"polarity", "SNLI"} and list(appendix) == ["fake/rte"]
     assert setups["polarity"].trajectory["update"].max() == 6
+
+
+def test_the_limit_cases_are_their_extremes():
+    limits = claim.limit_cases(claim.Settings(limit_points=200))
+    assert limits.loc["collapsed classes", "silhouette"] > 0.99
+    assert abs(limits.loc["isotropic Gaussian", "silhouette"]) < 0.05
+    assert limits.loc["collapsed classes", "IsoScore"] < limits.loc["isotropic Gaussian",
+                                                                     "IsoScore"]

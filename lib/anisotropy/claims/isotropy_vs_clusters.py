@@ -53,6 +53,8 @@ class Settings(ClaimSettings):
     glue_metric_sample: int = param(10000, "metrics on a fresh random sample when a set is "
                                     "larger", min=2)
     glue_metric_every: int = param(10, "record appendix metrics every k updates", min=1)
+    limit_points: int = param(2000, "points of each limit case (two collapsed classes, an "
+                              "isotropic Gaussian)", min=4)
 
 
 def models(settings: Settings) -> list[str]:
@@ -243,15 +245,16 @@ def grade(results, setups: dict[str, Setup], appendix: dict[str, Setup]) -> None
                            **{f"{r['model']}/{r['task']}": r["Pearson r"] for r in graded}})
 
 
-def limit_cases(seed: int, n_points: int = 2000, dim: int = 384):
-    """IsoScore and silhouette of two limits: two collapsed classes, and an isotropic
-    Gaussian with random labels (one seeded stream)."""
+def limit_cases(settings: Settings, dim: int = 384):
+    """IsoScore and silhouette of two limits of ``settings.limit_points`` points: two
+    collapsed classes, and an isotropic Gaussian with random labels (one seeded stream)."""
     import numpy as np
     import pandas as pd
 
     from anisotropy.geometry import metrics
 
-    rng = np.random.default_rng(seed)
+    n_points = settings.limit_points
+    rng = np.random.default_rng(settings.seed)
     labels = rng.integers(0, 2, size=n_points)
     centres = rng.normal(size=(2, dim))
     collapsed = centres[labels] + 1e-3 * rng.normal(size=(n_points, dim))

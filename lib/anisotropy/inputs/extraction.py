@@ -124,7 +124,7 @@ class TokenEmbeddings:
         :meth:`token_mask` keeps: special tokens included by default (the
         sentence-transformers convention), ``exclude_positions`` dropped unless that would
         empty a sentence. Equal to the forward-pass pooling of
-        :meth:`anisotropy.inputs.models.Encoder.encode_sentences`."""
+        :meth:`anisotropy.inputs.encoders.Encoder.encode_sentences`."""
         rows = np.flatnonzero(self.token_mask(exclude_positions, drop_special))
         ids, means = self.pool(np.asarray(self.layer(layer))[rows], rows)
         out = np.zeros((len(self.words), means.shape[1]))
@@ -370,7 +370,7 @@ def extract_token_embeddings(encoder, sentences: list[str], layers: list[int], *
                              truncate: bool = False) -> TokenEmbeddings:
     """Run the model over ``sentences`` and store every token's vector at ``layers``.
 
-    See :meth:`anisotropy.inputs.models.Encoder.encode_tokens`.
+    See :meth:`anisotropy.inputs.encoders.Encoder.encode_tokens`.
     """
     description = _description(encoder, sentences, "tokens", layers=layers, truncate=truncate,
                                word_pattern=WORD_PATTERN)
