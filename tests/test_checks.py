@@ -58,7 +58,8 @@ def test_grade_refuses_bad_input():
 
 
 def _spec(**overrides):
-    fields = dict(id="demo", claim="01-layerwise-anisotropy", statement="A statement.",
+    fields = dict(id="demo", claim="01-layerwise-anisotropy", label="Demo",
+                  statement="A statement.",
                   section="Sec. 1", anchor="", references=("claim1/mev_headline/value",),
                   quantity="a share", comparator="<", threshold=0.05,
                   reason="the paper's number.", bounds=(-1, 1))
@@ -67,6 +68,8 @@ def _spec(**overrides):
 
 
 @pytest.mark.parametrize("overrides, message", [
+    ({"label": ""}, "label is empty"),
+    ({"label": "x" * 41}, "longer than 40 characters"),
     ({"references": ("claim1/no_such_key",)}, "unknown reference key 'claim1/no_such_key'"),
     ({"references": ()}, "no reference key"),
     ({"threshold": 2.0}, "threshold 2.0 is outside the quantity's range"),

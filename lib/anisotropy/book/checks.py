@@ -5,6 +5,7 @@ measured::
 
     01-layerwise-anisotropy:
       mev-low:
+        label: "Static vector explains little (MEV)"   # <= 40 characters, for tables
         statement: "On average, less than 5% of the variance ..."   # the paper, quoted
         section: "Ethayarajh (2019), abstract; Sec. 4.3, Fig. 4"
         anchor: c1-mev                      # the book section that shows it
@@ -60,8 +61,10 @@ KINDS = ("graded", "finding")
 # float sums; "seed" for anything trained or randomly initialised (K-means, flows,
 # classifiers, fine-tuning), where another CPU's kernels act like another seed.
 SPREADS = ("platform", "seed")
-_FIELDS = {"statement", "section", "anchor", "references", "quantity", "comparator",
+_FIELDS = {"label", "statement", "section", "anchor", "references", "quantity", "comparator",
            "threshold", "reason", "bounds", "exempt", "controls", "kind", "spread"}
+#: The longest short label a verdict table shows (the statement is the long form).
+LABEL_MAX = 40
 
 
 class CheckError(ValueError):
@@ -155,6 +158,7 @@ class CheckSpec:
 
     id: str
     claim: str
+    label: str
     statement: str
     section: str
     anchor: str
@@ -177,9 +181,12 @@ class CheckSpec:
             raise CheckError(f"{where}: spread {self.spread!r} not in {SPREADS}: 'seed' for a "
                              "quantity that is trained or randomly initialised, else "
                              "'platform'.")
-        for name in ("statement", "section", "quantity"):
+        for name in ("label", "statement", "section", "quantity"):
             if not str(getattr(self, name) or "").strip():
                 raise CheckError(f"{where}: {name} is empty.")
+        if len(self.label) > LABEL_MAX:
+            raise CheckError(f"{where}: label {self.label!r} is longer than {LABEL_MAX} "
+                             "characters; the statement is the long form.")
         if not self.references:
             raise CheckError(f"{where}: no reference key; every check cites "
                              "data/references.yaml.")
