@@ -86,3 +86,14 @@ def test_settings_table_names_each_value_and_its_source():
     assert f"<td>n_sentences</td><td>{size}</td><td>profile smoke</td>" in text
     assert "<td>min_contexts</td><td>5</td><td>default</td>" in text
     assert "(&#x27;" not in text and "[&#x27;" not in text  # no tuple or list reprs
+
+
+def test_the_paper_column_gives_the_papers_numbers_not_its_statement():
+    from anisotropy.book.checks import load_checks
+
+    spec = load_checks("01-layerwise-anisotropy")["baseline-positive"]
+    assert "Contextualized" in spec.paper_text()
+    assert "Contextualized" not in spec.paper_values_text()
+    assert "0.105" in spec.paper_values_text()
+    check = {**_checks()[0], "paper": spec.paper_text(), "paper_values": ""}
+    assert display.verdict_frame([check]).loc[0, "Paper"] == "–"

@@ -237,6 +237,18 @@ class CheckSpec:
         references = _references()
         return "; ".join(describe_reference(k, references) for k in self.references)
 
+    def paper_values_text(self) -> str:
+        """The paper's numbers for this check (its quoted statements left out), for the
+        verdict table's short "Paper" column; empty when the paper states no number."""
+        references = _references()
+        parts = []
+        for key in self.references:
+            value = reference_value(key, references)
+            if isinstance(value, str) or (isinstance(value, dict) and "statement" in value):
+                continue
+            parts.append(describe_reference(key, references))
+        return "; ".join(parts)
+
     def source_text(self) -> str:
         references = _references()
         sources = []

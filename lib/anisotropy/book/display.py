@@ -113,7 +113,8 @@ def verdict_frame(checks: Iterable[Any], labels: dict[str, str] | None = None) -
             measured = f"{measured} {interval_text(check['interval'])}"
         rows.append({"Check": labels.get(check["check"], check["check"]),
                      "Model": _model(check), "Measured [95% interval]": measured,
-                     "Paper": check.get("paper") or "", "Threshold": threshold,
+                     "Paper": check.get("paper_values", check.get("paper")) or "–",
+                     "Threshold": threshold,
                      "Verdict": VERDICT_MARKS.get(check["verdict"], check["verdict"]),
                      "_id": check["id"], "_verdict": check["verdict"]})
     return pd.DataFrame(rows, columns=["Check", "Model", "Measured [95% interval]", "Paper",

@@ -114,6 +114,7 @@ class Check:
     references: list
     paper: str
     source: str
+    paper_values: str
     quantity: str
     measured: Any = None
     interval: list | None = None
@@ -191,7 +192,8 @@ class Results:
             id=record_id, check=spec.id, model=model, verdict=verdict, subject=subject,
             statement=spec.statement, section=spec.section, anchor=spec.anchor,
             reference=spec.references[0], references=list(spec.references),
-            paper=spec.paper_text(), source=spec.source_text(), quantity=spec.quantity,
+            paper=spec.paper_text(), source=spec.source_text(),
+            paper_values=spec.paper_values_text(), quantity=spec.quantity,
             comparator=spec.comparator, threshold=spec.threshold, threshold_reason=spec.reason,
             tolerance=spec.tolerance(), **fields)
         self.checks.append(check)
