@@ -24,7 +24,8 @@ __all__ = ["CLAIMS_FILE", "claims", "claim_module", "settings", "toc_with_claims
 CLAIMS_FILE = PROJECT_ROOT / "notebooks" / "claims.yaml"
 _FIELDS = {"title", "short", "references", "module"}
 # what every claim module declares (anisotropy.claims)
-INTERFACE = ("SLUG", "Settings", "models", "inputs", "MODEL_LIST", "MODEL_LIST_CHECKS", "COST")
+INTERFACE = ("SLUG", "Settings", "models", "inputs", "MODEL_LIST", "MODEL_LIST_CHECKS", "COST",
+             "CHECKS")
 
 
 @lru_cache(maxsize=4)

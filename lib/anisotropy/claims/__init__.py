@@ -4,8 +4,9 @@ A claim module (named in ``notebooks/claims.yaml``) declares ``SLUG``, ``Setting
 parameter with its type, range, default and meaning; :mod:`~anisotropy.claims.settings`),
 ``models(settings)``, ``inputs(settings)`` (its forward passes, as
 :class:`~anisotropy.inputs.jobs.Extraction` records), ``MODEL_LIST`` (the parameter a
-workflow's ``models`` replaces), ``MODEL_LIST_CHECKS`` and ``COST``. The book and the workflow
-read claims only through these names.
+workflow's ``models`` replaces), ``MODEL_LIST_CHECKS``, ``COST`` and ``CHECKS`` (the ids of
+``data/checks.yaml`` it records), and the ``measure*`` and ``grade*`` functions its page calls.
+The book and the workflow read claims only through these names.
 
 - claim 1 (Ethayarajh 2019): :mod:`~anisotropy.claims.layerwise_anisotropy`, measured by
   :mod:`~anisotropy.claims.layerwise`;
