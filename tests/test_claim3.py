@@ -79,7 +79,8 @@ class _FakeEncoder:
 def test_calibration_runs_end_to_end_on_a_fake_encoder(tmp_path):
     settings = claim.Settings(models=["fake"], tasks=["STS-B"], max_pairs=60,
                               n_nli_sentences=80, flow_steps=5, n_flow_seeds=2, n_boot=50)
-    calibrated = claim.measure_calibration(settings, {"org/fake": _FakeEncoder(tmp_path)})
+    calibrated = claim.measure_calibration(settings, {"org/fake": _FakeEncoder(tmp_path)},
+                                           claim.sts_corpus(settings)[1]())
     results = Results(claim.SLUG, parameters={}, profile="test")
     claim.grade_calibration(results, calibrated)
     assert {c.check for c in results.checks} == set(claim.CALIBRATION_CHECKS)

@@ -32,7 +32,8 @@ class _FakeEncoder:
 
 
 def _measured(tmp_path):
-    return claim.measure(SETTINGS, load=lambda name, **kwargs: _FakeEncoder(tmp_path))
+    return claim.measure(SETTINGS, claim.sts_corpus(SETTINGS)[1](),
+                         load=lambda name, **kwargs: _FakeEncoder(tmp_path))
 
 
 def test_the_checks_are_the_declared_ones():
@@ -60,7 +61,7 @@ def test_the_method_raises_isotropy_and_every_check_is_recorded(tmp_path):
 
 
 def test_the_sweep_covers_every_k_and_d(tmp_path):
-    sweep = claim.measure_sweep(SETTINGS, _measured(tmp_path))
+    sweep = claim.measure_sweep(SETTINGS, _measured(tmp_path), claim.sts_corpus(SETTINGS)[1]())
     assert sorted(zip(sweep["K"], sweep["D"], strict=True)) == [(1, 0), (1, 2), (3, 0), (3, 2)]
 
 

@@ -129,17 +129,17 @@ class ModelComparison:
         return self.kind == "decoder"
 
 
-def measure(settings: Settings, *, on_model=None, load=None) -> dict[str, ModelComparison]:
+def measure(settings: Settings, sentences: list[str], *, on_model=None,
+            load=None) -> dict[str, ModelComparison]:
     """Every method on every STS task, fitted on the evaluation sentences (transductive)
-    and on other sentences (inductive), per model."""
+    and on other sentences (inductive), per model; ``sentences`` are the tasks' distinct
+    sentences (:func:`~anisotropy.claims.frequency_bias.sts_corpus`)."""
     import pandas as pd
 
     from anisotropy.claims import cluster_methods as ci
     from anisotropy.inputs import models as registry
-    from anisotropy.inputs import tasks
 
     s = settings
-    sentences = tasks.sts_sentences(list(s.tasks), s.max_pairs, s.seed)
     out = {}
     for name in s.models:
         encoder = (load or registry.load)(name, device=s.device, dtype=s.dtype)
@@ -178,15 +178,14 @@ def grade_sts(results, settings: Settings, measured: dict[str, ModelComparison])
                           subject=task)
 
 
-def measure_sweep(settings: Settings, measured: dict[str, ModelComparison]):
+def measure_sweep(settings: Settings, measured: dict[str, ModelComparison],
+                  sentences: list[str]):
     """K-means+Mean+PCA on the sweep task over every (K, D), transductive, per model."""
     import pandas as pd
 
     from anisotropy.claims import cluster_methods as ci
-    from anisotropy.inputs import tasks
 
     s = settings
-    sentences = tasks.sts_sentences(list(s.tasks), s.max_pairs, s.seed)
     return pd.concat([ci.sweep(m.tokens, m.encoder.n_layers, sentences, s.sweep_task,
                                s.sweep_clusters, s.sweep_components, seed=s.seed,
                                exclude_positions=m.exclude, fit_max_tokens=s.fit_max_tokens,

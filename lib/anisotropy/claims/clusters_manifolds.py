@@ -136,13 +136,13 @@ def measure_model(settings: Settings, encoder, windows: list[str]) -> ModelClust
                          labels, draws, input_lid, input_draws, facts)
 
 
-def measure(settings: Settings, *, on_model=None, load=None) -> dict[str, ModelClusters]:
-    """Claim 2 on every model of ``settings``, over its context windows."""
+def measure(settings: Settings, windows: list[str], *, on_model=None,
+            load=None) -> dict[str, ModelClusters]:
+    """Claim 2 on every model of ``settings``, over its context ``windows`` (built by
+    :func:`windows`)."""
     from anisotropy.inputs import models as registry
-    from anisotropy.inputs import tasks
 
     s = settings
-    windows = tasks.windows("lm", s.window_words, s.n_windows, s.seed)
     out = {}
     for name in s.models:
         encoder = (load or registry.load)(name, device=s.device, dtype=s.dtype)

@@ -171,14 +171,15 @@ def eval_tasks(settings: Settings) -> list[str]:
     return [t for t in settings.tasks if t != "STS-B-dev"]
 
 
-def measure_calibration(settings: Settings, encoders: dict) -> dict[str, Calibration]:
-    """Part B for every transformer: its pooled STS sentence vectors, calibrated by
-    whitening and by flows (fitted on the task's sentences, and on the NLI sentences)."""
+def measure_calibration(settings: Settings, encoders: dict,
+                        sentences: list[str]) -> dict[str, Calibration]:
+    """Part B for every transformer: its pooled vectors of the STS ``sentences``
+    (:func:`sts_corpus`), calibrated by whitening and by flows (fitted on the task's
+    sentences, and on the NLI sentences)."""
     from anisotropy.claims import calibration
     from anisotropy.inputs import tasks
 
     s = settings
-    sentences = tasks.sts_sentences(list(s.tasks), s.max_pairs, s.seed)
     nli = tasks.corpus("snli", s.n_nli_sentences, s.seed)
     scored = eval_tasks(s)
     out = {}

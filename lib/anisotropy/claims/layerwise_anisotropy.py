@@ -50,13 +50,18 @@ def models(settings: Settings) -> list[str]:
     return list(settings.models)
 
 
-def inputs(settings: Settings) -> list[Extraction]:
-    """Every layer's token vectors of the sampled sentences, per model."""
+def sentences(settings: Settings) -> list[str]:
+    """The sampled sentences every model encodes."""
     from anisotropy.inputs import tasks
 
+    return tasks.corpus(settings.sentence_source, settings.n_sentences, settings.seed)
+
+
+def inputs(settings: Settings) -> list[Extraction]:
+    """Every layer's token vectors of the sampled sentences, per model."""
     s = settings
     return jobs(s.models, f"{s.sentence_source}-{s.n_sentences}", "tokens", ALL_LAYERS,
-                lambda: tasks.corpus(s.sentence_source, s.n_sentences, s.seed))
+                lambda: sentences(s))
 
 
 # --------------------------------------------------------------------------- checks
@@ -147,18 +152,16 @@ def measure_model(settings: Settings, tokens, n_layers: int, *, kind: str, notes
                             checks, sinks)
 
 
-def measure(settings: Settings, *, mev_threshold: float, on_model=None,
-            load=None) -> dict[str, ModelMeasurement]:
+def measure(settings: Settings, sentences: list[str], *, mev_threshold: float,
+            on_model=None, load=None) -> dict[str, ModelMeasurement]:
     """Claim 1 on every model of ``settings``: ``{model name: ModelMeasurement}``.
 
     Each model is loaded (``load``, default the registry's), reported to ``on_model`` (the
-    results' ``add_model``), run over the claim's sentences (from the cache when the
-    workflow's extraction job has run) and measured by :func:`measure_model`.
+    results' ``add_model``), run over ``sentences`` (:func:`sentences`; from the cache when
+    the workflow's extraction job has run) and measured by :func:`measure_model`.
     """
     from anisotropy.inputs import models as registry
-    from anisotropy.inputs import tasks
 
-    sentences = tasks.corpus(settings.sentence_source, settings.n_sentences, settings.seed)
     out = {}
     for name in settings.models:
         encoder = (load or registry.load)(name, device=settings.device, dtype=settings.dtype)
