@@ -43,6 +43,7 @@ Usage (never in CI; see CONTRIBUTING.md)::
     .venv/bin/python scripts/record_smoke_bands.py                  # everything
     .venv/bin/python scripts/record_smoke_bands.py --only baseline seed-3
     .venv/bin/python scripts/record_smoke_bands.py --write-only     # from finished runs
+    .venv/bin/python scripts/record_smoke_bands.py --fresh          # other CPUs' values dropped
 
 Runs are kept under ``_build/perturb/NAME`` and skipped when their results exist, so an
 interrupted recording resumes. Seeds run only for the claims that declare a ``seed`` check.
@@ -353,13 +354,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-only", action="store_true",
                         help="skip running; write the file from the runs already finished")
     parser.add_argument("--out", type=Path, default=EXPECTED)
+    parser.add_argument("--fresh", action="store_true",
+                        help="drop the values the previous file archived from other machines "
+                             "(after an intended change that moves the numbers they measured)")
     args = parser.parse_args(argv)
     if not args.write_only:
         for name in args.only:
             seconds = run_perturbation(name, args.slugs)
             print(f"[{name}] seconds per claim: {seconds}", flush=True)
     runs = load_local_runs()
-    collected = collect(runs, archived_values(EXPECTED, set(runs)))
+    collected = collect(runs, {} if args.fresh else archived_values(EXPECTED, set(runs)))
     chosen, report = MARGIN_FACTORS[-1], []
     for factor in MARGIN_FACTORS:
         report = leave_one_out(collected, factor)

@@ -23,6 +23,7 @@ from tqdm.auto import tqdm
 from anisotropy.claims import sts
 from anisotropy.geometry.intervals import combine_independent, seed_interval
 from anisotropy.geometry.metrics import check_embeddings
+from anisotropy.geometry.streams import stream_seed
 from anisotropy.geometry.transforms import Whitening
 from anisotropy.inputs import tasks as task_registry
 
@@ -67,11 +68,11 @@ class FlowCalibration:
         self.mean_ = X.mean(axis=0)
         self.scale_ = float((X - self.mean_).std()) or 1.0
         data = torch.tensor((X - self.mean_) / self.scale_)
-        torch.manual_seed(self.seed)
+        torch.manual_seed(stream_seed(self.seed, "init"))
         self.flow_ = zuko.flows.RealNVP(features=X.shape[1], transforms=self.transforms,
                                         hidden_features=(self.hidden, self.hidden))
         optimizer = torch.optim.Adam(self.flow_.parameters(), lr=self.learning_rate)
-        generator = torch.Generator().manual_seed(self.seed)
+        generator = torch.Generator().manual_seed(stream_seed(self.seed, "batches"))
         self.losses_ = []
         for _ in range(self.n_steps):
             batch = data[torch.randint(0, data.shape[0], (min(self.batch_size, data.shape[0]),),
@@ -137,7 +138,7 @@ def pooled_vectors(tokens, n_layers: int, exclude_positions=()) -> dict[str, np.
 def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.ndarray],
                         sentences: list[str], tasks: list[str], *, pooling: str,
                         flow_steps: int = 400, n_flow_seeds: int = 3,
-                        max_pairs: int | None = None, seed: int = 0,
+                        max_pairs: int | None = None, seed: int = 0, data_seed: int = 0,
                         progress: bool = True) -> tuple[pd.DataFrame, dict, dict]:
     """Whitening and flows on STS tasks, for one model.
 
@@ -145,7 +146,12 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
     calibrated: whitening at full dimension and at a third of it (Su et al.: 256 of 768),
     fitted on the task's own sentences; a flow fitted on the NLI sentences (BERT-flow's
     "NLI*" setting, one fit shared by the tasks); and ``n_flow_seeds`` flows fitted on the
-    task's own sentences ("target"), one per seed.
+    task's own sentences ("target"), numbered 0 .. n-1 in the ``seed`` column.
+
+    Every fit draws from its own stream under ``seed``: ``flow/NLI`` and
+    ``flow/TASK/R`` for fit R of a task, so the tasks' flows are independent. The pairs
+    of each task are :func:`~anisotropy.inputs.tasks.sts_task`'s under ``data_seed``
+    (the sample ``sentences`` was built from).
 
     Returns
     -------
@@ -162,10 +168,11 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
     index = {s: i for i, s in enumerate(sentences)}
     base = pooled[pooling]
     dim = base.shape[1]
-    nli_flow = FlowCalibration(n_steps=flow_steps, seed=seed).fit(nli_pooled[pooling])
+    nli_flow = FlowCalibration(n_steps=flow_steps,
+                               seed=stream_seed(seed, "flow/NLI")).fit(nli_pooled[pooling])
     rows, pair_scores, curves = [], {}, {"NLI": nli_flow.losses_}
     for task in tqdm(tasks, desc="calibration", disable=not progress):
-        frame = task_registry.sts_task(task, max_pairs, seed)
+        frame = task_registry.sts_task(task, max_pairs, data_seed)
         aggregation = task_registry.sts_aggregation(task)
         subsets = frame["subset"].to_numpy() if aggregation == "wmean" else None
         if subsets is not None and np.unique(subsets).size < 2:
@@ -176,15 +183,15 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
         first = np.array([index[s] for s in frame["sentence1"]])
         second = np.array([index[s] for s in frame["sentence2"]])
         own = np.unique(np.r_[first, second])
-        calibrated = {("whitening", seed): Whitening().fit(base[own]),
-                      ("whitening (dim/3)", seed): Whitening(n_components=max(2, dim // 3))
+        calibrated = {("whitening", 0): Whitening().fit(base[own]),
+                      ("whitening (dim/3)", 0): Whitening(n_components=max(2, dim // 3))
                       .fit(base[own]),
-                      ("flow (NLI)", seed): nli_flow}
-        for flow_seed in range(seed, seed + n_flow_seeds):
-            calibrated[("flow (target)", flow_seed)] = FlowCalibration(
-                n_steps=flow_steps, seed=flow_seed).fit(base[own])
-        curves[task] = calibrated[("flow (target)", seed)].losses_
-        variants = {(name, seed): vectors for name, vectors in pooled.items()}
+                      ("flow (NLI)", 0): nli_flow}
+        for fit in range(n_flow_seeds):
+            calibrated[("flow (target)", fit)] = FlowCalibration(
+                n_steps=flow_steps, seed=stream_seed(seed, f"flow/{task}/{fit}")).fit(base[own])
+        curves[task] = calibrated[("flow (target)", 0)].losses_
+        variants = {(name, 0): vectors for name, vectors in pooled.items()}
         for key, transform in calibrated.items():
             out = np.zeros((len(sentences), transform.transform(base[:1]).shape[1]))
             out[own] = transform.transform(base[own])
@@ -216,27 +223,30 @@ def check_values(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
     paired bootstrap over each task's pairs (within subsets for ``wmean`` tasks), with the
     fitted whitening held fixed. The flow is a trained part: a t-interval over its seeds is
     combined with the paired bootstrap of the seeds' mean, half-widths added in quadrature.
+    Each task's pairs are resampled from its own stream ``bootstrap/TASK`` under ``seed``,
+    shared by the methods compared on it (the bootstrap is paired).
     """
     per_task = scores.pivot_table(index=["method", "seed"], columns="task",
                                   values="spearman")[tasks]
-    baseline = float(per_task.loc[(pooling, seed)].mean())
+    baseline = float(per_task.loc[(pooling, 0)].mean())
     gold = {t: pair_scores[(t, "gold")] for t in tasks}
     subsets = {t: pair_scores[(t, "subsets")] for t in tasks}
     n_pairs = {t: gold[t].size for t in tasks}
 
     def draws(method: str, method_seed: int) -> dict[str, np.ndarray]:
         return {t: sts.spearman_change_draws(pair_scores[(t, method, method_seed)],
-                                             pair_scores[(t, pooling, seed)], gold[t], n_boot,
-                                             seed, subsets[t]) for t in tasks}
+                                             pair_scores[(t, pooling, 0)], gold[t], n_boot,
+                                             stream_seed(seed, f"bootstrap/{t}"), subsets[t])
+                for t in tasks}
 
-    whitening = float(per_task.loc[(WHITENING_GRADED, seed)].mean()) - baseline
+    whitening = float(per_task.loc[(WHITENING_GRADED, 0)].mean()) - baseline
     flow_rows = per_task.loc["flow (target)"]
     per_seed = flow_rows.mean(axis=1) - baseline
     seed_draws = [draws("flow (target)", s) for s in flow_rows.index]
     mean_draws = {t: np.mean([d[t] for d in seed_draws], axis=0) for t in tasks}
     flow = float(per_seed.mean())
     return {
-        "whitening-helps": (whitening, sts.mean_change_interval(draws(WHITENING_GRADED, seed),
+        "whitening-helps": (whitening, sts.mean_change_interval(draws(WHITENING_GRADED, 0),
                                                                 n_boot, n_pairs),
                             {"baseline average": baseline}),
         "flow-helps": (flow, combine_independent(

@@ -25,6 +25,7 @@ from tqdm.auto import tqdm
 
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import Interval, sd_interval, seed_interval
+from anisotropy.geometry.streams import stream, stream_seed
 
 __all__ = ["pair_point_labels", "optimize_embeddings", "class_distance_ratio",
            "scale_behaviour", "trajectory_correlations", "isotropy_defect_cosine",
@@ -125,9 +126,9 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
         labels = (pair_point_labels(pairs, targets, n_points) if point_labels is None
                   else np.asarray(point_labels))
     n_classes = int(targets.max()) + 1
-    generator = torch.Generator().manual_seed(seed)
-    rng = np.random.default_rng(seed)
-    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(stream_seed(seed, "classifier-init"))
+    rng = stream(seed, "metric-sample")
+    torch.manual_seed(stream_seed(seed, "torch-global"))
     E = torch.nn.Parameter(torch.tensor(np.asarray(start, dtype=np.float32)))
     classifier = torch.nn.Linear(dim if pairs is None else 2 * dim, n_classes, bias=bias)
     with torch.no_grad():  # seeded re-initialization, independent of global RNG state
@@ -307,16 +308,17 @@ def run_seeds(embeddings: np.ndarray, task: dict, *, n_updates: int, n_seeds: in
               seed: int = 0, bias: bool = True, metric_every: int = 1,
               metric_sample: int | None = None, desc: str = "setup") -> pd.DataFrame:
     """:func:`optimize_embeddings` from the same initial ``embeddings`` for ``n_seeds``
-    classifier initializations (seeds ``seed .. seed + n_seeds - 1``) of one setup
+    classifier initializations (run R from the stream ``run/R`` under ``seed``) of one setup
     (``task`` as :func:`anisotropy.inputs.tasks.classification_task` returns it); the
-    trajectories stacked with a ``seed`` column."""
+    trajectories stacked with a ``seed`` column holding R (0 .. n_seeds - 1)."""
     if n_seeds < 1:
         raise ValueError(f"n_seeds must be >= 1; got {n_seeds}.")
     runs = [optimize_embeddings(embeddings, task["targets"], pairs=task["pairs"],
-                                n_updates=n_updates, seed=run_seed, bias=bias,
-                                metric_every=metric_every, metric_sample=metric_sample,
-                                desc=f"{desc} seed {run_seed}").assign(seed=run_seed)
-            for run_seed in range(seed, seed + n_seeds)]
+                                n_updates=n_updates, seed=stream_seed(seed, f"run/{run}"),
+                                bias=bias, metric_every=metric_every,
+                                metric_sample=metric_sample,
+                                desc=f"{desc} seed {run}").assign(seed=run)
+            for run in range(n_seeds)]
     return pd.concat(runs, ignore_index=True)
 
 

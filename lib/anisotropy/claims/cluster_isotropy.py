@@ -17,6 +17,7 @@ from typing import ClassVar
 
 from anisotropy.claims.frequency_bias import STS_TASKS, sts_corpus
 from anisotropy.claims.settings import TRANSFORMERS, ClaimSettings, param
+from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs.jobs import FIRST_LAST, LAST, Extraction, jobs
 
 SLUG = "04-cluster-isotropy"
@@ -83,7 +84,8 @@ def inputs(settings: Settings) -> list[Extraction]:
     sts = sts_corpus(s)
     return (jobs(s.models, sts[0], "tokens", FIRST_LAST, sts[1])
             + jobs(s.models, f"sst2-probe-{s.sst2_train_items or 'all'}", "tokens", LAST,
-                   lambda: sst2_probe_data(s.sst2_train_items, seed=s.seed)["sentences"]))
+                   lambda: sst2_probe_data(s.sst2_train_items,
+                                           seed=stream_seed(s.seed, "data"))["sentences"]))
 
 
 # --------------------------------------------------------------------------- checks
@@ -151,7 +153,8 @@ def measure(settings: Settings, sentences: list[str], *, on_model=None,
         pair_scores: dict = {}
         tables = [ci.evaluate_methods(
             tokens, encoder.n_layers, sentences, s.tasks, mode=mode, n_clusters=s.n_clusters,
-            n_components=s.n_components, seed=s.seed, exclude_positions=exclude,
+            n_components=s.n_components, seed=stream_seed(s.seed, "claim4/methods"),
+            data_seed=stream_seed(s.seed, "data"), exclude_positions=exclude,
             fit_max_tokens=s.fit_max_tokens, iso_max_tokens=s.iso_max_tokens,
             max_pairs=s.max_pairs, pair_scores=pair_scores if mode == "transductive" else None)
             for mode in ("transductive", "inductive")]
@@ -170,10 +173,12 @@ def grade_sts(results, settings: Settings, measured: dict[str, ModelComparison])
     for name, m in measured.items():
         scores = m.comparison.drop(columns=FIT_COLUMNS)
         for check, (value, interval, details) in ci.check_values(
-                scores, m.pair_scores, tasks, n_boot=settings.n_boot, seed=settings.seed).items():
+                scores, m.pair_scores, tasks, n_boot=settings.n_boot,
+                seed=stream_seed(settings.seed, "claim4/sts")).items():
             results.grade(check, name, value, interval, model_kind=m.kind, details=details)
-        for task, (value, interval, _) in ci.task_changes(m.pair_scores, tasks, settings.n_boot,
-                                                          settings.seed).items():
+        for task, (value, interval, _) in ci.task_changes(
+                m.pair_scores, tasks, settings.n_boot,
+                stream_seed(settings.seed, "claim4/sts")).items():
             results.grade(PER_TASK_CHECK, name, value, interval, model_kind=m.kind,
                           subject=task)
 
@@ -187,7 +192,9 @@ def measure_sweep(settings: Settings, measured: dict[str, ModelComparison],
 
     s = settings
     return pd.concat([ci.sweep(m.tokens, m.encoder.n_layers, sentences, s.sweep_task,
-                               s.sweep_clusters, s.sweep_components, seed=s.seed,
+                               s.sweep_clusters, s.sweep_components,
+                               seed=stream_seed(s.seed, "claim4/sweep"),
+                               data_seed=stream_seed(s.seed, "data"),
                                exclude_positions=m.exclude, fit_max_tokens=s.fit_max_tokens,
                                iso_max_tokens=s.iso_max_tokens, max_pairs=s.max_pairs)
                       .assign(model=name.split("/")[-1]) for name, m in measured.items()],
@@ -200,14 +207,15 @@ def measure_sst2(settings: Settings, measured: dict[str, ModelComparison]) -> tu
     from anisotropy.claims import cluster_methods as ci
 
     s = settings
-    probe = ci.sst2_probe_data(s.sst2_train_items, seed=s.seed)
+    probe = ci.sst2_probe_data(s.sst2_train_items, seed=stream_seed(s.seed, "data"))
     out = {}
     for name, m in measured.items():
         tokens = m.encoder.encode_tokens(probe["sentences"], layers=[m.encoder.n_layers])
         out[name] = ci.sst2_probe(
             tokens, m.encoder.n_layers, probe["n_train"], probe["train_labels"],
             probe["dev_labels"], n_clusters=s.n_clusters, n_components=s.n_components,
-            seed=s.seed, exclude_positions=m.exclude, fit_max_tokens=s.fit_max_tokens,
+            seed=stream_seed(s.seed, "claim4/sst2"), exclude_positions=m.exclude,
+            fit_max_tokens=s.fit_max_tokens,
             iso_max_tokens=s.iso_max_tokens, n_boot=s.n_boot)
     return probe, out
 
@@ -246,7 +254,9 @@ def measure_finetuning(settings: Settings, *, on_model=None, load=None):
         on_model(encoder)
     runs = pd.concat([ft.run_seeds(encoder, task, settings=finetune_settings(s),
                                    n_seeds=s.finetune_seeds, n_train=s.finetune_train_items,
-                                   n_dev=s.finetune_dev_items, seed=s.seed)
+                                   n_dev=s.finetune_dev_items,
+                                   seed=stream_seed(s.seed, "claim4/finetune"),
+                                   data_seed=stream_seed(s.seed, "data"))
                       for task in s.finetune_tasks], ignore_index=True)
     return runs, encoder.resolved.kind
 

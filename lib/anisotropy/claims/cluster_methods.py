@@ -28,6 +28,7 @@ from anisotropy.geometry.intervals import (
     seed_interval,
 )
 from anisotropy.geometry.sampling import sample_indices
+from anisotropy.geometry.streams import stream_seed
 from anisotropy.geometry.transforms import AllButTheTop, Center, ClusterIsotropy
 from anisotropy.inputs.tasks import classification_task, sts_task
 
@@ -65,7 +66,7 @@ def fit_methods(X: np.ndarray, n_clusters: int, n_components: int, seed: int = 0
     runs :data:`KMEANS_N_INIT` initialisations, the Gaussian mixture the settings of
     :class:`~anisotropy.geometry.transforms.ClusterIsotropy`.
     """
-    S = _sample(np.asarray(X, dtype=np.float64), max_tokens, seed)
+    S = _sample(np.asarray(X, dtype=np.float64), max_tokens, stream_seed(seed, "sample"))
     fitted = {"Baseline": None}
     if "Mean" in methods:
         fitted["Mean"] = Center().fit(S)
@@ -74,12 +75,13 @@ def fit_methods(X: np.ndarray, n_clusters: int, n_components: int, seed: int = 0
     if "ABTT" in methods:
         fitted["ABTT"] = AllButTheTop(abtt_components(S.shape[1])).fit(S)
     if "K-means+Mean+PCA" in methods or "K-means+Mean" in methods:
-        kmeans = ClusterIsotropy(n_clusters, n_components, "kmeans", seed,
+        kmeans = ClusterIsotropy(n_clusters, n_components, "kmeans", stream_seed(seed, "kmeans"),
                                  n_init=KMEANS_N_INIT).fit(S)
         fitted["K-means+Mean+PCA"] = kmeans
         fitted["K-means+Mean"] = kmeans.with_components(0)
     if "GMM+Mean+PCA" in methods:
-        fitted["GMM+Mean+PCA"] = ClusterIsotropy(n_clusters, n_components, "gmm", seed).fit(S)
+        fitted["GMM+Mean+PCA"] = ClusterIsotropy(n_clusters, n_components, "gmm",
+                                                 stream_seed(seed, "gmm")).fit(S)
     return {name: fitted[name] for name in methods if name in fitted}
 
 
@@ -94,7 +96,8 @@ def _score(transform, X: np.ndarray, tokens, rows: np.ndarray, frame: pd.DataFra
     scores = evaluate_sts(a, b, frame["score"], frame["subset"])
     if pairs_out is not None:
         pairs_out.append(cosine_scores(a, b))
-    # I(W) and IsoScore on a seeded sample of the transformed tokens (sorted rows)
+    # I(W) and IsoScore on a sample of the transformed tokens (sorted rows): ``seed`` is the
+    # task's, so every method of a task is measured on the same rows
     sample = _sample(Y, iso_max_tokens, seed)
     return {"pearson": scores["pearson_all"], "spearman": scores["spearman_all"],
             "spearman_mean": scores["spearman_mean"],
@@ -107,7 +110,7 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
                      exclude_positions=(), fit_max_tokens: int | None = 10000,
                      iso_max_tokens: int = 20000, methods=METHODS,
                      max_pairs: int | None = None, progress: bool = True,
-                     pair_scores: dict | None = None) -> pd.DataFrame:
+                     pair_scores: dict | None = None, data_seed: int = 0) -> pd.DataFrame:
     """Every method on every STS task; one row per (task, method).
 
     With ``pair_scores`` (a dict), each pair's cosine is stored under ``(task, method)``
@@ -124,6 +127,10 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
     ``fit overlap`` (of those, the ones that occur in the scored task, read from the rows
     actually fitted: must be 0) and ``excluded shared`` (sentences of other tasks left out
     because this task has them).
+
+    Each task draws from its own streams under ``seed`` (``fit-sample/TASK``, ``fit/TASK``,
+    ``iso-sample/TASK``); its pairs are :func:`~anisotropy.inputs.tasks.sts_task`'s under
+    ``data_seed``.
     """
 
     if mode not in ("transductive", "inductive"):
@@ -132,7 +139,7 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
     H = np.asarray(tokens.layer(layer))
     frames, rows_of, ids_of = {}, {}, {}
     for task in tasks:
-        frames[task] = sts_task(task, max_pairs, seed)
+        frames[task] = sts_task(task, max_pairs, data_seed)
         ids_of[task] = np.array(sorted({index[s] for s in frames[task]["sentence1"]}
                                        | {index[s] for s in frames[task]["sentence2"]}))
         rows_of[task] = tokens.sentence_rows(ids_of[task], exclude_positions)
@@ -152,18 +159,21 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
             if fit_ids.size == 0:
                 raise ValueError(f"No sentence of the other tasks is left to fit {task} on.")
             fit_rows = tokens.sentence_rows(fit_ids, exclude_positions)
-            fit_rows = _sample(fit_rows[:, None], fit_max_tokens, seed)[:, 0]
+            fit_rows = _sample(fit_rows[:, None], fit_max_tokens,
+                               stream_seed(seed, f"fit-sample/{task}"))[:, 0]
             fit_X = H[fit_rows].astype(np.float64)
             fitted_ids = np.unique(tokens.sentence_index[fit_rows])
             fit_facts = {"fit pool": int(fit_ids.size), "fit sentences": int(fitted_ids.size),
                          "fit overlap": int(np.intersect1d(fitted_ids, ids_of[task]).size),
                          "excluded shared": int(pooled.size - fit_ids.size)}
-        fitted = fit_methods(fit_X, n_clusters, n_components, seed, fit_max_tokens, methods)
+        fitted = fit_methods(fit_X, n_clusters, n_components, stream_seed(seed, f"fit/{task}"),
+                             fit_max_tokens, methods)
         for name, transform in fitted.items():
             cosines = [] if pair_scores is not None else None
             records.append({"task": task, "method": name, "mode": mode, **fit_facts,
                             **_score(transform, X, tokens, rows_of[task], frames[task], index,
-                                     iso_max_tokens, seed, cosines)})
+                                     iso_max_tokens, stream_seed(seed, f"iso-sample/{task}"),
+                                     cosines)})
             if pair_scores is not None:
                 pair_scores[(task, name)] = cosines[0]
                 pair_scores[(task, "gold")] = frames[task]["score"].to_numpy()
@@ -185,6 +195,8 @@ def check_values(comparison: pd.DataFrame, pair_scores: dict, tasks, n_boot: int
       task's sentence pairs (:func:`anisotropy.claims.sts.spearman_change_draws`).
     - ``beats-global``: the same against the best global method, chosen by its mean
       Spearman over tasks.
+
+    Each task's pairs are resampled from its own stream ``bootstrap/TASK`` under ``seed``.
     """
     part = comparison[(comparison["mode"] == "transductive") & comparison["task"].isin(tasks)]
     wide = part.pivot(index="task", columns="method", values=["spearman", "log10 I(W)"])
@@ -196,7 +208,8 @@ def check_values(comparison: pd.DataFrame, pair_scores: dict, tasks, n_boot: int
 
     def change(other: str):
         draws = {t: spearman_change_draws(pair_scores[(t, method)], pair_scores[(t, other)],
-                                          gold[t], n_boot, seed) for t in tasks}
+                                          gold[t], n_boot, stream_seed(seed, f"bootstrap/{t}"))
+                 for t in tasks}
         value = float((wide["spearman"][method] - wide["spearman"][other]).mean())
         return value, mean_change_interval(draws, n_boot, n_pairs)
 
@@ -231,7 +244,8 @@ def task_changes(pair_scores: dict, tasks, n_boot: int = 1000, seed: int = 0,
     for task in tasks:
         gold = pair_scores[(task, "gold")]
         draws = spearman_change_draws(pair_scores[(task, method)],
-                                      pair_scores[(task, "Baseline")], gold, n_boot, seed)
+                                      pair_scores[(task, "Baseline")], gold, n_boot,
+                                      stream_seed(seed, f"bootstrap/{task}"))
         change = 100 * (spearmanr(pair_scores[(task, method)], gold)[0]
                         - spearmanr(pair_scores[(task, "Baseline")], gold)[0])
         out[task] = (float(change), mean_change_interval({task: draws}, n_boot,
@@ -247,7 +261,8 @@ def sst2_probe_data(n_train: int | None, min_words: int = 3, seed: int = 0) -> d
     train = classification_task("sst2")
     dev = classification_task("sst2-dev")
     long_enough = np.flatnonzero([len(s.split()) >= min_words for s in train["sentences"]])
-    chosen = long_enough[sample_indices(long_enough.size, n_train, seed, sort=True)]
+    chosen = long_enough[sample_indices(long_enough.size, n_train,
+                                        stream_seed(seed, "corpus/sst2"), sort=True)]
     return {"sentences": [train["sentences"][i] for i in chosen] + dev["sentences"],
             "n_train": int(chosen.size), "train_labels": train["targets"][chosen],
             "dev_labels": dev["targets"]}
@@ -272,7 +287,8 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
     train_rows = tokens.sentence_rows(np.arange(n_train), exclude_positions)
     dev_rows = tokens.sentence_rows(np.arange(n_train, n_sentences), exclude_positions)
     H = np.asarray(tokens.layer(layer))
-    fitted = fit_methods(H[train_rows], n_clusters, n_components, seed, fit_max_tokens,
+    fitted = fit_methods(H[train_rows], n_clusters, n_components, stream_seed(seed, "fit"),
+                         fit_max_tokens,
                          methods=("Baseline", "K-means+Mean+PCA"))
     rows, correct = [], {}
     for method, transform in fitted.items():
@@ -283,12 +299,12 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
             pooled[part] = (tokens.pool(Y, part_rows)[1], Y)
         classifier = LogisticRegression(max_iter=2000).fit(pooled["train"][0], train_labels)
         correct[method] = classifier.predict(pooled["dev"][0]) == np.asarray(dev_labels)
-        sample = _sample(pooled["dev"][1], iso_max_tokens, seed)
+        sample = _sample(pooled["dev"][1], iso_max_tokens, stream_seed(seed, "iso-sample"))
         rows.append({"method": method, "dev accuracy": 100 * float(correct[method].mean()),
                      "log10 I(W) dev tokens": metrics.partition_isotropy(sample).log10})
     difference = (correct["K-means+Mean+PCA"].astype(float)
                   - correct["Baseline"].astype(float))
-    draws = 100 * bootstrap_means(difference, n_boot, seed)[:, 0]
+    draws = 100 * bootstrap_means(difference, n_boot, stream_seed(seed, "bootstrap/dev"))[:, 0]
     interval = percentile_interval(draws, method=boot_method(
         n_boot, difference.size, "dev sentences (paired; classifiers held fixed)"))
     return pd.DataFrame(rows), (100 * float(difference.mean()), interval,
@@ -297,21 +313,25 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
 
 def sweep(tokens, layer: int, sentences: list[str], task: str, cluster_counts, component_counts,
           *, seed: int = 0, exclude_positions=(), fit_max_tokens: int | None = 10000,
-          iso_max_tokens: int = 20000, max_pairs: int | None = None) -> pd.DataFrame:
-    """K-means+Mean+PCA over a grid of K and D on one task (transductive), one row per cell."""
+          iso_max_tokens: int = 20000, max_pairs: int | None = None,
+          data_seed: int = 0) -> pd.DataFrame:
+    """K-means+Mean+PCA over a grid of K and D on one task (transductive), one row per cell.
+
+    The task's pairs are :func:`~anisotropy.inputs.tasks.sts_task`'s under ``data_seed``;
+    the fit sample, the clusterings and the I(W) sample draw from streams under ``seed``."""
     index = {sentence: i for i, sentence in enumerate(sentences)}
-    frame = sts_task(task, max_pairs, seed)
+    frame = sts_task(task, max_pairs, data_seed)
     ids = np.array(sorted({index[s] for s in frame["sentence1"]}
                           | {index[s] for s in frame["sentence2"]}))
     rows = tokens.sentence_rows(ids, exclude_positions)
     X = np.asarray(tokens.layer(layer))[rows].astype(np.float64)
-    S = _sample(X, fit_max_tokens, seed)
+    S = _sample(X, fit_max_tokens, stream_seed(seed, "fit-sample"))
     records = []
     for k in cluster_counts:
-        fitted = ClusterIsotropy(k, max(component_counts), "kmeans", seed,
+        fitted = ClusterIsotropy(k, max(component_counts), "kmeans", stream_seed(seed, "kmeans"),
                                  n_init=KMEANS_N_INIT).fit(S)
         for d in component_counts:
             records.append({"K": k, "D": d, **_score(fitted.with_components(d), X, tokens,
                                                      rows, frame, index, iso_max_tokens,
-                                                     seed)})
+                                                     stream_seed(seed, "iso-sample"))})
     return pd.DataFrame(records)

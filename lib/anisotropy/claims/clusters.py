@@ -30,6 +30,7 @@ from anisotropy.geometry.intervals import (
     resample_counts,
 )
 from anisotropy.geometry.sampling import sample_indices
+from anisotropy.geometry.streams import stream, stream_seed
 
 __all__ = ["SILHOUETTE_THRESHOLD", "SWISS_ROLL_MAX_LID", "SWISS_ROLL_MIN_RATIO",
            "reference_shapes", "choose_k", "compare_k_selection", "type_similarities",
@@ -68,13 +69,14 @@ def choose_k(X: np.ndarray, k_range=range(2, 16), sample: int = 2000,
     scores : dict K -> silhouette
     """
     X = metrics.check_embeddings(X)
-    rows = sample_indices(X.shape[0], sample, seed)
+    rows = sample_indices(X.shape[0], sample, stream_seed(seed, "k-sample"))
     S = np.asarray(X[rows], dtype=np.float32)
     scores, fitted = {}, {}
     for k in k_range:
         if k >= S.shape[0]:
             break
-        model = KMeans(n_clusters=k, n_init=n_init, random_state=seed).fit(S)
+        model = KMeans(n_clusters=k, n_init=n_init,
+                       random_state=stream_seed(seed, "kmeans")).fit(S)
         if np.unique(model.labels_).size < 2:
             continue
         scores[k] = metrics.silhouette(S, model.labels_)
@@ -107,7 +109,8 @@ def compare_k_selection(X: np.ndarray, protocols: dict[str, tuple[int, int]], se
 def _similarities(X: np.ndarray, types: np.ndarray, max_instances: int, seed: int,
                   n_boot: int | None = None, boot_seed: int = 0) -> tuple:
     """S_inter and S_intra of one point set, and with ``n_boot`` their bootstrap draws over
-    types (resampled with ``boot_seed``), from one pass: the chosen instances' unit vectors
+    types (resampled from the streams ``inter`` and ``intra`` under ``boot_seed``; the
+    instances are chosen with ``seed``), from one pass: the chosen instances' unit vectors
     and the per-type self-similarities serve both the point estimates and the draws.
 
     Returns ``(inter, intra, inter_draws, intra_draws)``; the draws are None without
@@ -126,14 +129,15 @@ def _similarities(X: np.ndarray, types: np.ndarray, max_instances: int, seed: in
     intra = float(per_type.mean()) if per_type is not None else nan
     if not n_boot:
         return inter, intra, None, None
-    inter_draws = offdiagonal_cosine_draws(unit, resample_counts(unit.shape[0], n_boot,
-                                                                 boot_seed))
+    inter_draws = offdiagonal_cosine_draws(unit, resample_counts(
+        unit.shape[0], n_boot, stream_seed(boot_seed, "inter")))
     if per_type is None:
         intra_draws = np.full(n_boot, nan)
     elif per_type.size < 2:
         intra_draws = np.full(n_boot, intra)
     else:
-        intra_draws = bootstrap_means(per_type.to_numpy(), n_boot, boot_seed + 1)[:, 0]
+        intra_draws = bootstrap_means(per_type.to_numpy(), n_boot,
+                                      stream_seed(boot_seed, "intra"))[:, 0]
     return inter, intra, inter_draws, intra_draws
 
 
@@ -181,20 +185,24 @@ def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
     than 2 types are skipped.
 
     With ``n_boot``, the dict also holds bootstrap draws over types (``n_boot`` each) of
-    ``"S_inter raw draws"`` (types resampled with ``seed``, so every layer of one token set
-    shares the resample), ``"S_inter centred draws"`` (after global centring, resampled
-    independently of the raw draws), ``"S_inter per-cluster draws"`` and ``"S_intra per-cluster
-    draws"`` (types resampled within each cluster, clusters combined draw by draw).
+    ``"S_inter raw draws"`` (types resampled from the stream ``bootstrap/raw`` under
+    ``seed``, so every layer of one token set shares the resample), ``"S_inter centred
+    draws"`` (after global centring, from the stream ``bootstrap/centred``),
+    ``"S_inter per-cluster draws"`` and ``"S_intra per-cluster draws"`` (types resampled
+    within each cluster from its stream ``bootstrap/clusterC``, clusters combined draw by
+    draw). The instances behind S_inter and S_intra are chosen with ``seed`` itself, so the
+    raw, centred and per-cluster values are measured on the same instances.
     """
     X = np.asarray(metrics.check_embeddings(X), dtype=np.float64)
     out = {}
     out["S_inter raw"], out["S_intra raw"], raw_draws, _ = _similarities(
-        X, types, max_instances, seed, n_boot, boot_seed=seed + 101)
+        X, types, max_instances, seed, n_boot, boot_seed=stream_seed(seed, "bootstrap/raw"))
     if n_boot:
         out["S_inter raw draws"] = raw_draws
     centred = X - X.mean(axis=0)
     out["S_inter centred"], out["S_intra centred"], centred_draws, _ = _similarities(
-        centred, types, max_instances, seed, n_boot, boot_seed=seed + 211)
+        centred, types, max_instances, seed, n_boot,
+        boot_seed=stream_seed(seed, "bootstrap/centred"))
     if n_boot:
         out["S_inter centred draws"] = centred_draws
     inter, intra, weights, inter_draws, intra_draws = [], [], [], [], []
@@ -204,7 +212,7 @@ def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
             continue
         members = X[rows] - X[rows].mean(axis=0)
         a, b, da, db = _similarities(members, types[rows], max_instances, seed, n_boot,
-                                     boot_seed=seed + 7 * (int(cluster) + 1))
+                                     boot_seed=stream_seed(seed, f"bootstrap/cluster{cluster}"))
         inter.append(a)
         intra.append(b)
         weights.append(1.0)  # every cluster counts once, as in the authors' code
@@ -281,7 +289,7 @@ def reference_shapes(n_points: int = 1500, sample: int = 1000, seed: int = 0) ->
     """:func:`manifold_indicators` of three synthetic 3-D shapes that calibrate the
     Swiss-roll criterion: the textbook Swiss roll (a sheet rolled one and a half turns), a
     gently bent sheet, and a solid Gaussian cloud. One row per shape."""
-    rng = np.random.default_rng(seed)
+    rng = stream(seed, "reference-shapes")
     t = 1.5 * np.pi * (1 + 2 * rng.uniform(size=n_points))
     u = rng.uniform(-1, 1, size=n_points)
     shapes = {
@@ -289,7 +297,8 @@ def reference_shapes(n_points: int = 1500, sample: int = 1000, seed: int = 0) ->
         "bent sheet": np.c_[10 * u, 20 * rng.uniform(size=n_points), 5 * u**2],
         "solid cloud": rng.normal(size=(n_points, 3)),
     }
-    rows = [{"shape": name, **manifold_indicators(P, sample=sample, seed=seed)}
+    rows = [{"shape": name, **manifold_indicators(P, sample=sample, seed=stream_seed(
+                seed, f"reference-shapes/{name.replace(' ', '-')}"))}
             for name, P in shapes.items()]
     return pd.DataFrame(rows).set_index("shape")
 
@@ -335,16 +344,17 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
         keep &= tokens.position != position
     rows = np.flatnonzero(keep)
     types = tokens.token_ids[rows]
-    lid_rows = sample_indices(rows.size, lid_sample, seed)
+    lid_rows = sample_indices(rows.size, lid_sample, stream_seed(seed, "lid-sample"))
     iso_rows = lid_rows
     records, labels_by_layer, draws = [], {}, {}
     for layer in tqdm(layers, desc="layers", disable=not progress):
         X = np.asarray(tokens.layer(layer))[rows]
-        k, labels, scores = choose_k(X, sample=k_sample, seed=seed)
+        k, labels, scores = choose_k(X, sample=k_sample, seed=stream_seed(seed, "choose-k"))
         labels_by_layer[layer] = labels
         record = {"layer": layer, "relative_depth": layer / n_layers, "K": k,
                   "best silhouette": max(scores.values())}
-        similarities = type_similarities(X, types, labels, max_instances, seed, n_boot)
+        similarities = type_similarities(X, types, labels, max_instances,
+                                         stream_seed(seed, "type-similarities"), n_boot)
         draws[layer] = {k: similarities.pop(k) for k in list(similarities) if "draws" in k}
         record.update(similarities)
         record["isoscore"] = metrics.isoscore(X[iso_rows])
@@ -356,7 +366,8 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
         record["LID euclidean"] = metrics.lid_mle(sample, k=lid_k, metric="euclidean")
         record["LID cosine"], pointwise = metrics.lid_mle(sample, k=lid_k, metric="cosine",
                                                           return_pointwise=True)
-        draws[layer]["LID cosine draws"] = _lid_draws(pointwise, n_boot, seed + layer)
+        draws[layer]["LID cosine draws"] = _lid_draws(
+            pointwise, n_boot, stream_seed(seed, f"bootstrap/lid/layer{layer}"))
         drivers = cluster_drivers(X, labels)
         record.update({"top-3 variance dims": drivers["top_variance_dims"],
                        "top-3 variance share": drivers["top_variance_share"],
@@ -378,12 +389,13 @@ def static_space_lid(vectors: np.ndarray, sample: int = 5000, k: int = 100,
     """LID (Euclidean and cosine) of a seeded sample of distinct static vectors; with
     ``n_boot``, also ``"LID cosine draws"``: bootstrap draws over the sampled points."""
     vectors = np.unique(np.asarray(vectors, dtype=np.float32), axis=0)
-    X = vectors[sample_indices(vectors.shape[0], sample, seed)]
+    X = vectors[sample_indices(vectors.shape[0], sample, stream_seed(seed, "sample"))]
     cosine, pointwise = metrics.lid_mle(X, k=k, metric="cosine", return_pointwise=True)
     out = {"n": int(X.shape[0]), "dim": int(X.shape[1]),
            "LID euclidean": metrics.lid_mle(X, k=k, metric="euclidean"), "LID cosine": cosine}
     if n_boot:
-        out["LID cosine draws"] = _lid_draws(pointwise, n_boot, seed)
+        out["LID cosine draws"] = _lid_draws(pointwise, n_boot,
+                                             stream_seed(seed, "bootstrap/lid"))
     return out
 
 
@@ -431,7 +443,7 @@ def decoder_drivers(tokens, layer: int, k_sample: int = 2000, n_boot: int = 1000
     """
     keep = ~tokens.special_mask
     X = np.asarray(tokens.layer(layer))[keep]
-    k, labels, _ = choose_k(X, sample=k_sample, seed=seed)
+    k, labels, _ = choose_k(X, sample=k_sample, seed=stream_seed(seed, "choose-k"))
     drivers = cluster_drivers(X, labels)
     first = tokens.position[keep] == 0
     smallest = pd.Series(labels).value_counts().index[-1]
@@ -443,7 +455,8 @@ def decoder_drivers(tokens, layer: int, k_sample: int = 2000, n_boot: int = 1000
            "top-3 variance share": drivers["top_variance_share"],
            "position-0 share of smallest cluster": float(first[labels == smallest].mean()),
            "position-0 share of all tokens": float(first.mean())}
-    interval = percentile_interval(driver_share_draws(X, labels, n_boot, seed), method=boot_method(
+    interval = percentile_interval(driver_share_draws(
+        X, labels, n_boot, stream_seed(seed, "bootstrap/drivers")), method=boot_method(
         n_boot, X.shape[0], "tokens; clusters fixed, top coordinates re-chosen in every draw"))
     return row, interval
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from anisotropy.claims.settings import TRANSFORMERS, ClaimSettings, param
+from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs.jobs import ALL_LAYERS, Extraction, jobs
 
 SLUG = "02-clusters-manifolds"
@@ -62,7 +63,8 @@ def windows(settings: Settings) -> tuple[str, object]:
 
     s = settings
     return (f"lm-windows-{s.n_windows}x{s.window_words}",
-            lambda: tasks.windows("lm", s.window_words, s.n_windows, s.seed))
+            lambda: tasks.windows("lm", s.window_words, s.n_windows,
+                                   stream_seed(s.seed, "data")))
 
 
 def inputs(settings: Settings) -> list[Extraction]:
@@ -124,11 +126,12 @@ def measure_model(settings: Settings, encoder, windows: list[str]) -> ModelClust
                             .astype(int)))
     table, labels, draws = clusters.cluster_layer_stats(
         tokens, layers, encoder.n_layers, exclude_positions=exclude, k_sample=s.k_sample,
-        lid_sample=s.lid_sample, lid_k=s.lid_k, seed=s.seed, n_boot=s.n_boot)
+        lid_sample=s.lid_sample, lid_k=s.lid_k, seed=stream_seed(s.seed, "claim2/layers"),
+        n_boot=s.n_boot)
     keep = ~tokens.special_mask & ~np.isin(tokens.position, exclude)
     embedding_matrix, _ = encoder.input_embedding_matrix()
-    input_lid = clusters.static_space_lid(embedding_matrix, s.lid_sample, s.lid_k, s.seed,
-                                          s.n_boot)
+    input_lid = clusters.static_space_lid(embedding_matrix, s.lid_sample, s.lid_k,
+                                          stream_seed(s.seed, "claim2/input-lid"), s.n_boot)
     input_draws = input_lid.pop("LID cosine draws")
     facts = {"tokens": int(keep.sum()), "types": int(np.unique(tokens.token_ids[keep]).size),
              "layers analysed": len(layers), "decoder": kind == "decoder"}
@@ -196,7 +199,8 @@ def k_selection(settings: Settings, measured: dict[str, ModelClusters]):
         X = np.asarray(m.tokens.layer(layer))[m.keep]
         table = clusters.compare_k_selection(X, {
             "this book (every layer)": (s.k_sample, 1),
-            "closer to the authors": (s.k_check_sample, s.k_check_n_init)}, seed=s.seed)
+            "closer to the authors": (s.k_check_sample, s.k_check_n_init)},
+            seed=stream_seed(s.seed, "claim2/k-protocols"))
         rows.append(table.assign(model=m.name.split("/")[-1], layer=layer).reset_index())
     return pd.concat(rows).set_index(["model", "layer", "protocol"])
 
@@ -206,7 +210,8 @@ def measure_drivers(settings: Settings, measured: dict[str, ModelClusters]) -> d
     from anisotropy.claims import clusters
 
     return {name: clusters.decoder_drivers(m.tokens, m.n_layers // 2, settings.k_sample,
-                                           settings.n_boot, settings.seed)
+                                           settings.n_boot,
+                                           stream_seed(settings.seed, "claim2/drivers"))
             for name, m in measured.items() if m.decoder}
 
 
@@ -234,10 +239,12 @@ def measure_manifolds(settings: Settings, measured: dict[str, ModelClusters]):
         kinds = clusters.token_kinds(m.tokens.tokens[m.keep])
         ids = m.tokens.token_ids[m.keep]
         log_frequency = np.log10(clusters.type_frequencies(ids).to_numpy())
-        sample = sample_indices(int(m.keep.sum()), 4000, settings.seed)
+        sample = sample_indices(int(m.keep.sum()), 4000,
+                                stream_seed(settings.seed, "claim2/manifold-points"))
         for layer in picks:
             P = clusters.pca_project(np.asarray(m.tokens.layer(layer))[m.keep][sample], 3)
-            indicators = clusters.manifold_indicators(P, seed=settings.seed)
+            indicators = clusters.manifold_indicators(
+                P, seed=stream_seed(settings.seed, "claim2/manifold-indicators"))
             rows.append({"model": name.split("/")[-1], "kind": m.kind, "layer": layer,
                          **indicators, "Swiss roll": clusters.is_swiss_roll(indicators)})
             projections[(name, layer)] = (P, kinds[sample], log_frequency[sample])
@@ -265,8 +272,8 @@ def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple
     static = (load or registry.load)(s.static_model)
     if on_model is not None:
         on_model(static)
-    lid = clusters.static_space_lid(np.asarray(static.vectors), s.lid_sample, s.lid_k, s.seed,
-                                    s.n_boot)
+    lid = clusters.static_space_lid(np.asarray(static.vectors), s.lid_sample, s.lid_k,
+                                    stream_seed(s.seed, "claim2/static-lid"), s.n_boot)
     return static, lid, lid.pop("LID cosine draws")
 
 

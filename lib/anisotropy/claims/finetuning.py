@@ -33,6 +33,7 @@ from anisotropy import __version__
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import seed_interval
 from anisotropy.geometry.sampling import sample_indices
+from anisotropy.geometry.streams import stream, stream_seed
 from anisotropy.geometry.transforms import ClusterIsotropy
 from anisotropy.inputs import cache, data
 
@@ -133,7 +134,7 @@ def pair_task(task: str, split: str, sep: str, n_items: int | None = None,
     RTE: premise and hypothesis (label 1 = entailment). WiC: the target word, the
     tokenizer's separator ``sep`` and the first sentence, then the second sentence (label
     1 = same sense), so the [CLS] vector sees which word is asked about. ``n_items`` keeps a
-    seeded subset (None: every item).
+    random subset, from the stream ``corpus/TASK-SPLIT`` under ``seed`` (None: every item).
     """
     if task not in TASKS:
         raise ValueError(f"Unknown fine-tuning task {task!r}; choose one of {sorted(TASKS)}.")
@@ -145,7 +146,8 @@ def pair_task(task: str, split: str, sep: str, n_items: int | None = None,
         frame = data.wic(split)
         first = frame["word"] + f" {sep} " + frame["sentence1"]
         second, labels = frame["sentence2"], frame["label"]
-    keep = sample_indices(len(frame), n_items, seed, sort=True)
+    keep = sample_indices(len(frame), n_items, stream_seed(seed, f"corpus/{task}-{split}"),
+                          sort=True)
     return {"task": task, "split": split, "first": first.to_numpy()[keep].tolist(),
             "second": second.to_numpy()[keep].tolist(),
             "labels": labels.to_numpy()[keep].astype(int)}
@@ -261,7 +263,7 @@ def _train_and_evaluate(encoder, train, dev, method, settings, seed, progress) -
     import torch
     from transformers import AutoModel, get_linear_schedule_with_warmup
 
-    torch.manual_seed(seed)
+    torch.manual_seed(stream_seed(seed, "init"))
     model = AutoModel.from_pretrained(encoder.resolved.path, dtype=torch.float32)
     model.to(encoder.device)
     tokenizer = encoder.tokenizer
@@ -274,7 +276,7 @@ def _train_and_evaluate(encoder, train, dev, method, settings, seed, progress) -
     parameters = list(model.parameters()) + list(head.parameters())
     optimizer = torch.optim.AdamW(parameters, lr=settings.learning_rate,
                                   weight_decay=settings.weight_decay)
-    rng = np.random.default_rng(seed)
+    rng = stream(seed, "batch-order")
     n_train = len(train["labels"])
     steps = settings.epochs * len(batches(n_train, settings.batch_size))
     scheduler = get_linear_schedule_with_warmup(optimizer, int(settings.warmup * steps), steps)
@@ -283,11 +285,11 @@ def _train_and_evaluate(encoder, train, dev, method, settings, seed, progress) -
     def cls_vectors(part, rows):
         return _cls_batch(model, tokenizer, part, rows, settings.max_length, encoder.device)
 
-    def transform(hidden, step):
+    def transform(hidden, batch: str):
         if not method:
             return hidden
         return batch_cluster_isotropy(hidden, settings.n_clusters, settings.n_components,
-                                      seed + step)
+                                      stream_seed(seed, f"batch-clusters/{batch}"))
 
     losses, step = [], 0
     model.train()
@@ -296,7 +298,7 @@ def _train_and_evaluate(encoder, train, dev, method, settings, seed, progress) -
     for _ in range(settings.epochs):
         for rows in batches(n_train, settings.batch_size, rng.permutation(n_train)):
             hidden = cls_vectors(train, rows)
-            logits = head(dropout(transform(hidden, step)))
+            logits = head(dropout(transform(hidden, f"train/{step}")))
             loss = torch.nn.functional.cross_entropy(logits, labels[torch.as_tensor(rows)])
             optimizer.zero_grad()
             loss.backward()
@@ -312,7 +314,7 @@ def _train_and_evaluate(encoder, train, dev, method, settings, seed, progress) -
     with torch.inference_mode():
         for number, rows in enumerate(batches(len(dev["labels"]), settings.batch_size)):
             hidden = cls_vectors(dev, rows)
-            given = transform(hidden, number)
+            given = transform(hidden, f"dev/{number}")
             predictions.append(head(given).argmax(dim=1).cpu().numpy())
             raw.append(hidden.cpu().numpy())
             inputs.append(given.cpu().numpy())
@@ -320,8 +322,9 @@ def _train_and_evaluate(encoder, train, dev, method, settings, seed, progress) -
                            np.concatenate(inputs).astype(np.float64),
                            np.concatenate(predictions), np.asarray(dev["labels"]))
     if not method:  # "even applied offline": the method on the plain model's dev CLS vectors
-        offline = ClusterIsotropy(settings.n_clusters, settings.n_components, "kmeans", seed,
-                                  n_init=1).fit_transform(np.concatenate(raw))
+        offline = ClusterIsotropy(settings.n_clusters, settings.n_components, "kmeans",
+                                  stream_seed(seed, "offline-clusters"), n_init=1
+                                  ).fit_transform(np.concatenate(raw))
         outcome["log10_iw_offline"] = metrics.partition_isotropy(offline).log10
     outcome.update({"losses": losses, "n_train": n_train, "n_dev": len(dev["labels"])})
     return outcome
@@ -345,13 +348,14 @@ def pretrained_cls(encoder, dev: dict, max_length: int, batch_size: int = 32) ->
 
 def run_seeds(encoder, task: str, *, settings: FineTuning, n_seeds: int,
               n_train: int | None = None, n_dev: int | None = None, seed: int = 0,
-              progress: bool = True) -> pd.DataFrame:
-    """Plain and method runs of one task for seeds ``seed .. seed + n_seeds - 1`` (the two
-    runs of a seed share the initial classifier and the batch order), plus a
-    ``pretrained`` row. ``n_train`` and ``n_dev`` keep seeded subsets of the training and
-    dev pairs (None: all of them). One row per run: condition, seed, the dev numbers of
-    :func:`fine_tune` (without the losses) and ``final_loss``, the mean of the last tenth of
-    the training losses."""
+              data_seed: int = 0, progress: bool = True) -> pd.DataFrame:
+    """Plain and method runs of one task for ``n_seeds`` runs numbered 0 .. n-1 in the
+    ``seed`` column (run R trains from the stream ``finetune/TASK/R`` under ``seed``; its
+    plain and method runs share the initial classifier and the batch order), plus a
+    ``pretrained`` row. ``n_train`` and ``n_dev`` keep random subsets of the training and
+    dev pairs (:func:`pair_task` under ``data_seed``; None: all of them). One row per run:
+    condition, seed, the dev numbers of :func:`fine_tune` (without the losses) and
+    ``final_loss``, the mean of the last tenth of the training losses."""
     if n_seeds < 2:
         raise ValueError(f"n_seeds must be >= 2 (the checks' intervals are over seeds); got "
                          f"{n_seeds}.")
@@ -359,21 +363,22 @@ def run_seeds(encoder, task: str, *, settings: FineTuning, n_seeds: int,
     if train_split is None:
         raise ValueError(f"Unknown fine-tuning task {task!r}; choose one of {sorted(TASKS)}.")
     sep = encoder.tokenizer.sep_token or "|"
-    train = pair_task(task, train_split, sep, n_train, seed)
-    dev = pair_task(task, dev_split, sep, n_dev, seed)
+    train = pair_task(task, train_split, sep, n_train, data_seed)
+    dev = pair_task(task, dev_split, sep, n_dev, data_seed)
     share = float(np.mean(dev["labels"]))
     majority = 100 * max(share, 1 - share)  # accuracy of always answering the commoner label
     rows = [{"task": task, "condition": "pretrained", "seed": None, "n_train": 0,
              "n_dev": len(dev["labels"]), "majority": majority, "dim": encoder.dim,
              **pretrained_cls(encoder, dev, settings.max_length, settings.batch_size)}]
-    for run_seed in range(seed, seed + n_seeds):
+    for run in range(n_seeds):
         for method in (False, True):
             outcome = fine_tune(encoder, train, dev, method=method, settings=settings,
-                                seed=run_seed, progress=progress)
+                                seed=stream_seed(seed, f"finetune/{task}/{run}"),
+                                progress=progress)
             losses = outcome.pop("losses")
             tail = losses[-max(1, len(losses) // 10):]
             rows.append({"task": task, "condition": "method" if method else "plain",
-                         "seed": run_seed, "majority": majority, "dim": encoder.dim,
+                         "seed": run, "majority": majority, "dim": encoder.dim,
                          **outcome, "final_loss": float(np.mean(tail))})
     return pd.DataFrame(rows)
 

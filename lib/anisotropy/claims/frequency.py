@@ -27,6 +27,7 @@ from anisotropy.geometry.intervals import (
     resample_indices,
     rowwise_spearman,
 )
+from anisotropy.geometry.streams import stream_seed
 
 __all__ = ["corpus_token_counts", "corpus_word_counts", "frequency_geometry", "frequency_table",
            "rank_bins", "knn_mean_distance", "fixed_count_average",
@@ -125,9 +126,12 @@ def frequency_geometry(X: np.ndarray, frequency: np.ndarray, k: int = 5,
         "rho kNN distance": float(spearmanr(distances, log_frequency)[0]),
     }
     if n_boot:
-        summary["rho norm interval"] = rho_interval(norms, log_frequency, n_boot, seed)
+        # one resample of the types serves both correlations (the same types)
+        types_seed = stream_seed(seed, "bootstrap/types")
+        summary["rho norm interval"] = rho_interval(norms, log_frequency, n_boot, types_seed)
         summary["rho kNN distance interval"] = rho_interval(
-            distances, log_frequency, n_boot, seed, note=f"{k}-NN distances of the full sample")
+            distances, log_frequency, n_boot, types_seed,
+            note=f"{k}-NN distances of the full sample")
     table = pd.DataFrame({"range": rank_bins(frequency, edges), "log frequency": log_frequency,
                           "norm": norms, "centred norm": centred_norms,
                           "kNN distance": distances})

@@ -16,6 +16,7 @@ from typing import ClassVar
 
 from anisotropy.claims import clusters_manifolds
 from anisotropy.claims.settings import TRANSFORMERS, ClaimSettings, param
+from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, Extraction, jobs
 
 SLUG = "03-frequency-bias"
@@ -67,7 +68,8 @@ def sts_corpus(settings) -> tuple[str, object]:
 
     s = settings
     return (f"sts-{len(s.tasks)}tasks-{s.max_pairs or 'all'}",
-            lambda: tasks.sts_sentences(list(s.tasks), s.max_pairs, s.seed))
+            lambda: tasks.sts_sentences(list(s.tasks), s.max_pairs,
+                                        stream_seed(s.seed, "data")))
 
 
 def inputs(settings: Settings) -> list[Extraction]:
@@ -80,7 +82,8 @@ def inputs(settings: Settings) -> list[Extraction]:
     return (jobs(s.models, windows[0], "tokens", ALL_LAYERS, windows[1])
             + jobs(s.models, sts[0], "tokens", FIRST_LAST, sts[1])
             + jobs(s.models, f"snli-{s.n_nli_sentences}", "tokens", ALL_LAYERS,
-                   lambda: tasks.corpus("snli", s.n_nli_sentences, s.seed)))
+                   lambda: tasks.corpus("snli", s.n_nli_sentences,
+                                        stream_seed(s.seed, "data"))))
 
 
 # --------------------------------------------------------------------------- checks
@@ -134,12 +137,13 @@ def measure_frequency(settings: Settings, encoders: dict, static, corpus: list[s
 
     s = settings
     out = FrequencyGeometry()
-    windows = tasks.windows("lm", s.window_words, s.n_windows, s.seed)
+    windows = tasks.windows("lm", s.window_words, s.n_windows, stream_seed(s.seed, "data"))
     for name, encoder in encoders.items():
         counts = frequency.corpus_token_counts(encoder.tokenizer, corpus)
         spaces = frequency.model_spaces(encoder, counts, encoder.encode_tokens(windows),
                                         (encoder.n_layers // 2, encoder.n_layers),
-                                        s.max_types, s.type_occurrences, s.seed)
+                                        s.max_types, s.type_occurrences,
+                                        stream_seed(s.seed, "claim3/type-averages"))
         out.spaces.update(spaces)
         out.owners.update({space: (name, encoder.resolved.kind) for space in spaces})
     spaces = frequency.static_spaces(static, frequency.corpus_word_counts(corpus), s.max_types)
@@ -147,7 +151,8 @@ def measure_frequency(settings: Settings, encoders: dict, static, corpus: list[s
     out.owners.update({space: (s.static_model, "static") for space in spaces})
     for space, (X, counts) in out.spaces.items():
         row, out.bins[space] = frequency.frequency_geometry(
-            X, counts, k=s.knn_k, edges=edges, n_boot=s.n_boot, seed=s.seed)
+            X, counts, k=s.knn_k, edges=edges, n_boot=s.n_boot,
+            seed=stream_seed(s.seed, f"claim3/frequency/{space}"))
         out.intervals[space] = {key: row.pop(f"{key} interval")
                                 for key in FREQUENCY_CHECKS.values()}
         out.geometry[space] = row
@@ -180,7 +185,7 @@ def measure_calibration(settings: Settings, encoders: dict,
     from anisotropy.inputs import tasks
 
     s = settings
-    nli = tasks.corpus("snli", s.n_nli_sentences, s.seed)
+    nli = tasks.corpus("snli", s.n_nli_sentences, stream_seed(s.seed, "data"))
     scored = eval_tasks(s)
     out = {}
     for name, encoder in encoders.items():
@@ -194,9 +199,9 @@ def measure_calibration(settings: Settings, encoders: dict,
         table, pairs, curves = calibration.calibrate_and_score(
             pooled, nli_pooled, sentences, scored, pooling=s.calibration_pooling,
             flow_steps=s.flow_steps, n_flow_seeds=s.n_flow_seeds, max_pairs=s.max_pairs,
-            seed=s.seed)
+            seed=stream_seed(s.seed, "claim3/calibration"), data_seed=stream_seed(s.seed, "data"))
         checks = calibration.check_values(table, pairs, scored, s.calibration_pooling,
-                                          s.n_boot, s.seed)
+                                          s.n_boot, stream_seed(s.seed, "claim3/calibration"))
         out[name] = Calibration(name, kind, table, curves, checks)
     return out
 

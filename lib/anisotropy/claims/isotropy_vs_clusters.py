@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from anisotropy.claims.settings import ClaimSettings, param
+from anisotropy.geometry.streams import stream, stream_seed
 from anisotropy.inputs.jobs import LAST, Extraction, jobs
 
 SLUG = "05-isotropy-vs-clusters"
@@ -62,21 +63,25 @@ def models(settings: Settings) -> list[str]:
     return list(dict.fromkeys([settings.model, *settings.glue_models]))
 
 
+def setup_task(settings: Settings, task_name: str, max_items: int | None) -> dict:
+    """A setup's labelled task (:func:`anisotropy.inputs.tasks.classification_task`), its
+    subset drawn from the data stream every claim shares."""
+    from anisotropy.inputs import tasks
+
+    return tasks.classification_task(task_name, max_items, stream_seed(settings.seed, "data"))
+
+
 def inputs(settings: Settings) -> list[Extraction]:
     """Pooled sentence vectors of the setups' tasks (the paper's encoder) and of the
     appendix tasks (each appendix encoder)."""
-    from anisotropy.inputs import tasks
-
     s = settings
     out = []
     for task in SETUP_TASKS:
         out += jobs([s.model], f"{task}-{s.n_items or 'all'}", "pooled", LAST,
-                    lambda task=task: tasks.classification_task(task, s.n_items,
-                                                                s.seed)["sentences"])
+                    lambda task=task: setup_task(s, task, s.n_items)["sentences"])
     for task in s.glue_tasks:
         out += jobs(s.glue_models, f"{task}-{s.glue_max_items or 'all'}", "pooled", LAST,
-                    lambda task=task: tasks.classification_task(task, s.glue_max_items,
-                                                                s.seed)["sentences"])
+                    lambda task=task: setup_task(s, task, s.glue_max_items)["sentences"])
     return out
 
 
@@ -136,12 +141,12 @@ def run_setup(settings: Settings, encoders: EncoderPool, task_name: str, model_n
     """Train the linear classifier of one (task, encoder) setup from ``seeds``
     initialisations (:func:`anisotropy.claims.classifier.run_seeds`)."""
     from anisotropy.claims.classifier import run_seeds
-    from anisotropy.inputs import tasks
 
-    task = tasks.classification_task(task_name, max_items, settings.seed)
+    task = setup_task(settings, task_name, max_items)
     X = encoders(model_name).encode_sentences(task["sentences"], pooling="mean",
                                               normalize=True)
-    trajectory = run_seeds(X, task, n_updates=updates, n_seeds=seeds, seed=settings.seed,
+    trajectory = run_seeds(X, task, n_updates=updates, n_seeds=seeds,
+                           seed=stream_seed(settings.seed, f"claim5/{task_name}/{model_name}"),
                            bias=bias, metric_every=every, metric_sample=sample,
                            desc=f"{task_name}/{model_name.split('/')[-1]}")
     return Setup(task_name, model_name, trajectory, task["n_items"], len(task["sentences"]))
@@ -248,13 +253,12 @@ def grade(results, setups: dict[str, Setup], appendix: dict[str, Setup]) -> None
 def limit_cases(settings: Settings, dim: int = 384):
     """IsoScore and silhouette of two limits of ``settings.limit_points`` points: two
     collapsed classes, and an isotropic Gaussian with random labels (one seeded stream)."""
-    import numpy as np
     import pandas as pd
 
     from anisotropy.geometry import metrics
 
     n_points = settings.limit_points
-    rng = np.random.default_rng(settings.seed)
+    rng = stream(settings.seed, "claim5/limit-cases")
     labels = rng.integers(0, 2, size=n_points)
     centres = rng.normal(size=(2, dim))
     collapsed = centres[labels] + 1e-3 * rng.normal(size=(n_points, dim))

@@ -21,6 +21,7 @@ from anisotropy.geometry.intervals import (
     percentile_interval,
     resample_counts,
 )
+from anisotropy.geometry.streams import stream, stream_seed
 from anisotropy.inputs.extraction import TokenEmbeddings
 
 __all__ = ["RANDOM_WORDS", "SUMMARY_LABELS", "sink_halves", "eligible_words",
@@ -52,7 +53,7 @@ def size_matched_mev_baseline(X: np.ndarray, sizes: np.ndarray, center: bool = T
     random points would leave small-``n`` words with a large positive bias. Drawing random
     sets of the same sizes (up to ``max_draws`` of them) removes that bias.
     """
-    rng = np.random.default_rng(seed)
+    rng = stream(seed, "sets")
     sizes = np.asarray(sizes)
     if sizes.size > max_draws:
         sizes = rng.choice(sizes, size=max_draws, replace=False)
@@ -121,7 +122,8 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
                          "use more sentences or lower min_contexts.")
     types = table["type"].to_numpy()
     sentences = table["sentence"].to_numpy()
-    rng = np.random.default_rng(seed)
+    rng = stream(seed, "occurrence-caps")
+    iso_rng = stream(seed, "isoscore-sample")
     # cap occurrences per word once, so every layer uses the same rows
     chosen = np.flatnonzero(mask)
     capped = []
@@ -134,11 +136,15 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
     word_types = types[word_rows]
     sizes = pd.Series(word_types).value_counts().to_numpy()
     records, per_word, cosines_by_layer = [], [], []
-    # the baseline's random pairs: drawn once, shared by every layer (as cosine_baseline
-    # with the same seed would draw them), so that a bootstrap can resample them jointly
-    first, second = metrics.random_pairs(len(table), sentences, n_baseline_pairs, seed)
-    random_rows = metrics.mev_baseline_rows(len(table), RANDOM_WORDS, seed, sentences)
-    random_counts = resample_counts(random_rows.size, n_boot, seed + 2) if n_boot else None
+    # the baseline's random pairs and the random-word MEV's words: drawn once, shared by
+    # every layer (as cosine_baseline / mev_baseline with the same seed draw them), so that
+    # a bootstrap can resample them jointly
+    pair_seed, word_seed = stream_seed(seed, "baseline-pairs"), stream_seed(seed, "random-words")
+    first, second = metrics.random_pairs(len(table), sentences, n_baseline_pairs, pair_seed)
+    random_rows = metrics.mev_baseline_rows(len(table), RANDOM_WORDS, word_seed, sentences)
+    random_counts = (resample_counts(random_rows.size, n_boot,
+                                     stream_seed(seed, "bootstrap/random-words"))
+                     if n_boot else None)
     baseline_draws = []
     for layer in tqdm(layers, desc="layers", disable=not progress):
         X, _ = tokens.word_vectors(layer, exclude_positions)
@@ -147,19 +153,20 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
         baseline = float(np.mean(cosines))
         baseline_se = float(np.std(cosines, ddof=1) / np.sqrt(cosines.size)) \
             if cosines.size > 1 else 0.0
-        sample = rng.choice(X.shape[0], size=min(isoscore_sample, X.shape[0]), replace=False)
+        sample = iso_rng.choice(X.shape[0], size=min(isoscore_sample, X.shape[0]), replace=False)
         W = X[word_rows]
         self_sim = metrics.self_similarity(W, word_types, context_ids=sentences[word_rows])
         self_sim_all = metrics.self_similarity(W, word_types)
         mev = metrics.max_explainable_variance(W, word_types, center=True)
         mev_raw = metrics.max_explainable_variance(W, word_types, center=False)
-        mev_base = metrics.mev_baseline(X, RANDOM_WORDS, center=True, seed=seed,
+        mev_base = metrics.mev_baseline(X, RANDOM_WORDS, center=True, seed=word_seed,
                                         groups=sentences)
-        mev_base_raw = metrics.mev_baseline(X, RANDOM_WORDS, center=False, seed=seed,
+        mev_base_raw = metrics.mev_baseline(X, RANDOM_WORDS, center=False, seed=word_seed,
                                             groups=sentences)
         if n_boot:
             baseline_draws.append(metrics.uncentred_share_draws(X[random_rows], random_counts))
-        mev_base_sized = size_matched_mev_baseline(X, sizes, center=True, seed=seed)
+        mev_base_sized = size_matched_mev_baseline(X, sizes, center=True, seed=stream_seed(
+            seed, "size-matched-sets"))
         intra = metrics.intra_sentence_similarity(X, sentences)
         records.append({
             "layer": layer, "relative_depth": layer / n_layers, "baseline": baseline,
@@ -213,6 +220,7 @@ def sink_effect(tokens: TokenEmbeddings, layers: list[int], n_pairs: int = 1000,
     table_all = tokens.word_table(())
     table_cut = tokens.word_table((0,))
     first = tokens.position == 0
+    pair_seed, word_seed = stream_seed(seed, "baseline-pairs"), stream_seed(seed, "random-words")
     rows = []
     for layer in layers:
         H = tokens.layer(layer)
@@ -224,13 +232,13 @@ def sink_effect(tokens: TokenEmbeddings, layers: list[int], n_pairs: int = 1000,
             "median_norm_position0": float(np.median(norms[first])),
             "median_norm_other": float(np.median(norms[~first])),
             "baseline_with_position0": metrics.cosine_baseline(
-                X_all, table_all["sentence"].to_numpy(), n_pairs=n_pairs, seed=seed),
+                X_all, table_all["sentence"].to_numpy(), n_pairs=n_pairs, seed=pair_seed),
             "baseline_without_position0": metrics.cosine_baseline(
-                X_cut, table_cut["sentence"].to_numpy(), n_pairs=n_pairs, seed=seed),
+                X_cut, table_cut["sentence"].to_numpy(), n_pairs=n_pairs, seed=pair_seed),
             "random_word_mev_uncentred_with_position0": metrics.mev_baseline(
-                X_all, center=False, seed=seed, groups=table_all["sentence"].to_numpy()),
+                X_all, center=False, seed=word_seed, groups=table_all["sentence"].to_numpy()),
             "random_word_mev_uncentred_without_position0": metrics.mev_baseline(
-                X_cut, center=False, seed=seed, groups=table_cut["sentence"].to_numpy()),
+                X_cut, center=False, seed=word_seed, groups=table_cut["sentence"].to_numpy()),
         })
     return pd.DataFrame(rows)
 
@@ -319,8 +327,8 @@ def stable_word(per_word: pd.DataFrame, min_contexts: int = 20) -> str | None:
 def baseline_band(pair_cosines: np.ndarray, n_boot: int = 1000, seed: int = 0
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Per-layer 95% percentile-bootstrap band of the baseline, over its random pairs."""
-    draws = bootstrap_means(pair_cosines.T, counts=resample_counts(pair_cosines.shape[1],
-                                                                    n_boot, seed))
+    counts = resample_counts(pair_cosines.shape[1], n_boot, stream_seed(seed, "bootstrap/pairs"))
+    draws = bootstrap_means(pair_cosines.T, counts=counts)
     return np.quantile(draws, 0.025, axis=0), np.quantile(draws, 0.975, axis=0)
 
 
@@ -357,7 +365,7 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
         raise ValueError("Need at least one layer in each half (layers 1..L/2 and above L/2); "
                          f"got layers {layers.tolist()}.")
     n_pairs = pair_cosines.shape[1]
-    pair_counts = resample_counts(n_pairs, n_boot, seed)
+    pair_counts = resample_counts(n_pairs, n_boot, stream_seed(seed, "bootstrap/pairs"))
     base = pair_cosines.mean(axis=1)
     base_draws = bootstrap_means(pair_cosines.T, counts=pair_counts)
     pairs_method = boot_method(n_boot, n_pairs, "random word pairs (shared by all layers)")
@@ -368,7 +376,7 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
 
     self_sim, mev = table("self_similarity"), table("mev")
     n_words = self_sim.shape[0]
-    word_counts = resample_counts(n_words, n_boot, seed + 1)
+    word_counts = resample_counts(n_words, n_boot, stream_seed(seed, "bootstrap/words"))
     # NaN entries (a word whose occurrences share one vector in a layer, e.g. a decoder's
     # layer 0, has no MEV) are left out of that layer's mean, as in the per-layer table
     self_draws = bootstrap_means(self_sim, counts=word_counts, skip_nan=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from anisotropy.claims.settings import TRANSFORMERS, ClaimSettings, param
+from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs.jobs import ALL_LAYERS, Extraction, jobs
 
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ def sentences(settings: Settings) -> list[str]:
     """The sampled sentences every model encodes."""
     from anisotropy.inputs import tasks
 
-    return tasks.corpus(settings.sentence_source, settings.n_sentences, settings.seed)
+    return tasks.corpus(settings.sentence_source, settings.n_sentences,
+                        stream_seed(settings.seed, "data"))
 
 
 def inputs(settings: Settings) -> list[Extraction]:
@@ -127,18 +129,19 @@ def measure_model(settings: Settings, tokens, n_layers: int, *, kind: str, notes
     )
 
     s = settings
+    seed = stream_seed(s.seed, "claim1/words")
     decoder = kind == "decoder"
     exclude = (0,) if decoder and not s.include_sink else ()
     layers = list(range(n_layers + 1))
     table, words, fact, pair_cosines, mev_draws = layerwise_word_stats(
         tokens, layers, n_layers, min_contexts=s.min_contexts,
         max_occurrences=s.max_occurrences, exclude_positions=exclude,
-        n_baseline_pairs=s.n_baseline_pairs, mev_threshold=mev_threshold, seed=s.seed,
+        n_baseline_pairs=s.n_baseline_pairs, mev_threshold=mev_threshold, seed=seed,
         n_boot=s.n_boot)
-    checks = check_values(table, words, pair_cosines, n_boot=s.n_boot, seed=s.seed,
+    checks = check_values(table, words, pair_cosines, n_boot=s.n_boot, seed=seed,
                           mev_baseline_draws=mev_draws)
     table["baseline_low"], table["baseline_high"] = baseline_band(pair_cosines, s.n_boot,
-                                                                  s.seed)
+                                                                  seed)
     summary = summarize_layers(table)
     checks["mev-variants"] = ({
         "centred random-word baseline": summary["mev_adj_centred_baseline_max"],
@@ -146,7 +149,7 @@ def measure_model(settings: Settings, tokens, n_layers: int, *, kind: str, notes
     facts = {**fact, "decoder": decoder, "kind": kind, "notes": notes,
              "excluded_positions": list(exclude),
              "tokens_per_second": tokens.meta.get("tokens_per_second")}
-    sinks = (sink_effect(tokens, layers, n_pairs=s.n_baseline_pairs, seed=s.seed)
+    sinks = (sink_effect(tokens, layers, n_pairs=s.n_baseline_pairs, seed=seed)
              if decoder else None)
     return ModelMeasurement(tokens.meta.get("model", ""), kind, table, words, facts, summary,
                             checks, sinks)

@@ -23,6 +23,7 @@ from scipy.stats import pearsonr, spearmanr
 
 from anisotropy.geometry.intervals import percentile_interval, resample_indices, rowwise_spearman
 from anisotropy.geometry.metrics import check_embeddings
+from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs.tasks import sts_task
 
 __all__ = ["cosine_scores", "evaluate_sts", "evaluate_tasks",
@@ -99,7 +100,8 @@ def spearman_change_draws(new_scores, base_scores, gold, n_boot: int = 1000,
     ``100 * (rho(new, gold) - rho(base, gold))`` on the same resample, so the two methods'
     shared difficulty cancels. Without ``subsets`` the pairs are pooled (the ``all``
     convention of :func:`evaluate_sts`); with them, pairs are resampled within each subset
-    and the subsets' changes averaged with pair-count weights (``wmean``).
+    and the subsets' changes averaged with pair-count weights (``wmean``), each subset
+    from its own stream ``subset/NAME`` under ``seed``.
     """
     if subsets is not None:
         subsets = np.asarray(subsets)
@@ -109,7 +111,8 @@ def spearman_change_draws(new_scores, base_scores, gold, n_boot: int = 1000,
         new_scores, base_scores = np.asarray(new_scores), np.asarray(base_scores)
         gold = np.asarray(gold, dtype=np.float64)
         draws = [spearman_change_draws(new_scores[g], base_scores[g], gold[g], n_boot,
-                                       seed + i) for i, g in enumerate(groups)]
+                                       stream_seed(seed, f"subset/{subsets[g[0]]}"))
+                 for g in groups]
         return np.average(np.stack(draws), axis=0, weights=[g.size for g in groups])
     new_scores, base_scores = np.asarray(new_scores), np.asarray(base_scores)
     gold = np.asarray(gold, dtype=np.float64)

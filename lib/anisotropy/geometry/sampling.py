@@ -4,6 +4,8 @@ Every sample the book takes without replacement (sentences, windows, points for 
 IsoScore, fit tokens, training items) is ``rng.choice(n, size=min(size, n),
 replace=False)`` on a fresh ``numpy.random.default_rng(seed)``: the same ``(n, size,
 seed)`` give the same rows on any machine (NumPy's PCG64 stream is platform-independent).
+Callers pass the seed of the sample's own named stream
+(:func:`anisotropy.geometry.streams.stream_seed`), never a seed shared with another use.
 """
 
 from __future__ import annotations

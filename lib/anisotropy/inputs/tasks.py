@@ -28,6 +28,7 @@ import pandas as pd
 import yaml
 
 from anisotropy.geometry.sampling import sample_indices
+from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs import data
 from anisotropy.inputs.data import PROJECT_ROOT
 
@@ -129,14 +130,15 @@ def _all_texts(name: str) -> list[str]:
 
 
 def corpus(name: str, n: int | None = None, seed: int = 0) -> list[str]:
-    """The texts of corpus ``name``: all of them, or a seeded sample of ``n`` in corpus order.
+    """The texts of corpus ``name``: all of them, or a sample of ``n`` in corpus order (the
+    stream ``corpus/NAME`` under ``seed``).
 
     A ``distinct`` corpus is the sorted set of its stripped, non-empty texts, so a sentence
     that occurs in several places is one item.
     """
     if n is not None and n < 1:
         raise TaskError(f"n must be >= 1 or None; got {n}.")
-    return _sample(_all_texts(name), n, seed)
+    return _sample(_all_texts(name), n, stream_seed(seed, f"corpus/{name}"))
 
 
 def windows(name: str, window_words: int, n: int | None = None, seed: int = 0) -> list[str]:
@@ -155,18 +157,21 @@ def windows(name: str, window_words: int, n: int | None = None, seed: int = 0) -
     for source in _sources(body):
         cut += data.word_windows(_texts(source), window_words)
     cut = [w for w in cut if len(w.split()) == window_words]
-    return _sample(cut, n, seed)
+    return _sample(cut, n, stream_seed(seed, f"windows/{name}"))
 
 
 def sts_task(name: str, max_pairs: int | None = None, seed: int = 0) -> pd.DataFrame:
     """The pairs of STS task ``name`` (``sentence1, sentence2, score, subset``).
 
-    ``max_pairs`` keeps a seeded random subset in file order; None keeps every pair.
+    ``max_pairs`` keeps a random subset in file order (the stream ``sts-pairs/NAME`` under
+    ``seed``, so each task's subset is drawn independently); None keeps every pair.
     """
     body = _lookup("sts", name)
     frame = data.load(body["dataset"], body["split"])
     if max_pairs is not None and len(frame) > max_pairs:
-        frame = frame.sample(n=max_pairs, random_state=seed).sort_index()
+        rows = sample_indices(len(frame), max_pairs, stream_seed(seed, f"sts-pairs/{name}"),
+                              sort=True)
+        frame = frame.iloc[rows]
     return frame
 
 
@@ -206,7 +211,8 @@ def sts_sentences(names_: list[str], max_pairs: int | None = None, seed: int = 0
 def classification_task(name: str, max_items: int | None = None, seed: int = 0) -> dict:
     """Sentences, targets and (for pair tasks) pair indices of a labelled task.
 
-    ``max_items`` keeps a seeded random subset of the items (sentences or pairs). For pair
+    ``max_items`` keeps a random subset of the items (sentences or pairs), from the stream
+    ``corpus/NAME`` under ``seed``. For pair
     tasks every distinct sentence appears once in ``sentences``; a task declared
     ``distinct`` keeps each distinct item once (its first occurrence) before sampling.
 
@@ -221,7 +227,8 @@ def classification_task(name: str, max_items: int | None = None, seed: int = 0) 
         frame = frame.drop_duplicates("sentence" if body["unit"] == "sentence"
                                       else ["sentence1", "sentence2"])
     if max_items is not None and len(frame) > max_items:
-        frame = frame.iloc[sample_indices(len(frame), max_items, seed, sort=True)]
+        frame = frame.iloc[sample_indices(len(frame), max_items,
+                                          stream_seed(seed, f"corpus/{name}"), sort=True)]
     if body["unit"] == "sentence":
         return {"sentences": frame["sentence"].tolist(),
                 "targets": frame["label"].to_numpy().astype(int), "pairs": None,

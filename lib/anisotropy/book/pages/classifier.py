@@ -97,16 +97,16 @@ def trajectory_figure(setups: dict):
     return fig
 
 
-def scatter_figure(setups: dict, seed: int):
-    """IsoScore against silhouette along the first seed's run, coloured by update."""
+def scatter_figure(setups: dict, run: int = 0):
+    """IsoScore against silhouette along one run (default the first), coloured by update."""
     fig, axes = plt.subplots(1, len(setups), figsize=(5.5 * len(setups), 3.8), squeeze=False)
     for ax, (name, setup) in zip(axes[0], setups.items(), strict=True):
-        first = setup.trajectory[setup.trajectory["seed"] == seed]
+        first = setup.trajectory[setup.trajectory["seed"] == run]
         points = ax.scatter(first["isoscore"], first["silhouette"], c=first["update"], s=10,
                             cmap="viridis")
         ax.set_xlabel("IsoScore")
         ax.set_ylabel("silhouette")
-        ax.set_title(f"{name} (seed {seed})")
+        ax.set_title(f"{name} (run {run})")
         fig.colorbar(points, ax=ax, label="update")
     fig.suptitle("IsoScore against silhouette along one training run, coloured by update")
     fig.tight_layout()
@@ -146,7 +146,7 @@ def appendix_texts(settings, intervals: dict, threshold: float) -> dict:
                                            if not any(m in g for g in settings.glue_models))
             or "none",
             "appendix_dedup": ", ".join(
-                f"{name}: {task(name, None, settings.seed)['n_items']:,}"
+                f"{name}: {task(name, None)['n_items']:,}"
                 for name in settings.glue_tasks if name in ("cola", "sst2"))
             or "no CoLA or SST-2 setup",
             "paper_appendix_items": ", ".join(f"{k}: {v:,}" for k, v in

@@ -11,6 +11,7 @@ from anisotropy.book import plotting
 from anisotropy.book.results import ranges_text, reference
 from anisotropy.claims import clusters
 from anisotropy.geometry.sampling import sample_indices
+from anisotropy.geometry.streams import stream_seed
 
 __all__ = ["window_tokens_text", "facts_table", "per_layer_metric", "similarity_summary",
            "similarity_figure", "pca_figure", "k_texts", "shape_texts", "manifold_texts",
@@ -98,7 +99,7 @@ def pca_figure(measured: dict, seed: int):
     for ax, (name, m) in zip(axes[0], measured.items(), strict=True):
         layer = m.layers[len(m.layers) // 2]
         X = np.asarray(m.tokens.layer(layer))[m.keep]
-        rows = sample_indices(X.shape[0], 4000, seed)
+        rows = sample_indices(X.shape[0], 4000, stream_seed(seed, "claim2/pca-figure"))
         P = clusters.pca_project(X[rows], 2)
         k = int(m.per_layer.set_index("layer").loc[layer, "K"])
         ax.scatter(P[:, 0], P[:, 1], c=m.labels[layer][rows], s=3, cmap="tab20")
