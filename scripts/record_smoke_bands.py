@@ -240,9 +240,17 @@ def relevant(seen: dict[str, float], spread: str) -> dict[str, float]:
     return seen if spread == "seed" else {k: v for k, v in seen.items() if not is_seed_run(k)}
 
 
-def leave_one_out(collected: dict, factor: float) -> list[str]:
+def value_band(entry: dict, key: tuple, values: list[float], spec, factor: float) -> list:
+    """The band of one value: the quantity's whole declared range for a value no margin can
+    band (see :func:`widen_unbandable`), else :func:`band`."""
+    if key in entry.get("wide", {}):
+        return [float(spec.bounds[0]), float(spec.bounds[1])]
+    return band(values, spec.bounds, factor)
+
+
+def leave_one_out(collected: dict, factor: float, failed: set | None = None) -> list[str]:
     """What would have failed: each run against the bands (and reachable verdicts) recorded
-    from the other runs."""
+    from the other runs. ``failed`` collects the ``(slug, key)`` of the values that fail."""
     failures = []
     for slug, entry in collected.items():
         for key, seen in entry["values"].items():
@@ -252,8 +260,10 @@ def leave_one_out(collected: dict, factor: float) -> list[str]:
                 continue
             for name, value in values.items():
                 others = [v for k, v in values.items() if k != name]
-                low, high = band(others, spec.bounds, factor)
+                low, high = value_band(entry, key, others, spec, factor)
                 if not low <= value <= high:
+                    if failed is not None:
+                        failed.add((slug, key))
                     failures.append(f"{slug}: {'/'.join(map(str, key))} = {value:.6g} on {name} "
                                     f"left [{low:.6g}, {high:.6g}] from the other runs")
         for check_id, verdicts in entry["verdicts"].items():
@@ -271,9 +281,10 @@ def leave_one_out(collected: dict, factor: float) -> list[str]:
                 rest_high = [v for k, v in highs.items() if k != name]
                 if not rest_low or not rest_high:
                     continue
-                allowed = reachable_verdicts(band(rest_low, spec.bounds, factor),
-                                             band(rest_high, spec.bounds, factor),
-                                             spec.comparator, spec.threshold)
+                allowed = reachable_verdicts(
+                    value_band(entry, (check_id, "interval", 0), rest_low, spec, factor),
+                    value_band(entry, (check_id, "interval", 1), rest_high, spec, factor),
+                    spec.comparator, spec.threshold)
                 if verdict not in allowed:
                     failures.append(f"{slug}: {check_id} is {verdict!r} on {name}; the other "
                                     f"runs' bands reach only {allowed}")
@@ -286,14 +297,16 @@ def expected_from(collected: dict, factor: float) -> dict:
     for slug, entry in collected.items():
         doc = {"runs": sorted(entry["runs"]), "verdicts": {}, "bands": [],
                "unbanded": [{"path": ["checks", *key], "why": why}
-                            for key, why in sorted(entry["unbanded"].items())]}
+                            for key, why in sorted(entry["unbanded"].items())],
+               "widened": [{"path": ["checks", *key], "why": why}
+                           for key, why in sorted(entry.get("wide", {}).items())]}
         bands = {}
         for key, seen in entry["values"].items():
             spec = entry["specs"][key[0].split(":")[0]]
             values = relevant(seen, spec.spread)
             if not values:
                 continue
-            bands[key] = band(list(values.values()), spec.bounds, factor)
+            bands[key] = value_band(entry, key, list(values.values()), spec, factor)
             doc["bands"].append({"path": ["checks", *key], "spread": spec.spread,
                                  "band": bands[key],
                                  "seen": {k: round(v, 6) for k, v in sorted(values.items())}})
@@ -306,10 +319,29 @@ def expected_from(collected: dict, factor: float) -> dict:
             else:
                 allowed = sorted(set(verdicts.values()))
             doc["verdicts"][check_id] = allowed[0] if len(allowed) == 1 else allowed
-        if not doc["unbanded"]:
-            del doc["unbanded"]
+        for name in ("unbanded", "widened"):
+            if not doc[name]:
+                del doc[name]
         out[slug] = doc
     return out
+
+
+def widen_unbandable(collected: dict) -> list[str]:
+    """Give the quantity's whole declared range as band to every value that fails the
+    leave-one-out even at the largest margin factor, and say so. Such a value sits at one
+    place in most runs and elsewhere in a few (an interval end clipped to its bound unless
+    two seeds happen to agree): no margin of the range seen covers it, and without this one
+    value would force the largest margin on every band. Returns what was widened."""
+    failed: set = set()
+    leave_one_out(collected, MARGIN_FACTORS[-1], failed)
+    widened = []
+    for slug, key in sorted(failed, key=str):
+        entry = collected[slug]
+        entry.setdefault("wide", {})[key] = (
+            f"fails the leave-one-out at every margin factor up to {MARGIN_FACTORS[-1]:g}: "
+            "banded by the quantity's declared range")
+        widened.append(f"{slug}: {'/'.join(map(str, key))}")
+    return widened
 
 
 def archived_values(path: Path, local_runs: set[str]) -> dict[str, dict]:
@@ -340,6 +372,8 @@ def write(document: dict, path: Path, factor: float, report: list[str]) -> None:
         "# each side, clipped to the quantity's bounds; the factor is the smallest under which\n"
         "# every run falls inside the bands of the others (leave-one-out: "
         + ("no failure" if not report else f"{len(report)} failures") + ").\n"
+        "# A value under `widened` fails that leave-one-out at every factor (it sits at one\n"
+        "# place in most runs and elsewhere in a few): its band is the quantity's range.\n"
         "# A verdict is pinned only where the interval bands reach no other verdict; a list\n"
         "# is every verdict they can reach. Re-record after an intended change and say why in\n"
         "# the commit message.\n")
@@ -364,6 +398,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{name}] seconds per claim: {seconds}", flush=True)
     runs = load_local_runs()
     collected = collect(runs, {} if args.fresh else archived_values(EXPECTED, set(runs)))
+    for line in widen_unbandable(collected):
+        print(f"widened to its declared range (no margin bands it): {line}")
     chosen, report = MARGIN_FACTORS[-1], []
     for factor in MARGIN_FACTORS:
         report = leave_one_out(collected, factor)
