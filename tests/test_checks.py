@@ -183,8 +183,9 @@ def test_results_grade_exempt_control_finding_and_ledger(tmp_path):
     assert "Profile smoke; commit" in text
     assert "Stale" in text and "mev-low:model-a" in text and "0.015 [0.01, 0.02]" in text
     assert "? inconclusive" in text and "○ exempt" in text and "< 0.05" in text
-    assert "Summary per claim and model" in text
-    assert "| 1. layerwise | a |" in text and "| 1. layerwise | b |" in text
+    glance = text.index("## Results at a glance")
+    assert glance < text.index("Every row is one check") and "class='glance-grid'" in text
+    assert "<th scope='col'>a</th>" in text and "<th scope='col'>b</th>" in text
     assert format_measured({"measured": 0.5, "interval": None}) == "0.5"
 
 

@@ -258,7 +258,7 @@ class Results:
         model, measured, 95% interval, threshold and verdict."""
         rows = [{"check": c.id, "model": ", ".join(m.split("/")[-1] for m in c.model.split(", "))
                  if c.model else "all",
-                 "measured": c.measured if not isinstance(c.measured, dict) else str(c.measured),
+                 "measured": c.measured,
                  "95% interval": ("[" + ", ".join(f"{v:.3g}" for v in c.interval) + "]")
                  if c.interval else "",
                  "threshold": f"{c.comparator} {c.threshold:g}" if c.comparator else "",
@@ -349,18 +349,18 @@ def reference(*keys: str) -> Any:
     return reference_value("/".join(keys))
 
 
-def glue(name: str, value: Any, display: bool = False) -> Any:
+def glue(name: str, value: Any, display: bool = False) -> None:
     """myst-nb ``glue`` for prose numbers, with numpy scalars turned into Python ones.
 
     (A glued ``np.float64`` is stored as the text ``np.float64(...)``, which ``{glue:text}``
-    cannot format.) Figures and other objects pass through unchanged.
+    cannot format.) Figures and other objects pass through unchanged. Returns None, so that
+    a ``glue`` call ending a cell leaves no stray output (a bare ``'1,000'``) on the page.
     """
     from myst_nb import glue as myst_glue
 
     if isinstance(value, np.generic):
         value = value.item()
     myst_glue(name, value, display=display)
-    return value
 
 
 def glue_all(values: dict[str, Any]) -> None:

@@ -335,6 +335,8 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
         When a claim's executed notebook is missing, or a results file was written by
         another profile (the message names the file and both profiles).
     """
+    from anisotropy.book.assets import install_plotly
+    from anisotropy.book.glance import write_glance
     from anisotropy.book.ledger import write_data_files, write_ledger
     from anisotropy.book.results import ResultsError, load_results
 
@@ -366,10 +368,13 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
                                  footer=_provenance_footer(slug, results.get(slug), profile))
         write_ledger(build / "results", staging / "book" / "ledger.md", slugs, profile=profile,
                      results=results)
+        write_glance(build / "results", staging / "book" / "glance.md", slugs, profile=profile,
+                     results=results)
     except ResultsError as error:  # another profile's results, or an unreadable file
         raise RunError(str(error)) from error
     write_data_files(staging / "book" / "data-files.md")
     _install_mathjax(staging / "book" / "_static")
+    install_plotly(staging / "book" / "_static")
     html = build / "html"
     command = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(staging),
                "--path-output", str(staging), "--warningiserror", "--keep-going", "--all"]
@@ -430,6 +435,8 @@ def stage_claim_notebook(executed: Path, target: Path, footer: str | None = None
     """
     import nbformat
 
+    from anisotropy.book.assets import externalize_plotly
+
     notebook = nbformat.read(executed, as_version=4)
     injected = any("injected-parameters" in c.get("metadata", {}).get("tags", [])
                    for c in notebook.cells)
@@ -443,6 +450,7 @@ def stage_claim_notebook(executed: Path, target: Path, footer: str | None = None
             cell.metadata["tags"] = [*tags, "hide-input"]
     if footer:
         notebook.cells.append(nbformat.v4.new_markdown_cell(footer))
+    externalize_plotly(notebook)  # the page loads _static/plotly.min.js, served once
     nbformat.write(notebook, target)
     return target
 
