@@ -37,7 +37,8 @@ PAGE_REPORT = r"""
       if (style === 'auto' || style === 'scroll' || style === 'hidden') { contained = true; break; }
       parent = parent.parentElement;
     }
-    if (!contained) overflow.push(`${el.tagName.toLowerCase()}.${el.className}: ${Math.round(box.right - right)} px`);
+    const name = `${el.tagName.toLowerCase()}.${el.className}`;
+    if (!contained) overflow.push(`${name}: ${Math.round(box.right - right)} px`);
   }
   const quoted = [...main.querySelectorAll('.cell_output .output pre, .cell_output .text_plain')]
     .map(e => e.textContent.trim()).filter(t => /^(['"]).*\1$/s.test(t));
@@ -46,7 +47,8 @@ PAGE_REPORT = r"""
     text: main.innerText,
     overflow: overflow.slice(0, 20),
     quoted: quoted.slice(0, 20),
-    no_alt: images.filter(i => !(i.getAttribute('alt') || '').trim()).map(i => i.src.split('/').pop()),
+    no_alt: images.filter(i => !(i.getAttribute('alt') || '').trim())
+      .map(i => i.src.split('/').pop()),
     alts: images.map(i => i.getAttribute('alt') || ''),
     verdict_tables: main.querySelectorAll('table.verdict-table').length,
     height: document.documentElement.scrollHeight,
