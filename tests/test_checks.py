@@ -80,6 +80,8 @@ def _spec(**overrides):
     ({"controls": {"GloVe*": None}}, "control 'GloVe\\*' has no reason"),
     ({"kind": "finding"}, "a finding has no comparator"),
     ({"bounds": (1, -1)}, "bounds"),
+    ({"paper_value": "claim1/no_such_key"}, "paper_value 'claim1/no_such_key' is not a key"),
+    ({"paper_value": {"polarity": "claim1/mev_headline"}}, "not a number"),
 ])
 def test_bad_declarations_fail_naming_the_check(overrides, message):
     with pytest.raises(CheckError, match=f"demo.*{message}|{message}.*demo"):
@@ -429,3 +431,11 @@ def test_decoder_disagreements_lists_checks_the_decoders_split_on():
     assert [(e["check"], e["subject"]) for e in found] == [("split", ""), ("per-task", "STS13")]
     assert found[0]["verdicts"]["org/dec-b"] == ("not reproduced", "0.5 [0.4, 0.6]")
     assert "enc" not in found[0]["verdicts"]
+
+
+def test_paper_value_gives_the_papers_number_per_subject():
+    spec = _spec(paper_value="claim1/mev_headline/value")
+    assert spec.paper_number() == 0.05 and spec.paper_number("any") == 0.05
+    per = _spec(paper_value={"polarity": "claim5/pearson/polarity"})
+    assert per.paper_number("polarity") == -0.808 and per.paper_number("SNLI") is None
+    assert _spec().paper_number() is None

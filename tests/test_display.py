@@ -70,6 +70,11 @@ def test_forest_plot_draws_one_panel_per_graded_check_with_its_threshold():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["b (layer 3)", "a"]
     assert any(line.get_linestyle() == "--" and line.get_xdata()[0] == 0.0
                for line in ax.get_lines())
+    marked = display.forest_plot(_checks(), paper={("baseline-positive", "layer 3"): 0.5})
+    diamonds = [line for line in marked.axes[0].get_lines() if line.get_marker() == "D"]
+    assert len(diamonds) == 1 and diamonds[0].get_xdata()[0] == 0.5
+    assert diamonds[0].get_ydata()[0] == 0  # the row of b (layer 3), drawn first
+    assert marked.axes[0].get_legend() is not None
     empty = display.forest_plot(_checks()[2:])
     assert "No check was graded" in empty.axes[0].texts[0].get_text()
 
