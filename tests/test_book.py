@@ -219,9 +219,9 @@ READER_FORBIDDEN = re.compile(r"\{'|\[np\.|array\(|dtype=|\bnan\b|\bNaN\b")
 def _browser_available() -> bool:
     if shutil.which("chromium"):
         return True
-    if os.environ.get("ANISOTROPY_REQUIRE_BROWSER"):  # .ci/run sets it: never skip in CI
-        pytest.fail("chromium is required here (ANISOTROPY_REQUIRE_BROWSER) but missing: "
-                    "`apt-get install chromium`.")
+    if os.environ.get("CI") or os.environ.get("ANISOTROPY_REQUIRE_BROWSER"):
+        pytest.fail("chromium is required in CI (CI or ANISOTROPY_REQUIRE_BROWSER is set) "
+                    "but missing: `sudo apt-get install chromium`.")
     return False
 
 
@@ -231,7 +231,8 @@ def test_pages_read_like_a_reader(served):
     string, every image has alt text, and every claim page has its verdict table and forest
     plot. Full-page screenshots go to _build/smoke/screenshots/."""
     if not _browser_available():
-        pytest.skip("chromium not installed (.ci/run installs it; see the README)")
+        pytest.skip("chromium not installed: `sudo apt-get install chromium` (Debian's "
+                    "package; .ci/run installs it), then rerun make test")
     from browser import Chromium
 
     shots = runner.profile_dir("smoke") / "screenshots"
