@@ -102,3 +102,11 @@ def test_the_paper_column_gives_the_papers_numbers_not_its_statement():
     assert "0.105" in spec.paper_values_text()
     check = {**_checks()[0], "paper": spec.paper_text(), "paper_values": ""}
     assert display.verdict_frame([check]).loc[0, "Paper"] == "–"
+
+
+def test_the_paper_cell_prefers_the_number_on_the_measured_scale_and_stays_short():
+    check = {**_checks()[0], "paper_value": -0.808, "paper_values": "polarity: -0.808"}
+    assert display.verdict_frame([check]).loc[0, "Paper"] == "−0.808"
+    long = {**_checks()[0], "paper_values": "STS12: 45.46, 43.53; " * 10}
+    cell = display.verdict_frame([long]).loc[0, "Paper"]
+    assert len(cell) <= display.PAPER_MAX and cell.endswith("…")

@@ -97,6 +97,18 @@ def _model(check: dict) -> str:
     return f"{text} ({check['subject']})" if check.get("subject") else text
 
 
+PAPER_MAX = 60  # characters of the paper's numbers shown in a verdict table cell
+
+
+def _paper_cell(check: dict) -> str:
+    """The paper's number on the measured scale when the check declares one, else its
+    numbers as text, cut at :data:`PAPER_MAX` characters (the ledger has them whole)."""
+    if check.get("paper_value") is not None:
+        return sig(float(check["paper_value"]))
+    text = check.get("paper_values", check.get("paper")) or "–"
+    return text if len(text) <= PAPER_MAX else text[:PAPER_MAX - 1].rstrip(" ;,") + "…"
+
+
 def verdict_frame(checks: Iterable[Any], labels: dict[str, str] | None = None) -> pd.DataFrame:
     """One row per recorded check: human headers, every cell text.
 
@@ -113,7 +125,7 @@ def verdict_frame(checks: Iterable[Any], labels: dict[str, str] | None = None) -
             measured = f"{measured} {interval_text(check['interval'])}"
         rows.append({"Check": labels.get(check["check"], check["check"]),
                      "Model": _model(check), "Measured [95% interval]": measured,
-                     "Paper": check.get("paper_values", check.get("paper")) or "–",
+                     "Paper": _paper_cell(check),
                      "Threshold": threshold,
                      "Verdict": VERDICT_MARKS.get(check["verdict"], check["verdict"]),
                      "_id": check["id"], "_verdict": check["verdict"]})

@@ -116,6 +116,7 @@ class Check:
     source: str
     paper_values: str
     quantity: str
+    paper_value: float | None = None
     measured: Any = None
     interval: list | None = None
     interval_method: str = ""
@@ -194,6 +195,7 @@ class Results:
             reference=spec.references[0], references=list(spec.references),
             paper=spec.paper_text(), source=spec.source_text(),
             paper_values=spec.paper_values_text(), quantity=spec.quantity,
+            paper_value=spec.paper_number(subject),
             comparator=spec.comparator, threshold=spec.threshold, threshold_reason=spec.reason,
             tolerance=spec.tolerance(), **fields)
         self.checks.append(check)
