@@ -58,6 +58,12 @@ def test_every_page_says_its_profile(smoke_book, smoke_runs):
         text = (smoke_book / "claims" / f"{slug}.html").read_text()
         assert "Provenance" in text and "Profile smoke; commit" in text, slug
         assert "Profile full" not in text, slug
+        # the footer links the executed notebook and its results file, both downloadable
+        links = re.findall(r'href="(\.\./_downloads/[^"]+)"', text)
+        assert any(link.endswith(f"/{slug}.json") for link in links), slug
+        assert any(link.endswith(f"/{slug}.ipynb") for link in links), slug
+        for link in links:
+            assert (smoke_book / "claims" / link).resolve().is_file(), link
 
 
 def test_figures_are_non_empty(smoke_book):

@@ -356,6 +356,9 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
     shutil.copytree(PROJECT_ROOT / "book", staging / "book")
     claims = staging / "claims"
     claims.mkdir()
+    (staging / "results").mkdir()  # each page links its results file for download
+    for path in sorted((build / "results").glob("*.json")):
+        shutil.copy2(path, staging / "results" / path.name)
     try:
         # read (and digest) every results file once: the footers and the ledger share them
         results = load_results(build / "results", profile)
@@ -417,8 +420,9 @@ def _provenance_footer(slug: str, record: dict | None, profile: str) -> str:
     stale = f" **{STALE_TEXT}**" if record["stale"] else ""
     where = short_environment(record.get("environment"))
     return (f"```{{admonition}} Provenance\n:class: note\n{where}"
-            f"; {record['runtime_s']:.0f} s.{stale} The results file `{slug}.json` holds "
-            "the full environment block.\n```")
+            f"; {record['runtime_s']:.0f} s.{stale} Download {{download}}`this notebook, "
+            f"executed <{slug}.ipynb>` or {{download}}`its results file <../results/{slug}.json>`"
+            ", which holds every number on this page and the full environment block.\n```")
 
 
 def stage_claim_notebook(executed: Path, target: Path, footer: str | None = None) -> Path:
