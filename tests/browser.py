@@ -47,7 +47,9 @@ PAGE_REPORT = r"""
     text: main.innerText,
     overflow: overflow.slice(0, 20),
     quoted: quoted.slice(0, 20),
-    no_alt: images.filter(i => !(i.getAttribute('alt') || '').trim())
+    // an alt that is empty or only the image's file path says nothing to a reader
+    no_alt: images.filter(i => !(i.getAttribute('alt') || '').trim()
+                               || /_images\/|\.(png|svg|jpe?g)$/.test(i.getAttribute('alt')))
       .map(i => i.src.split('/').pop()),
     alts: images.map(i => i.getAttribute('alt') || ''),
     verdict_tables: main.querySelectorAll('table.verdict-table').length,
