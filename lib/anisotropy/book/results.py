@@ -169,10 +169,10 @@ class Results:
         if record not in self.models:
             self.models.append(record)
 
-    def metric(self, name: str, value: Any) -> Any:
-        """Record a free-form metric (numbers, tables as dicts) and return the value."""
+    def metric(self, name: str, value: Any) -> None:
+        """Record a free-form metric (numbers, tables as dicts). Returns None, so that a
+        cell ending with it shows no repr of the value."""
         self.metrics[name] = _jsonable(value)
-        return value
 
     # ------------------------------------------------------------------ checks
     def _spec(self, check_id: str) -> CheckSpec:
