@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import re
 import shutil
 import subprocess
 import threading
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -56,6 +58,12 @@ def test_every_page_says_its_profile(smoke_book, smoke_runs):
         text = (smoke_book / "claims" / f"{slug}.html").read_text()
         assert "Provenance" in text and "Profile smoke; commit" in text, slug
         assert "Profile full" not in text, slug
+        # the footer links the executed notebook and its results file, both downloadable
+        links = re.findall(r'href="(\.\./_downloads/[^"]+)"', text)
+        assert any(link.endswith(f"/{slug}.json") for link in links), slug
+        assert any(link.endswith(f"/{slug}.ipynb") for link in links), slug
+        for link in links:
+            assert (smoke_book / "claims" / link).resolve().is_file(), link
 
 
 def test_figures_are_non_empty(smoke_book):
@@ -71,6 +79,93 @@ def test_no_unresolved_glue_or_references(smoke_book):
         text = page.read_text()
         assert "{glue:" not in text and "glue:text" not in text, page
         assert "problematic" not in text and "{ref}`" not in text and "{doc}`" not in text, page
+
+
+#: Patterns of broken generated text: (pattern, what it means).
+GLITCHES = [
+    (r",\s*,", "a doubled comma"),
+    (r"\b(?:[\w.-]+-v\d|[\w.-]+-Instruct|[\w.-]+-\d+m), [\w.-]+, (?:is|are)\b",
+     "a list of models read as one ('model, model, is')"),
+    (r"\bnan\b|\bNaN\b", "a missing number"),
+    (r"\{'|\[np\.|array\(|dtype=", "a Python repr"),
+    (r"\(\s*\)|\[\s*,|,\s*\]", "an empty glue inside brackets"),
+]
+
+
+class _Reader(HTMLParser):
+    """Collects the text of a page outside scripts, styles and code cells (the folded
+    inputs a reader opens only on purpose)."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+            "source", "track", "wbr"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skip = 0  # depth inside a skipped element
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.VOID:
+            return
+        classes = (dict(attrs).get("class") or "").split()
+        if self.skip or tag in ("script", "style") or "cell_input" in classes:
+            self.skip += 1
+
+    def handle_endtag(self, tag):
+        if self.skip and tag not in self.VOID:
+            self.skip -= 1
+
+    def handle_data(self, data):
+        if not self.skip:
+            self.parts.append(data)
+
+
+def visible_text(html: str) -> str:
+    """A page's text as a reader sees it: no scripts, styles or code cells, no tags."""
+    reader = _Reader()
+    reader.feed(html)
+    return re.sub(r"\s+", " ", " ".join(reader.parts).replace("\xa0", " "))
+
+
+def glitches(html_dir: Path) -> list[str]:
+    found = []
+    for page in sorted(html_dir.rglob("*.html")):
+        if "_static" in page.parts or page.name in ("search.html", "genindex.html"):
+            continue
+        text = visible_text(page.read_text(encoding="utf-8"))
+        for pattern, meaning in GLITCHES:
+            for match in re.finditer(pattern, text):
+                context = text[max(0, match.start() - 60):match.end() + 60]
+                found.append(f"{page.relative_to(html_dir)}: {meaning}: ...{context}...")
+        if re.search(r'class="pasted-text">\s*</span>', page.read_text(encoding="utf-8")):
+            found.append(f"{page.relative_to(html_dir)}: an empty glued text")
+    return found
+
+
+def test_generated_text_has_no_glitches(smoke_book):
+    """Every page's generated sentences, as rendered from this build's results (and from
+    the full build's, when one is current in _build/full)."""
+    from anisotropy.book.results import load_results
+
+    dirs = [smoke_book]
+    full = runner.profile_dir("full")
+    if (full / "html" / "book" / "ledger.html").is_file() and list(full.glob("results/*.json")):
+        records = load_results(full / "results", "full")
+        if not any(record["stale"] for record in records.values()):  # a current full build
+            dirs.append(full / "html")
+    found = [line for directory in dirs for line in glitches(directory)]
+    assert not found, "\n".join(found[:20])
+
+
+def test_the_glitch_patterns_catch_what_they_name():
+    bad = ["The paper's third appendix model, all-mpnet-base-v2, all-distilroberta-v1, is "
+           "not among", "held on a, , b", "rho {'rho norm': -0.38}", "measured nan [0.1, 0.2]",
+           "measured 0.5 [, 0.2]"]
+    for text in bad:
+        assert any(re.search(p, text) for p, _ in GLITCHES), text
+    good = ("Of the paper's appendix models, all-mpnet-base-v2 is available here but not in "
+            "this run's glue_models; measured -6.4 [-11.1, -1.67] (needs > 0).")
+    assert not any(re.search(p, good) for p, _ in GLITCHES)
 
 
 def test_no_external_scripts_styles_or_images(smoke_book):
@@ -126,3 +221,48 @@ def test_ledger_renders_in_headless_chromium(served, tmp_path):
         page = subprocess.run(["chromium", *flags, "--dump-dom", f"{served}/claims/{slug}.html"],
                               capture_output=True, text=True, timeout=120).stdout
         assert page.count("<img") >= 2, f"{slug}: figures missing"
+
+
+READER_FORBIDDEN = re.compile(r"\{'|\[np\.|array\(|dtype=|\bnan\b|\bNaN\b")
+
+
+def _browser_available() -> bool:
+    if shutil.which("chromium"):
+        return True
+    if os.environ.get("CI") or os.environ.get("ANISOTROPY_REQUIRE_BROWSER"):
+        pytest.fail("chromium is required in CI (CI or ANISOTROPY_REQUIRE_BROWSER is set) "
+                    "but missing: `sudo apt-get install chromium`.")
+    return False
+
+
+def test_pages_read_like_a_reader(served):
+    """Every page of the smoke book at 1280 px, measured in Chromium as a reader sees it:
+    nothing overflows its container, no repr or nan is visible, no output is a bare quoted
+    string, every image has alt text, and every claim page has its verdict table and forest
+    plot. Full-page screenshots go to _build/smoke/screenshots/."""
+    if not _browser_available():
+        pytest.skip("chromium not installed: `sudo apt-get install chromium` (Debian's "
+                    "package; .ci/run installs it), then rerun make test")
+    from browser import Chromium
+
+    shots = runner.profile_dir("smoke") / "screenshots"
+    problems = []
+    with Chromium(width=1280, height=800) as browser:
+        for page in _toc_files():
+            browser.open(f"{served}/{page}.html")
+            report = browser.report()
+            where = f"{page}.html"
+            problems += [f"{where}: overflows: {item}" for item in report["overflow"]]
+            problems += [f"{where}: a bare quoted output {item}" for item in report["quoted"]]
+            problems += [f"{where}: an image without alt text ({item})"
+                         for item in report["no_alt"]]
+            for match in READER_FORBIDDEN.finditer(report["text"]):
+                context = report["text"][max(0, match.start() - 50):match.end() + 50]
+                problems.append(f"{where}: shows {match.group(0)!r}: ...{context}...")
+            if page.startswith("claims/"):
+                if not report["verdict_tables"]:
+                    problems.append(f"{where}: no verdict table")
+                if not any(alt.startswith("Forest plot") for alt in report["alts"]):
+                    problems.append(f"{where}: no forest plot")
+            browser.screenshot(shots / f"{Path(page).name}.png")
+    assert not problems, "\n".join(problems[:30])

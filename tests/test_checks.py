@@ -80,6 +80,8 @@ def _spec(**overrides):
     ({"controls": {"GloVe*": None}}, "control 'GloVe\\*' has no reason"),
     ({"kind": "finding"}, "a finding has no comparator"),
     ({"bounds": (1, -1)}, "bounds"),
+    ({"paper_value": "claim1/no_such_key"}, "paper_value 'claim1/no_such_key' is not a key"),
+    ({"paper_value": {"polarity": "claim1/mev_headline"}}, "not a number"),
 ])
 def test_bad_declarations_fail_naming_the_check(overrides, message):
     with pytest.raises(CheckError, match=f"demo.*{message}|{message}.*demo"):
@@ -183,8 +185,9 @@ def test_results_grade_exempt_control_finding_and_ledger(tmp_path):
     assert "Profile smoke; commit" in text
     assert "Stale" in text and "mev-low:model-a" in text and "0.015 [0.01, 0.02]" in text
     assert "? inconclusive" in text and "○ exempt" in text and "< 0.05" in text
-    assert "Summary per claim and model" in text
-    assert "| 1. layerwise | a |" in text and "| 1. layerwise | b |" in text
+    glance = text.index("## Results at a glance")
+    assert glance < text.index("Every row is one check") and "class='glance-grid'" in text
+    assert "<th scope='col'>a</th>" in text and "<th scope='col'>b</th>" in text
     assert format_measured({"measured": 0.5, "interval": None}) == "0.5"
 
 
@@ -428,3 +431,11 @@ def test_decoder_disagreements_lists_checks_the_decoders_split_on():
     assert [(e["check"], e["subject"]) for e in found] == [("split", ""), ("per-task", "STS13")]
     assert found[0]["verdicts"]["org/dec-b"] == ("not reproduced", "0.5 [0.4, 0.6]")
     assert "enc" not in found[0]["verdicts"]
+
+
+def test_paper_value_gives_the_papers_number_per_subject():
+    spec = _spec(paper_value="claim1/mev_headline/value")
+    assert spec.paper_number() == 0.05 and spec.paper_number("any") == 0.05
+    per = _spec(paper_value={"polarity": "claim5/pearson/polarity"})
+    assert per.paper_number("polarity") == -0.808 and per.paper_number("SNLI") is None
+    assert _spec().paper_number() is None

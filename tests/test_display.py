@@ -70,6 +70,11 @@ def test_forest_plot_draws_one_panel_per_graded_check_with_its_threshold():
     assert [t.get_text() for t in ax.get_yticklabels()] == ["b (layer 3)", "a"]
     assert any(line.get_linestyle() == "--" and line.get_xdata()[0] == 0.0
                for line in ax.get_lines())
+    marked = display.forest_plot(_checks(), paper={("baseline-positive", "layer 3"): 0.5})
+    diamonds = [line for line in marked.axes[0].get_lines() if line.get_marker() == "D"]
+    assert len(diamonds) == 1 and diamonds[0].get_xdata()[0] == 0.5
+    assert diamonds[0].get_ydata()[0] == 0  # the row of b (layer 3), drawn first
+    assert marked.axes[0].get_legend() is not None
     empty = display.forest_plot(_checks()[2:])
     assert "No check was graded" in empty.axes[0].texts[0].get_text()
 
@@ -97,3 +102,11 @@ def test_the_paper_column_gives_the_papers_numbers_not_its_statement():
     assert "0.105" in spec.paper_values_text()
     check = {**_checks()[0], "paper": spec.paper_text(), "paper_values": ""}
     assert display.verdict_frame([check]).loc[0, "Paper"] == "–"
+
+
+def test_the_paper_cell_prefers_the_number_on_the_measured_scale_and_stays_short():
+    check = {**_checks()[0], "paper_value": -0.808, "paper_values": "polarity: -0.808"}
+    assert display.verdict_frame([check]).loc[0, "Paper"] == "−0.808"
+    long = {**_checks()[0], "paper_values": "STS12: 45.46, 43.53; " * 10}
+    cell = display.verdict_frame([long]).loc[0, "Paper"]
+    assert len(cell) <= display.PAPER_MAX and cell.endswith("…")

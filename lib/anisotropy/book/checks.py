@@ -19,6 +19,9 @@ measured::
         controls: {"GloVe*": "why"}         # optional; shown, never graded
         spread: seed                        # optional: trained or randomly initialised
                                             # (default platform; see SPREADS)
+        paper_value: claim5/pearson/polarity   # optional: the paper's number on the
+                                            # measured scale (a key, or {subject: key}),
+                                            # drawn on the forest plot
 
 :func:`load_checks` validates the declarations when a notebook starts (an unknown reference
 key, a threshold outside the quantity's bounds, an exemption or control without a reason,
@@ -62,7 +65,8 @@ KINDS = ("graded", "finding")
 # classifiers, fine-tuning), where another CPU's kernels act like another seed.
 SPREADS = ("platform", "seed")
 _FIELDS = {"label", "statement", "section", "anchor", "references", "quantity", "comparator",
-           "threshold", "reason", "bounds", "exempt", "controls", "kind", "spread"}
+           "threshold", "reason", "bounds", "exempt", "controls", "kind", "spread",
+           "paper_value"}
 #: The longest short label a verdict table shows (the statement is the long form).
 LABEL_MAX = 40
 
@@ -172,6 +176,7 @@ class CheckSpec:
     controls: dict[str, str] = field(default_factory=dict)
     kind: str = "graded"
     spread: str = "platform"
+    paper_value: str | dict[str, str] | None = None
 
     def __post_init__(self) -> None:
         where = f"Check {self.claim}/{self.id!r}"
@@ -221,6 +226,17 @@ class CheckSpec:
                 if not str(why or "").strip():
                     raise CheckError(f"{where}: {label} {pattern!r} has no reason; declare "
                                      "why before measuring.")
+        keys = (self.paper_value.values() if isinstance(self.paper_value, dict)
+                else [self.paper_value] if self.paper_value is not None else [])
+        for key in keys:
+            try:
+                number = reference_value(key, references)
+            except KeyError as error:
+                raise CheckError(f"{where}: paper_value {key!r} is not a key of "
+                                 f"{REFERENCES_FILE.name}.") from error
+            if isinstance(number, bool) or not isinstance(number, (int, float)):
+                raise CheckError(f"{where}: paper_value {key!r} is {number!r}, not a number "
+                                 "on the measured scale.")
 
     # ------------------------------------------------------------------ reading
     def tolerance(self) -> str:
@@ -248,6 +264,13 @@ class CheckSpec:
                 continue
             parts.append(describe_reference(key, references))
         return "; ".join(parts)
+
+    def paper_number(self, subject: str = "") -> float | None:
+        """The paper's value on the measured scale (``paper_value``), for ``subject`` when
+        it is declared per subject; None when the paper gives none."""
+        key = (self.paper_value.get(subject) if isinstance(self.paper_value, dict)
+               else self.paper_value)
+        return None if key is None else float(reference_value(key))
 
     def source_text(self) -> str:
         references = _references()

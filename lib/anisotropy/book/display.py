@@ -97,6 +97,18 @@ def _model(check: dict) -> str:
     return f"{text} ({check['subject']})" if check.get("subject") else text
 
 
+PAPER_MAX = 60  # characters of the paper's numbers shown in a verdict table cell
+
+
+def _paper_cell(check: dict) -> str:
+    """The paper's number on the measured scale when the check declares one, else its
+    numbers as text, cut at :data:`PAPER_MAX` characters (the ledger has them whole)."""
+    if check.get("paper_value") is not None:
+        return sig(float(check["paper_value"]))
+    text = check.get("paper_values", check.get("paper")) or "–"
+    return text if len(text) <= PAPER_MAX else text[:PAPER_MAX - 1].rstrip(" ;,") + "…"
+
+
 def verdict_frame(checks: Iterable[Any], labels: dict[str, str] | None = None) -> pd.DataFrame:
     """One row per recorded check: human headers, every cell text.
 
@@ -113,7 +125,7 @@ def verdict_frame(checks: Iterable[Any], labels: dict[str, str] | None = None) -
             measured = f"{measured} {interval_text(check['interval'])}"
         rows.append({"Check": labels.get(check["check"], check["check"]),
                      "Model": _model(check), "Measured [95% interval]": measured,
-                     "Paper": check.get("paper_values", check.get("paper")) or "–",
+                     "Paper": _paper_cell(check),
                      "Threshold": threshold,
                      "Verdict": VERDICT_MARKS.get(check["verdict"], check["verdict"]),
                      "_id": check["id"], "_verdict": check["verdict"]})
@@ -152,11 +164,14 @@ def verdict_table_html(checks: Iterable[Any], labels: dict[str, str] | None = No
 
 
 def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
-                colors: dict[str, str] | None = None, width: float = 7.5):
+                colors: dict[str, str] | None = None, width: float = 7.5,
+                paper: dict[tuple[str, str], float] | None = None):
     """Each graded check's 95% interval against its threshold: one panel per declared
     check (their quantities have different scales), one row per model (and subject), the
     measured value as a dot, the threshold as a dashed line, the rows coloured by
-    verdict. Returns the matplotlib figure (a figure that says so when nothing is graded)."""
+    verdict, and the paper's value as a black diamond where ``paper`` gives one for
+    ``(check id, subject)``. Returns the matplotlib figure (a figure that says so when
+    nothing is graded)."""
     import matplotlib.pyplot as plt
 
     labels, colors = labels or {}, colors or VERDICT_COLORS
@@ -179,6 +194,10 @@ def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
             color = colors.get(check["verdict"], "#333333")
             ax.plot([low, high], [y, y], color=color, linewidth=2.5, solid_capstyle="butt")
             ax.plot([check["measured"]], [y], "o", color=color, markersize=5)
+            mark = (paper or {}).get((check["check"], check.get("subject") or ""))
+            if mark is not None:
+                ax.plot([mark], [y], "D", color="#111111", markersize=5, fillstyle="none",
+                        label="paper")
         threshold = float(rows[0]["threshold"])
         ax.axvline(threshold, color="#333333", linestyle="--", linewidth=1)
         ax.set_yticks(range(len(rows)), [_model(c) for c in reversed(rows)], fontsize=8)
@@ -186,6 +205,9 @@ def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
         ax.set_title(f"{labels.get(check_id, check_id)}: paper's side "
                      f"{rows[0]['comparator']} {sig(threshold)}", fontsize=9, loc="left")
         ax.grid(axis="y", visible=False)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(*[h[:1] for h in ax.get_legend_handles_labels()], loc="best",
+                      fontsize=7, frameon=False)
         ax.tick_params(axis="x", labelsize=8)
     fig.tight_layout()
     return fig
@@ -202,7 +224,10 @@ def glue_summary(results) -> None:
 
     labels = {check_id: spec.label or check_id for check_id, spec in results.specs.items()}
     glue("verdict_table", HTML(verdict_table_html(results.checks, labels)))
-    figure = forest_plot(results.checks, labels)
+    paper = {(c.check, c.subject or ""): results.specs[c.check].paper_number(c.subject or "")
+             for c in results.checks if c.check in results.specs}
+    figure = forest_plot(results.checks, labels,
+                         paper={k: v for k, v in paper.items() if v is not None})
     glue("forest_plot", figure)
     plt.close(figure)
 

@@ -123,9 +123,13 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
     results = load_results(results_dir, profile) if results is None else results
     rows = ledger_rows(results_dir, slugs, profile, results)
     counts = Counter(row["verdict"] for row in rows)
-    lines = [
-        "# Claim ledger",
-        "",
+    lines = ["# Claim ledger", ""]
+    if rows:
+        from anisotropy.book.glance import grid_html  # glance formats with this module
+
+        lines += ["## Results at a glance", "", grid_html(rows, slugs), "",
+                  "## How to read the ledger", ""]
+    lines += [
         "Every row is one check of a published claim for one model, written by its notebook "
         "into `_build/PROFILE/results/SLUG.json` when the book was built; this page only formats "
         "those files. Checks are declared in `data/checks.yaml` before anything is measured: "
@@ -147,16 +151,6 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
     if missing:
         lines += ["Claims without results in this build: "
                   + ", ".join(f"`{s}`" for s in missing) + ".", ""]
-    summary = summary_by_model(rows)
-    if summary:
-        shown = [v for v in _BADGE if counts[v]]
-        lines += ["## Summary per claim and model", "",
-                  "| claim | model | " + " | ".join(shown) + " |",
-                  "|---|---|" + "---|" * len(shown)]
-        for (slug, model), tally in summary.items():
-            lines.append(f"| {CLAIMS[slug]['short'] if slug in CLAIMS else slug} | {model} | "
-                         + " | ".join(str(tally[v]) if tally[v] else "" for v in shown) + " |")
-        lines.append("")
     disagreements = decoder_disagreements(rows, results)
     if disagreements:
         lines += ["## Where the decoders disagree", "",

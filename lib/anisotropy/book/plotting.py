@@ -1,4 +1,5 @@
-"""Shared figure style: one colour per model across the whole book."""
+"""Shared figure style: one colour per model across the whole book (and, through
+:func:`setup`, the table format)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,12 @@ def color(name: str) -> str:
 
 
 def setup() -> None:
-    """Apply the book's matplotlib style (call once per notebook)."""
+    """Apply the book's matplotlib style and table format (call once per notebook):
+    every DataFrame the notebook displays is formatted by
+    :func:`anisotropy.book.tables.frame_html`."""
+    from anisotropy.book import tables
+
+    tables.install()
     mpl.rcParams.update({
         "figure.dpi": 100, "savefig.dpi": 100, "figure.figsize": (7, 4),
         "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True,

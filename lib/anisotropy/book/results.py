@@ -116,6 +116,7 @@ class Check:
     source: str
     paper_values: str
     quantity: str
+    paper_value: float | None = None
     measured: Any = None
     interval: list | None = None
     interval_method: str = ""
@@ -168,10 +169,10 @@ class Results:
         if record not in self.models:
             self.models.append(record)
 
-    def metric(self, name: str, value: Any) -> Any:
-        """Record a free-form metric (numbers, tables as dicts) and return the value."""
+    def metric(self, name: str, value: Any) -> None:
+        """Record a free-form metric (numbers, tables as dicts). Returns None, so that a
+        cell ending with it shows no repr of the value."""
         self.metrics[name] = _jsonable(value)
-        return value
 
     # ------------------------------------------------------------------ checks
     def _spec(self, check_id: str) -> CheckSpec:
@@ -194,6 +195,7 @@ class Results:
             reference=spec.references[0], references=list(spec.references),
             paper=spec.paper_text(), source=spec.source_text(),
             paper_values=spec.paper_values_text(), quantity=spec.quantity,
+            paper_value=spec.paper_number(subject),
             comparator=spec.comparator, threshold=spec.threshold, threshold_reason=spec.reason,
             tolerance=spec.tolerance(), **fields)
         self.checks.append(check)
@@ -258,7 +260,7 @@ class Results:
         model, measured, 95% interval, threshold and verdict."""
         rows = [{"check": c.id, "model": ", ".join(m.split("/")[-1] for m in c.model.split(", "))
                  if c.model else "all",
-                 "measured": c.measured if not isinstance(c.measured, dict) else str(c.measured),
+                 "measured": c.measured,
                  "95% interval": ("[" + ", ".join(f"{v:.3g}" for v in c.interval) + "]")
                  if c.interval else "",
                  "threshold": f"{c.comparator} {c.threshold:g}" if c.comparator else "",
@@ -349,18 +351,18 @@ def reference(*keys: str) -> Any:
     return reference_value("/".join(keys))
 
 
-def glue(name: str, value: Any, display: bool = False) -> Any:
+def glue(name: str, value: Any, display: bool = False) -> None:
     """myst-nb ``glue`` for prose numbers, with numpy scalars turned into Python ones.
 
     (A glued ``np.float64`` is stored as the text ``np.float64(...)``, which ``{glue:text}``
-    cannot format.) Figures and other objects pass through unchanged.
+    cannot format.) Figures and other objects pass through unchanged. Returns None, so that
+    a ``glue`` call ending a cell leaves no stray output (a bare ``'1,000'``) on the page.
     """
     from myst_nb import glue as myst_glue
 
     if isinstance(value, np.generic):
         value = value.item()
     myst_glue(name, value, display=display)
-    return value
 
 
 def glue_all(values: dict[str, Any]) -> None:

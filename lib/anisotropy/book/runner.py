@@ -335,6 +335,8 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
         When a claim's executed notebook is missing, or a results file was written by
         another profile (the message names the file and both profiles).
     """
+    from anisotropy.book.assets import install_plotly
+    from anisotropy.book.glance import write_glance
     from anisotropy.book.ledger import write_data_files, write_ledger
     from anisotropy.book.results import ResultsError, load_results
 
@@ -354,6 +356,9 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
     shutil.copytree(PROJECT_ROOT / "book", staging / "book")
     claims = staging / "claims"
     claims.mkdir()
+    (staging / "results").mkdir()  # each page links its results file for download
+    for path in sorted((build / "results").glob("*.json")):
+        shutil.copy2(path, staging / "results" / path.name)
     try:
         # read (and digest) every results file once: the footers and the ledger share them
         results = load_results(build / "results", profile)
@@ -366,10 +371,13 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
                                  footer=_provenance_footer(slug, results.get(slug), profile))
         write_ledger(build / "results", staging / "book" / "ledger.md", slugs, profile=profile,
                      results=results)
+        write_glance(build / "results", staging / "book" / "glance.md", slugs, profile=profile,
+                     results=results)
     except ResultsError as error:  # another profile's results, or an unreadable file
         raise RunError(str(error)) from error
     write_data_files(staging / "book" / "data-files.md")
     _install_mathjax(staging / "book" / "_static")
+    install_plotly(staging / "book" / "_static")
     html = build / "html"
     command = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(staging),
                "--path-output", str(staging), "--warningiserror", "--keep-going", "--all"]
@@ -412,8 +420,9 @@ def _provenance_footer(slug: str, record: dict | None, profile: str) -> str:
     stale = f" **{STALE_TEXT}**" if record["stale"] else ""
     where = short_environment(record.get("environment"))
     return (f"```{{admonition}} Provenance\n:class: note\n{where}"
-            f"; {record['runtime_s']:.0f} s.{stale} The results file `{slug}.json` holds "
-            "the full environment block.\n```")
+            f"; {record['runtime_s']:.0f} s.{stale} Download {{download}}`this notebook, "
+            f"executed <{slug}.ipynb>` or {{download}}`its results file <../results/{slug}.json>`"
+            ", which holds every number on this page and the full environment block.\n```")
 
 
 def stage_claim_notebook(executed: Path, target: Path, footer: str | None = None) -> Path:
@@ -430,6 +439,8 @@ def stage_claim_notebook(executed: Path, target: Path, footer: str | None = None
     """
     import nbformat
 
+    from anisotropy.book.assets import externalize_plotly
+
     notebook = nbformat.read(executed, as_version=4)
     injected = any("injected-parameters" in c.get("metadata", {}).get("tags", [])
                    for c in notebook.cells)
@@ -443,6 +454,7 @@ def stage_claim_notebook(executed: Path, target: Path, footer: str | None = None
             cell.metadata["tags"] = [*tags, "hide-input"]
     if footer:
         notebook.cells.append(nbformat.v4.new_markdown_cell(footer))
+    externalize_plotly(notebook)  # the page loads _static/plotly.min.js, served once
     nbformat.write(notebook, target)
     return target
 

@@ -1,0 +1,165 @@
+"""Results at a glance: the claims x models verdict grid and two sentences per claim.
+
+Written from the results files when the book is built (never recomputed, no number typed):
+the introduction includes it, and the ledger opens with the same grid. A cell counts the
+graded checks of one claim on one model by verdict and is coloured by the most common one
+(Okabe & Ito's colour-blind-safe palette, as light tints under dark text so that the grid
+reads in the theme's light and dark modes).
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+
+from anisotropy.book.catalog import claims
+from anisotropy.book.checks import load_checks
+from anisotropy.book.ledger import format_measured, ledger_rows, summary_by_model
+from anisotropy.book.plotting import short_name
+
+__all__ = ["GRADED", "grid_html", "claim_sentences", "glance_markdown", "write_glance"]
+
+GRADED = ("reproduced", "not reproduced", "inconclusive")
+_SYMBOL = {"reproduced": "✓", "not reproduced": "✗", "inconclusive": "?"}
+# tints of Okabe-Ito bluish green, vermillion and orange; grey when nothing was graded
+_TINT = {"reproduced": "#cdeee3", "not reproduced": "#f8d3bd", "inconclusive": "#fdecc8",
+         None: "#eeeeee"}
+_LIST_MAX = 3  # items named per sentence before "and N more"
+
+
+def _dominant(tally: Counter) -> str | None:
+    """The most common graded verdict of a cell; a tie reads as inconclusive."""
+    counts = [(tally[v], v) for v in GRADED if tally[v]]
+    if not counts:
+        return None
+    best = max(n for n, _ in counts)
+    leaders = [v for n, v in counts if n == best]
+    return leaders[0] if len(leaders) == 1 else "inconclusive"
+
+
+def _models(rows: list[dict]) -> list[str]:
+    """Every model with a graded check anywhere, short names, in order of first appearance
+    (a static control model with no graded check gets no column)."""
+    seen: dict[str, None] = {}
+    for row in rows:
+        if row["verdict"] not in GRADED:
+            continue
+        for model in (row["model"].split(", ") if row["model"] else []):
+            seen.setdefault(short_name(model))
+    return list(seen)
+
+
+def grid_html(rows: list[dict], slugs: list[str], href: str = "../claims/") -> str:
+    """An HTML table, one row per claim (linked to its page at ``href + slug``) and one
+    column per model; each cell the count of each graded verdict of that claim's checks on
+    that model, with a tooltip that spells them out. Checks over several models count for
+    each; findings, controls, exemptions and "not run" are left out (the ledger lists
+    them)."""
+    titles = claims()
+    tallies = summary_by_model(rows)
+    models = _models(rows)
+    head = "".join(f"<th scope='col'>{html.escape(m)}</th>" for m in models)
+    lines = ["<table class='glance-grid'>",
+             f"<thead><tr><th scope='col'>claim</th>{head}</tr></thead>", "<tbody>"]
+    for slug in slugs:
+        title = titles.get(slug, {}).get("title", slug)
+        short = titles.get(slug, {}).get("short", slug)
+        cells = []
+        for model in models:
+            tally = tallies.get((slug, model), Counter())
+            graded = {v: tally[v] for v in GRADED if tally[v]}
+            verdict = _dominant(tally)
+            if not graded:
+                cells.append(f"<td style='background:{_TINT[None]};color:#111' "
+                             "title='no graded check on this model'>–</td>")
+                continue
+            text = " ".join(f"{n}&nbsp;{_SYMBOL[v]}" for v, n in graded.items())
+            tip = ", ".join(f"{n} {v}" for v, n in graded.items())
+            cells.append(f"<td style='background:{_TINT[verdict]};color:#111' "
+                         f"title='{html.escape(tip)}'>{text}</td>")
+        lines.append(f"<tr><th scope='row'><a href='{href}{slug}.html' "
+                     f"title='{html.escape(title)}'>{html.escape(short)}</a></th>"
+                     f"{''.join(cells)}</tr>")
+    legend = " ".join(f"{_SYMBOL[v]} {v}" for v in GRADED)
+    lines += ["</tbody>", f"<caption>Graded checks per claim and model: {legend}. "
+              "A cell's colour is its most common verdict.</caption>", "</table>"]
+    return "\n".join(lines)
+
+
+def _named(items: list[str]) -> str:
+    shown = "; ".join(items[:_LIST_MAX])
+    more = len(items) - _LIST_MAX
+    return shown + (f"; and {more} more" if more > 0 else "")
+
+
+@lru_cache(maxsize=16)
+def _labels(slug: str) -> dict[str, str]:
+    return {check_id: spec.label for check_id, spec in load_checks(slug).items()}
+
+
+def _label(row: dict) -> str:
+    """The check's short label from ``data/checks.yaml`` (its id if it has none), with the
+    task or space it was graded on."""
+    label = _labels(row["slug"]).get(row["check"], row["check"])
+    return f"{label} ({row['subject']})" if row.get("subject") else label
+
+
+def claim_sentences(rows: list[dict], slug: str) -> str:
+    """Two sentences on one claim: which checks held on every model graded, and which did
+    not (each with its model, measured value [95% interval] and threshold) or could not be
+    decided. Empty when the claim has no graded check."""
+    graded = [r for r in rows if r["slug"] == slug and r["verdict"] in GRADED]
+    if not graded:
+        return ""
+    by_check: dict[str, list[dict]] = {}
+    for row in graded:
+        by_check.setdefault(_label(row), []).append(row)
+    held = [label for label, rs in by_check.items()
+            if all(r["verdict"] == "reproduced" for r in rs)]
+    n_reproduced = sum(r["verdict"] == "reproduced" for r in graded)
+    first = (f"Held on every model graded: {_named(held)}" if held
+             else "No check held on every model graded")
+    first += f" ({n_reproduced} of {len(graded)} graded checks reproduced)."
+    missed = []
+    for verdict in ("not reproduced", "inconclusive"):
+        for row in graded:
+            if row["verdict"] != verdict:
+                continue
+            models = ", ".join(short_name(m) for m in row["model"].split(", ")) \
+                if row["model"] else "all models"
+            bound = (f"needs {row['comparator']} {row['threshold']:.3g}"
+                     if row.get("comparator") else "")
+            note = ", ".join(x for x in (bound, "undecided" if verdict == "inconclusive"
+                                         else "") if x)
+            missed.append(f"{_label(row)} on {models}: {format_measured(row)}"
+                          + (f" ({note})" if note else ""))
+    second = (f"Not reproduced or undecided: {_named(missed)}." if missed
+              else "Every graded check reproduced.")
+    return f"{first} {second}"
+
+
+def glance_markdown(rows: list[dict], slugs: list[str], href: str = "../claims/") -> str:
+    """The grid and, per claim, a linked title with its two sentences (Markdown with one raw
+    HTML block)."""
+    if not rows:
+        return "No claim has results in this build yet: run `make book`.\n"
+    titles = claims()
+    lines = [grid_html(rows, slugs, href), ""]
+    for slug in slugs:
+        text = claim_sentences(rows, slug)
+        if text:
+            title = titles.get(slug, {}).get("title", slug)
+            lines.append(f"- **[{title}]({href}{slug}.ipynb)** {text}")
+    return "\n".join(lines) + "\n"
+
+
+def write_glance(results_dir: Path, out: Path, slugs: list[str], profile: str | None = None,
+                 results: dict[str, dict] | None = None) -> Path:
+    """Write :func:`glance_markdown` of the results in ``results_dir`` to ``out`` (the
+    introduction includes it)."""
+    rows = ledger_rows(results_dir, slugs, profile, results)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(glance_markdown(rows, slugs), encoding="utf-8")
+    return out
