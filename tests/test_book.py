@@ -239,7 +239,8 @@ def test_pages_read_like_a_reader(served):
     """Every page of the smoke book at 1280 px, measured in Chromium as a reader sees it:
     nothing overflows its container, no repr or nan is visible, no output is a bare quoted
     string, every image has alt text, and every claim page has its verdict table and forest
-    plot. Full-page screenshots go to _build/smoke/screenshots/."""
+    plot. Full-page screenshots go to the tests' build directory,
+    _build/test/smoke/screenshots/."""
     if not _browser_available():
         pytest.skip("chromium not installed: `sudo apt-get install chromium` (Debian's "
                     "package; .ci/run installs it), then rerun make test")
