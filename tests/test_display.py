@@ -110,3 +110,15 @@ def test_the_paper_cell_prefers_the_number_on_the_measured_scale_and_stays_short
     long = {**_checks()[0], "paper_values": "STS12: 45.46, 43.53; " * 10}
     cell = display.verdict_frame([long]).loc[0, "Paper"]
     assert len(cell) <= display.PAPER_MAX and cell.endswith("…")
+
+
+def test_forest_plot_marks_the_paper_value_each_record_carries():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    checks = _checks()
+    checks[0] = {**checks[0], "paper_value": 0.105}
+    diamonds = [line for line in display.forest_plot(checks).axes[0].get_lines()
+                if line.get_marker() == "D"]
+    assert len(diamonds) == 1 and diamonds[0].get_xdata()[0] == 0.105
+    assert diamonds[0].get_ydata()[0] == 1  # the row of a, drawn second

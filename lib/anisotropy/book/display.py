@@ -169,9 +169,9 @@ def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
     """Each graded check's 95% interval against its threshold: one panel per declared
     check (their quantities have different scales), one row per model (and subject), the
     measured value as a dot, the threshold as a dashed line, the rows coloured by
-    verdict, and the paper's value as a black diamond where ``paper`` gives one for
-    ``(check id, subject)``. Returns the matplotlib figure (a figure that says so when
-    nothing is graded)."""
+    verdict, and the paper's value as a black diamond: the record's ``paper_value``, or
+    ``paper[(check id, subject)]`` where ``paper`` is given. Returns the matplotlib figure
+    (a figure that says so when nothing is graded)."""
     import matplotlib.pyplot as plt
 
     labels, colors = labels or {}, colors or VERDICT_COLORS
@@ -194,7 +194,8 @@ def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
             color = colors.get(check["verdict"], "#333333")
             ax.plot([low, high], [y, y], color=color, linewidth=2.5, solid_capstyle="butt")
             ax.plot([check["measured"]], [y], "o", color=color, markersize=5)
-            mark = (paper or {}).get((check["check"], check.get("subject") or ""))
+            mark = (check.get("paper_value") if paper is None
+                    else paper.get((check["check"], check.get("subject") or "")))
             if mark is not None:
                 ax.plot([mark], [y], "D", color="#111111", markersize=5, fillstyle="none",
                         label="paper")
@@ -224,10 +225,7 @@ def glue_summary(results) -> None:
 
     labels = {check_id: spec.label or check_id for check_id, spec in results.specs.items()}
     glue("verdict_table", HTML(verdict_table_html(results.checks, labels)))
-    paper = {(c.check, c.subject or ""): results.specs[c.check].paper_number(c.subject or "")
-             for c in results.checks if c.check in results.specs}
-    figure = forest_plot(results.checks, labels,
-                         paper={k: v for k, v in paper.items() if v is not None})
+    figure = forest_plot(results.checks, labels)  # each record carries its paper_value
     glue("forest_plot", figure)
     plt.close(figure)
 
