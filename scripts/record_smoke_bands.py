@@ -67,7 +67,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
-from anisotropy.book.checks import grade, load_checks  # noqa: E402
+from anisotropy.book.checks import GRADED, grade, load_checks  # noqa: E402
 from anisotropy.book.provenance import cpu  # noqa: E402
 from anisotropy.book.runner import SLUGS  # noqa: E402
 
@@ -82,7 +82,6 @@ PLATFORM: dict[str, dict] = {
 }
 N_SEEDS = 8  # seed 0 (every platform run) and seeds 1..7
 PERTURBATIONS = [*PLATFORM, *(f"seed-{s}" for s in range(1, N_SEEDS))]
-GRADED = ("reproduced", "not reproduced", "inconclusive")
 MARGIN_FACTORS = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 WORK = ROOT / "_build" / "perturb"
 EXPECTED = ROOT / "tests" / "expected" / "smoke.yaml"

@@ -64,6 +64,8 @@ KINDS = ("graded", "finding")
 # float sums; "seed" for anything trained or randomly initialised (K-means, flows,
 # classifiers, fine-tuning), where another CPU's kernels act like another seed.
 SPREADS = ("platform", "seed")
+#: The verdicts :func:`grade` can give (the rest are declared: exempt, control, ...).
+GRADED = ("reproduced", "not reproduced", "inconclusive")
 _FIELDS = {"label", "statement", "section", "anchor", "references", "quantity", "comparator",
            "threshold", "reason", "bounds", "exempt", "controls", "kind", "spread",
            "paper_value"}

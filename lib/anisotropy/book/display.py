@@ -26,6 +26,8 @@ from typing import Any
 
 import pandas as pd
 
+from anisotropy.book.checks import GRADED as _GRADED
+
 __all__ = ["sig", "interval_text", "verdict_frame", "verdict_table_html", "forest_plot",
            "glue_summary", "settings_table_html", "VERDICT_MARKS", "VERDICT_COLORS"]
 
@@ -36,7 +38,6 @@ VERDICT_MARKS = {"reproduced": "✓ reproduced", "not reproduced": "✗ not repr
 VERDICT_COLORS = {"reproduced": "#009E73", "not reproduced": "#D55E00",
                   "inconclusive": "#E69F00", "exempt": "#999999", "control": "#56B4E9",
                   "finding": "#0072B2", "not run": "#999999"}
-_GRADED = ("reproduced", "not reproduced", "inconclusive")
 
 
 def sig(value: Any, digits: int = 3) -> str:

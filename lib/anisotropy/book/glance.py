@@ -15,13 +15,12 @@ from functools import lru_cache
 from pathlib import Path
 
 from anisotropy.book.catalog import claims
-from anisotropy.book.checks import load_checks
+from anisotropy.book.checks import GRADED, load_checks
 from anisotropy.book.ledger import format_measured, ledger_rows, summary_by_model
 from anisotropy.book.plotting import short_name
 
-__all__ = ["GRADED", "grid_html", "claim_sentences", "glance_markdown", "write_glance"]
+__all__ = ["grid_html", "claim_sentences", "glance_markdown", "write_glance"]
 
-GRADED = ("reproduced", "not reproduced", "inconclusive")
 _SYMBOL = {"reproduced": "✓", "not reproduced": "✗", "inconclusive": "?"}
 # tints of Okabe-Ito bluish green, vermillion and orange; grey when nothing was graded
 _TINT = {"reproduced": "#cdeee3", "not reproduced": "#f8d3bd", "inconclusive": "#fdecc8",

@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from anisotropy.book.catalog import claims
+from anisotropy.book.checks import GRADED as _GRADED
 from anisotropy.book.provenance import STALE_TEXT, short_environment
 from anisotropy.book.results import load_results
 from anisotropy.inputs.data import EXPECTED_SHA256_FILE, data_root
@@ -81,7 +82,6 @@ def summary_by_model(rows: list[dict]) -> dict[tuple[str, str], Counter]:
     return out
 
 
-_GRADED = ("reproduced", "not reproduced", "inconclusive")
 
 
 def decoder_disagreements(rows: list[dict], results: dict[str, dict]) -> list[dict]:
