@@ -8,7 +8,7 @@ from scipy.stats import ortho_group
 
 from anisotropy.book.ledger import format_value
 from anisotropy.book.results import ranges_text
-from anisotropy.claims import clusters, frequency, layerwise
+from anisotropy.claims import clusters, frequency, layerwise, manifolds
 from anisotropy.claims.calibration import FlowCalibration
 from anisotropy.claims.classifier import (
     isotropy_defect_cosine,
@@ -195,13 +195,13 @@ def test_cluster_drivers_find_the_separating_coordinate():
 
 
 def test_manifold_indicators_tell_a_roll_from_a_blob():
-    shapes = clusters.reference_shapes(seed=3)
-    assert clusters.is_swiss_roll(shapes.loc["Swiss roll"])
-    assert not clusters.is_swiss_roll(shapes.loc["solid cloud"])
-    assert not clusters.is_swiss_roll(shapes.loc["bent sheet"])
-    assert shapes.loc["Swiss roll", "lid"] < clusters.SWISS_ROLL_MAX_LID
-    assert shapes.loc["solid cloud", "lid"] > clusters.SWISS_ROLL_MAX_LID
-    assert shapes.loc["bent sheet", "geodesic_ratio"] < clusters.SWISS_ROLL_MIN_RATIO
+    shapes = manifolds.reference_shapes(seed=3)
+    assert manifolds.is_swiss_roll(shapes.loc["Swiss roll"])
+    assert not manifolds.is_swiss_roll(shapes.loc["solid cloud"])
+    assert not manifolds.is_swiss_roll(shapes.loc["bent sheet"])
+    assert shapes.loc["Swiss roll", "lid"] < manifolds.SWISS_ROLL_MAX_LID
+    assert shapes.loc["solid cloud", "lid"] > manifolds.SWISS_ROLL_MAX_LID
+    assert shapes.loc["bent sheet", "geodesic_ratio"] < manifolds.SWISS_ROLL_MIN_RATIO
 
 
 def test_token_kinds():

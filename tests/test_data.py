@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from anisotropy.inputs import data
+from anisotropy.inputs import data, datafiles
 
 
 @pytest.mark.parametrize("name,split,rows", [
@@ -75,7 +75,7 @@ def copied_root(tmp_path, monkeypatch):
     for folder in ("sts13", "rte"):
         shutil.copytree(source / folder, tmp_path / folder)
     monkeypatch.setenv("ANISOTROPY_DATA", str(tmp_path))
-    monkeypatch.setattr(data, "_VERIFIED", {})
+    monkeypatch.setattr(datafiles, "_VERIFIED", {})
     return tmp_path
 
 

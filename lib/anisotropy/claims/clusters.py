@@ -8,19 +8,19 @@ contexts (WikiText-2 and PTB cut into fixed word windows) come from
   threshold), as the authors' code;
 - :func:`type_similarities`: S_inter / S_intra raw, after global centring, and after
   per-cluster centring;
-- :func:`cluster_drivers`: how much of the between-cluster scatter a few coordinates carry;
-- :func:`manifold_indicators`: is a 3-D projection a thin rolled sheet?
+- :func:`cluster_drivers`: how much of the between-cluster scatter a few coordinates carry.
+
+The manifold indicators and the static-space LID are in :mod:`anisotropy.claims.manifolds`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.sparse.csgraph import shortest_path
 from sklearn.cluster import KMeans
-from sklearn.neighbors import kneighbors_graph
 from tqdm.auto import tqdm
 
+from anisotropy.claims.manifolds import lid_mean_draws
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import (
     Interval,
@@ -30,27 +30,15 @@ from anisotropy.geometry.intervals import (
     resample_counts,
 )
 from anisotropy.geometry.sampling import sample_indices
-from anisotropy.geometry.streams import stream, stream_seed
+from anisotropy.geometry.streams import stream_seed
 
-__all__ = ["SILHOUETTE_THRESHOLD", "SWISS_ROLL_MAX_LID", "SWISS_ROLL_MIN_RATIO",
-           "reference_shapes", "choose_k", "compare_k_selection", "type_similarities",
-           "cluster_drivers", "manifold_indicators", "pca_project", "type_frequencies",
-           "token_kinds", "cluster_layer_stats", "static_space_lid", "driver_share_draws",
-           "decoder_drivers", "check_values", "offdiagonal_cosine_draws", "is_swiss_roll"]
+__all__ = ["SILHOUETTE_THRESHOLD", "choose_k", "compare_k_selection", "type_similarities",
+           "cluster_drivers", "type_frequencies", "token_kinds", "cluster_layer_stats",
+           "driver_share_draws", "decoder_drivers", "check_values",
+           "offdiagonal_cosine_draws"]
 
-#: The Swiss-roll criterion of :func:`is_swiss_roll`.
-SWISS_ROLL_MAX_LID = 2.5
-SWISS_ROLL_MIN_RATIO = 2.0
 #: Below this best silhouette, :func:`choose_k` keeps one cluster (the authors' code).
 SILHOUETTE_THRESHOLD = 0.1
-
-
-def pca_project(X: np.ndarray, n_components: int) -> np.ndarray:
-    """Project centred rows on their top principal directions (float64)."""
-    X = np.asarray(X, dtype=np.float64)
-    centred = X - X.mean(axis=0)
-    _, _, vt = np.linalg.svd(centred, full_matrices=False)
-    return centred @ vt[:n_components].T
 
 
 def choose_k(X: np.ndarray, k_range=range(2, 16), sample: int = 2000,
@@ -259,59 +247,6 @@ def cluster_drivers(X: np.ndarray, labels: np.ndarray, top: int = 3) -> dict:
     }
 
 
-def manifold_indicators(P: np.ndarray, n_neighbors: int = 10, sample: int = 1500,
-                        seed: int = 0) -> dict:
-    """Two numbers that tell a rolled sheet from a blob in a low-dimensional projection.
-
-    - ``lid``: the MLE local dimension of the projected points (k = ``n_neighbors``); about 2
-      for a sheet, about 3 for a solid 3-D cloud;
-    - ``geodesic_ratio``: the 90th percentile over point pairs of the shortest-path
-      distance in the kNN graph divided by the straight-line distance. It stays near 1 for a
-      flat, convex or gently bent cloud (about 1.1-1.3) and is far above 1 when the sheet is
-      rolled up, because points on neighbouring turns are close in space but far along the
-      sheet (about 5 for the textbook Swiss roll).
-    """
-    P = metrics.check_embeddings(P, min_points=n_neighbors + 2)
-    rows = sample_indices(P.shape[0], sample, seed)
-    Q = np.asarray(P[rows], dtype=np.float64)
-    lid = metrics.lid_mle(Q, k=n_neighbors)
-    graph = kneighbors_graph(Q, n_neighbors=n_neighbors, mode="distance")
-    geodesic = shortest_path(graph, directed=False)
-    euclidean = np.linalg.norm(Q[:, None, :] - Q[None, :, :], axis=-1)
-    upper = np.triu_indices(Q.shape[0], k=1)
-    finite = np.isfinite(geodesic[upper]) & (euclidean[upper] > 0)
-    ratio = geodesic[upper][finite] / euclidean[upper][finite]
-    return {"lid": float(lid), "geodesic_ratio": float(np.percentile(ratio, 90)),
-            "connected_share": float(finite.mean())}
-
-
-def reference_shapes(n_points: int = 1500, sample: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """:func:`manifold_indicators` of three synthetic 3-D shapes that calibrate the
-    Swiss-roll criterion: the textbook Swiss roll (a sheet rolled one and a half turns), a
-    gently bent sheet, and a solid Gaussian cloud. One row per shape."""
-    rng = stream(seed, "reference-shapes")
-    t = 1.5 * np.pi * (1 + 2 * rng.uniform(size=n_points))
-    u = rng.uniform(-1, 1, size=n_points)
-    shapes = {
-        "Swiss roll": np.c_[t * np.cos(t), 20 * rng.uniform(size=n_points), t * np.sin(t)],
-        "bent sheet": np.c_[10 * u, 20 * rng.uniform(size=n_points), 5 * u**2],
-        "solid cloud": rng.normal(size=(n_points, 3)),
-    }
-    rows = [{"shape": name, **manifold_indicators(P, sample=sample, seed=stream_seed(
-                seed, f"reference-shapes/{name.replace(' ', '-')}"))}
-            for name, P in shapes.items()]
-    return pd.DataFrame(rows).set_index("shape")
-
-
-def is_swiss_roll(indicators: dict, max_lid: float = SWISS_ROLL_MAX_LID,
-                  min_ratio: float = SWISS_ROLL_MIN_RATIO) -> bool:
-    """The book's Swiss-roll criterion on :func:`manifold_indicators`: a sheet (local
-    dimension below ``max_lid``; about 2 for a sheet, 3 for a solid cloud) that is rolled up
-    (90th-percentile geodesic ratio above ``min_ratio``; 1.1 to 1.3 for flat or gently bent
-    clouds, about 5 for the textbook roll)."""
-    return bool(indicators["lid"] < max_lid and indicators["geodesic_ratio"] > min_ratio)
-
-
 def type_frequencies(types: np.ndarray) -> pd.Series:
     """Occurrences of each type in the sample (a frequency proxy for colouring)."""
     return pd.Series(types).map(pd.Series(types).value_counts())
@@ -360,13 +295,13 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
         record["isoscore"] = metrics.isoscore(X[iso_rows])
         # LID is a property of the point set: repeated vectors (layer 0 gives every
         # occurrence of a type the same vector, the decoder's with no position at all) are
-        # counted once, as in static_space_lid.
+        # counted once, as in manifolds.static_space_lid.
         sample = np.unique(X[lid_rows], axis=0)
         record["LID points"] = sample.shape[0]
         record["LID euclidean"] = metrics.lid_mle(sample, k=lid_k, metric="euclidean")
         record["LID cosine"], pointwise = metrics.lid_mle(sample, k=lid_k, metric="cosine",
                                                           return_pointwise=True)
-        draws[layer]["LID cosine draws"] = _lid_draws(
+        draws[layer]["LID cosine draws"] = lid_mean_draws(
             pointwise, n_boot, stream_seed(seed, f"bootstrap/lid/layer{layer}"))
         drivers = cluster_drivers(X, labels)
         record.update({"top-3 variance dims": drivers["top_variance_dims"],
@@ -375,28 +310,6 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
                        "top-3 between-cluster share": drivers["top_between_share"]})
         records.append(record)
     return pd.DataFrame(records), labels_by_layer, draws
-
-
-def _lid_draws(pointwise: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
-    """Bootstrap draws over points of the mean of finite pointwise LID estimates, as
-    :func:`anisotropy.geometry.metrics.lid_mle` averages them."""
-    finite = pointwise[np.isfinite(pointwise)]
-    return bootstrap_means(finite, n_boot, seed)[:, 0]
-
-
-def static_space_lid(vectors: np.ndarray, sample: int = 5000, k: int = 100,
-                     seed: int = 0, n_boot: int | None = None) -> dict:
-    """LID (Euclidean and cosine) of a seeded sample of distinct static vectors; with
-    ``n_boot``, also ``"LID cosine draws"``: bootstrap draws over the sampled points."""
-    vectors = np.unique(np.asarray(vectors, dtype=np.float32), axis=0)
-    X = vectors[sample_indices(vectors.shape[0], sample, stream_seed(seed, "sample"))]
-    cosine, pointwise = metrics.lid_mle(X, k=k, metric="cosine", return_pointwise=True)
-    out = {"n": int(X.shape[0]), "dim": int(X.shape[1]),
-           "LID euclidean": metrics.lid_mle(X, k=k, metric="euclidean"), "LID cosine": cosine}
-    if n_boot:
-        out["LID cosine draws"] = _lid_draws(pointwise, n_boot,
-                                             stream_seed(seed, "bootstrap/lid"))
-    return out
 
 
 def driver_share_draws(X: np.ndarray, labels: np.ndarray, n_boot: int = 1000, seed: int = 0,

@@ -6,8 +6,9 @@ similarities, LID and IsoScore, with their bootstrap draws); :func:`measure_driv
 :func:`measure_manifolds` and :func:`measure_static_lid` add the decoders' cluster drivers,
 the manifold indicators and the static control. The ``grade_*`` functions record the checks
 of :data:`CHECKS` (declared in ``data/checks.yaml``). The formulas are in
-:mod:`anisotropy.claims.clusters`; the page is ``notebooks/02-clusters-manifolds.ipynb``,
-its tables and figures :mod:`anisotropy.book.pages.clusters`.
+:mod:`anisotropy.claims.clusters` and :mod:`anisotropy.claims.manifolds`; the page is
+``notebooks/02-clusters-manifolds.ipynb``, its tables and figures
+:mod:`anisotropy.book.pages.clusters`.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ def measure_model(settings: Settings, encoder, windows: list[str]) -> ModelClust
     """Claim 2's per-layer measurements on one model's token vectors of the windows."""
     import numpy as np
 
-    from anisotropy.claims import clusters
+    from anisotropy.claims import clusters, manifolds
 
     s = settings
     tokens = encoder.encode_tokens(windows)
@@ -130,7 +131,7 @@ def measure_model(settings: Settings, encoder, windows: list[str]) -> ModelClust
         n_boot=s.n_boot)
     keep = ~tokens.special_mask & ~np.isin(tokens.position, exclude)
     embedding_matrix, _ = encoder.input_embedding_matrix()
-    input_lid = clusters.static_space_lid(embedding_matrix, s.lid_sample, s.lid_k,
+    input_lid = manifolds.static_space_lid(embedding_matrix, s.lid_sample, s.lid_k,
                                           stream_seed(s.seed, "claim2/input-lid"), s.n_boot)
     input_draws = input_lid.pop("LID cosine draws")
     facts = {"tokens": int(keep.sum()), "types": int(np.unique(tokens.token_ids[keep]).size),
@@ -230,7 +231,7 @@ def measure_manifolds(settings: Settings, measured: dict[str, ModelClusters]):
     per model, and the projections with each token's kind and log frequency."""
     import numpy as np
 
-    from anisotropy.claims import clusters
+    from anisotropy.claims import clusters, manifolds
     from anisotropy.geometry.sampling import sample_indices
 
     rows, projections = [], {}
@@ -242,11 +243,11 @@ def measure_manifolds(settings: Settings, measured: dict[str, ModelClusters]):
         sample = sample_indices(int(m.keep.sum()), 4000,
                                 stream_seed(settings.seed, "claim2/manifold-points"))
         for layer in picks:
-            P = clusters.pca_project(np.asarray(m.tokens.layer(layer))[m.keep][sample], 3)
-            indicators = clusters.manifold_indicators(
+            P = manifolds.pca_project(np.asarray(m.tokens.layer(layer))[m.keep][sample], 3)
+            indicators = manifolds.manifold_indicators(
                 P, seed=stream_seed(settings.seed, "claim2/manifold-indicators"))
             rows.append({"model": name.split("/")[-1], "kind": m.kind, "layer": layer,
-                         **indicators, "Swiss roll": clusters.is_swiss_roll(indicators)})
+                         **indicators, "Swiss roll": manifolds.is_swiss_roll(indicators)})
             projections[(name, layer)] = (P, kinds[sample], log_frequency[sample])
     return rows, projections
 
@@ -265,14 +266,14 @@ def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple
     draws)``."""
     import numpy as np
 
-    from anisotropy.claims import clusters
+    from anisotropy.claims import manifolds
     from anisotropy.inputs import models as registry
 
     s = settings
     static = (load or registry.load)(s.static_model)
     if on_model is not None:
         on_model(static)
-    lid = clusters.static_space_lid(np.asarray(static.vectors), s.lid_sample, s.lid_k,
+    lid = manifolds.static_space_lid(np.asarray(static.vectors), s.lid_sample, s.lid_k,
                                     stream_seed(s.seed, "claim2/static-lid"), s.n_boot)
     return static, lid, lid.pop("LID cosine draws")
 

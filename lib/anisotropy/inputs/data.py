@@ -1,17 +1,9 @@
-"""Datasets: the data root, sha256 verification, and one loader per dataset.
+"""Datasets: one loader per dataset, returning tidy frames, and the registry :data:`DATASETS`.
 
-Every loader reads files from the *data root*, the first that exists of
-
-1. ``$ANISOTROPY_DATA``,
-2. ``data/raw/`` inside the project,
-3. ``../shared/data/`` beside the project.
-
-Before a file is read for the first time in a process, its sha256 is checked against
-``data/sha256.json`` (copied from the data manifest); nothing is read from an unverified
-file. When the data root lacks a dataset, the loader falls back to the Hugging Face hub
-through :mod:`datasets`, returning the local reader's columns and dtypes (the mapping of each
-dataset is in :data:`HUB_ADAPTERS`); offline, that fails with a message naming the missing
-path and the hub id.
+Every loader reads the dataset's files from the data root after checking their sha256
+(:mod:`anisotropy.inputs.datafiles`). When the data root lacks a dataset, it falls back to
+the Hugging Face hub copy, in the same columns and dtypes (:mod:`anisotropy.inputs.hub_data`);
+offline, that fails with a message naming the missing path and the hub id.
 
 Loaders return tidy :class:`pandas.DataFrame` objects. Reading conventions (encodings, CRLF,
 headers, unscored pairs) follow ``../shared/data/README.md``.
@@ -20,11 +12,8 @@ headers, unscored pairs) follow ``../shared/data/README.md``.
 from __future__ import annotations
 
 import csv
-import gzip
-import hashlib
 import io
 import json
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,13 +21,28 @@ from pathlib import Path
 
 import pandas as pd
 
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
-EXPECTED_SHA256_FILE = PROJECT_ROOT / "data" / "sha256.json"
+from anisotropy.inputs.datafiles import (
+    EXPECTED_SHA256_FILE,
+    PROJECT_ROOT,
+    DataError,
+    data_root,
+    expected_files,
+    read_lines,
+    read_text,
+    verified_files,
+    verify_all,
+    verify_file,
+)
+from anisotropy.inputs.hub_data import HUB_ADAPTERS, SNLI_LABELS, from_hub
 
 __all__ = [
     "DataError",
     "DATASETS",
+    "DatasetSpec",
+    "EXPECTED_SHA256_FILE",
     "HUB_ADAPTERS",
+    "PROJECT_ROOT",
+    "SNLI_LABELS",
     "data_root",
     "verify_file",
     "verify_all",
@@ -57,122 +61,6 @@ __all__ = [
     "wic",
     "word_windows",
 ]
-
-
-class DataError(RuntimeError):
-    """A data file is missing, corrupt, unknown, or a dataset name or split is invalid."""
-
-
-# --------------------------------------------------------------------------- data root
-
-
-def data_root() -> Path:
-    """Return the data root: ``$ANISOTROPY_DATA``, else ``data/raw``, else ``../shared/data``.
-
-    Raises
-    ------
-    DataError
-        If ``$ANISOTROPY_DATA`` is set but does not exist, or none of the candidates exists.
-    """
-    env = os.environ.get("ANISOTROPY_DATA")
-    if env:
-        root = Path(env).expanduser()
-        if not root.is_dir():
-            raise DataError(
-                f"ANISOTROPY_DATA={env!r} is not a directory. Point it at a copy of the "
-                "dataset folder (the layout of ../shared/data) or unset it."
-            )
-        return root
-    for candidate in (PROJECT_ROOT / "data" / "raw", PROJECT_ROOT.parent / "shared" / "data"):
-        if candidate.is_dir():
-            return candidate
-    raise DataError(
-        "No data root found: set ANISOTROPY_DATA to a copy of the datasets, or place them in "
-        f"{PROJECT_ROOT / 'data' / 'raw'} or {PROJECT_ROOT.parent / 'shared' / 'data'}."
-    )
-
-
-# --------------------------------------------------------------------------- verification
-
-_VERIFIED: dict[str, str] = {}  # relative path -> sha256, for files checked in this process
-
-
-def _expected() -> dict[str, dict]:
-    with open(EXPECTED_SHA256_FILE, encoding="utf-8") as handle:
-        return json.load(handle)["files"]
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def verify_file(relpath: str, root: Path | None = None) -> Path:
-    """Check one data file's sha256 against the project's expected value and return its path.
-
-    The result is remembered for the process, so each file is hashed once.
-
-    Raises
-    ------
-    DataError
-        If the path is not a known data file, is missing, or its hash differs (the message
-        names the file, the expected and the actual hash).
-    """
-    root = data_root() if root is None else root
-    path = root / relpath
-    key = str(path)
-    if key in _VERIFIED:
-        return path
-    expected = _expected()
-    if relpath not in expected:
-        raise DataError(f"{relpath!r} is not a known data file (see {EXPECTED_SHA256_FILE}).")
-    if not path.is_file():
-        raise DataError(f"Missing data file {path}. Restore it from its source in MANIFEST.json.")
-    actual = _sha256(path)
-    want = expected[relpath]["sha256"]
-    if actual != want:
-        raise DataError(
-            f"sha256 mismatch for {path}: expected {want}, got {actual}. The file was modified "
-            "or truncated; restore the original."
-        )
-    _VERIFIED[key] = actual
-    return path
-
-
-def verified_files() -> dict[str, str]:
-    """Return ``{relative path: sha256}`` of the data files verified in this process."""
-    root = str(data_root())
-    return {
-        os.path.relpath(path, root): digest for path, digest in sorted(_VERIFIED.items())
-    }
-
-
-def verify_all(root: Path | None = None) -> int:
-    """Verify every expected data file; return the count. Raises on the first problem."""
-    names = sorted(_expected())
-    for relpath in names:
-        verify_file(relpath, root)
-    return len(names)
-
-
-def _read_text(relpath: str, encoding: str = "utf-8") -> str:
-    """Read a verified file as text with universal newlines (CRLF becomes LF)."""
-    path = verify_file(relpath)
-    raw = path.read_bytes()
-    if relpath.endswith(".gz"):
-        raw = gzip.decompress(raw)
-    return io.TextIOWrapper(io.BytesIO(raw), encoding=encoding, newline=None).read()
-
-
-def _lines(relpath: str, encoding: str = "utf-8") -> list[str]:
-    text = _read_text(relpath, encoding)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
 
 
 # --------------------------------------------------------------------------- specs
@@ -204,189 +92,7 @@ def _local_or_hub(spec: DatasetSpec, split: str, reader: Callable[[], pd.DataFra
     if root is not None and (root / spec.folder).is_dir():
         return reader()
     missing = (root / spec.folder) if root is not None else Path(spec.folder)
-    return _from_hub(spec, split, missing)
-
-
-def _from_hub(spec: DatasetSpec, split: str, missing: Path) -> pd.DataFrame:
-    """Load ``split`` of a dataset from its Hugging Face hub copy, in the local schema.
-
-    The hub copies name, type and split their columns differently from the local files;
-    :data:`HUB_ADAPTERS` maps each dataset's hub splits and columns onto the local reader's
-    (same column names, in the same order, same dtypes). Columns the hub copy lacks are
-    filled with a constant (documented per dataset) and rows without a gold label dropped.
-    """
-    hint = (
-        f"Dataset {spec.name!r} is not in the data root ({missing} is missing) and the "
-        f"Hugging Face hub copy {spec.hub_id!r}"
-        + (f" (config {spec.hub_config!r})" if spec.hub_config else "")
-    )
-    if os.environ.get("HF_DATASETS_OFFLINE") == "1" or os.environ.get("HF_HUB_OFFLINE") == "1":
-        raise DataError(hint + " cannot be fetched offline. Set ANISOTROPY_DATA to a local copy.")
-    adapter = HUB_ADAPTERS[spec.name]
-    if split not in adapter.splits:
-        raise DataError(
-            hint + f" has no split matching the local {split!r} (it offers "
-            f"{sorted(adapter.splits)}; {adapter.note or 'see HUB_ADAPTERS'}). Set "
-            "ANISOTROPY_DATA to a local copy of the datasets."
-        )
-    try:
-        import datasets
-
-        frames = [datasets.load_dataset(spec.hub_id, spec.hub_config, split=hub_split)
-                  .to_pandas() for hub_split in adapter.splits[split]]
-    except Exception as error:  # network, auth, missing split
-        raise DataError(
-            hint + f" could not be loaded ({type(error).__name__}: {error}). Without internet, "
-            "set ANISOTROPY_DATA to a local copy of the datasets."
-        ) from error
-    frame = adapter.convert(pd.concat(frames, ignore_index=True), spec.name)
-    return frame.reset_index(drop=True)
-
-
-# --------------------------------------------------------------------------- hub schemas
-
-
-@dataclass(frozen=True)
-class HubAdapter:
-    """How a dataset's hub copy maps onto its local reader's schema.
-
-    ``splits`` maps each local split the hub can provide to the hub splits that make it up
-    (concatenated in order); ``convert(frame, name)`` turns the hub's pandas frame into the
-    local columns and dtypes. ``note`` says what the hub copy cannot give.
-    """
-
-    splits: dict[str, tuple[str, ...]]
-    convert: Callable[[pd.DataFrame, str], pd.DataFrame]
-    note: str = ""
-
-
-_TEXT = pd.Series(["text"]).dtype  # how this pandas stores strings: object, or str (3.0+)
-
-
-def _text(values, index=None) -> pd.Series:
-    """A text column in the dtype the local readers get (missing values stay missing)."""
-    return pd.Series(values, index=index, dtype=object).astype(_TEXT)
-
-
-def _hub_sts(frame: pd.DataFrame, name: str) -> pd.DataFrame:
-    """mteb STS copies: ``sentence1, sentence2, score`` (STS-B also ``genre, dataset``).
-
-    The per-file subsets of STS12-16 are not in the hub copies: ``subset`` is the dataset
-    name there (so ``spearman_mean`` equals ``spearman_all``); STS-B's is ``genre/dataset``
-    as in the local files. Unscored pairs are dropped, as locally.
-    """
-    frame = frame.dropna(subset=["score"])
-    if {"genre", "dataset"} <= set(frame.columns):
-        subset = frame["genre"].astype(str) + "/" + frame["dataset"].astype(str)
-    else:
-        subset = pd.Series(name, index=frame.index)
-    return pd.DataFrame({"sentence1": _text(frame["sentence1"]),
-                         "sentence2": _text(frame["sentence2"]),
-                         "score": frame["score"].astype(float), "subset": _text(subset)})
-
-
-def _hub_sick(frame: pd.DataFrame, name: str) -> pd.DataFrame:
-    """mteb/sickr-sts: relatedness only; ``label`` (the entailment judgment) is None."""
-    out = _hub_sts(frame, name)
-    out.insert(3, "label", _text([None] * len(out), out.index))
-    out["subset"] = _text(["sick"] * len(out), out.index)
-    return out
-
-
-def _hub_rt_polarity(frame: pd.DataFrame, name: str) -> pd.DataFrame:
-    """rotten_tomatoes: ``text, label`` over train+validation+test; positives first."""
-    frame = frame.sort_values("label", ascending=False, kind="stable")
-    return pd.DataFrame({"sentence": _text(frame["text"].astype(str).str.strip()),
-                         "label": frame["label"].astype(int)})
-
-
-def _hub_snli(frame: pd.DataFrame, name: str) -> pd.DataFrame:
-    """stanfordnlp/snli: ``premise, hypothesis, label`` (0/1/2 in the order of
-    :data:`SNLI_LABELS`, -1 without a gold label: dropped)."""
-    frame = frame[frame["label"] >= 0]
-    label_id = frame["label"].astype(int)
-    return pd.DataFrame({"sentence1": _text(frame["premise"]),
-                         "sentence2": _text(frame["hypothesis"]),
-                         "label": _text(label_id.map(dict(enumerate(SNLI_LABELS)))),
-                         "label_id": label_id})
-
-
-def _hub_lines(column: str) -> Callable[[pd.DataFrame, str], pd.DataFrame]:
-    """Language-modelling corpora: one stripped, non-blank line per row in ``text``."""
-
-    def convert(frame: pd.DataFrame, name: str) -> pd.DataFrame:
-        lines = frame[column].astype(str).str.strip()
-        return pd.DataFrame({"text": _text(lines[lines != ""].tolist())})
-
-    return convert
-
-
-def _hub_sst2(frame: pd.DataFrame, name: str) -> pd.DataFrame:
-    """GLUE sst2: ``sentence, label, idx``."""
-    return pd.DataFrame({"sentence": _text(frame["sentence"].astype(str).str.strip()),
-                         "label": frame["label"].astype(int)})
-
-
-def _hub_cola(frame: pd.DataFrame, name: str) -> pd.DataFrame:
-    """GLUE cola: ``sentence, label, idx``; the source code of each sentence (``source``)
-    is not in the hub copy and is None."""
-    return pd.DataFrame({"sentence": _text(frame["sentence"]),
-                         "label": frame["label"].astype(int),
-                         "source": _text([None] * len(frame), frame.index)})
-
-
-def _hub_rte(frame: pd.DataFrame, name: str) -> pd.DataFrame:
-    """GLUE rte: ``sentence1, sentence2, label`` with 0 = entailment, 1 = not_entailment."""
-    entailment = frame["label"].astype(int) == 0
-    return pd.DataFrame({
-        "sentence1": _text(frame["sentence1"]), "sentence2": _text(frame["sentence2"]),
-        "label": _text(entailment.map({True: "entailment", False: "not_entailment"})),
-        "label_id": entailment.astype(int)})
-
-
-def _hub_wic(frame: pd.DataFrame, name: str) -> pd.DataFrame:
-    """super_glue wic: ``word, sentence1, sentence2, start1, start2, ..., label``.
-
-    ``pos`` is not in the hub copy (None). ``indices`` is rebuilt as locally
-    (``"i1-i2"``, word positions of the target) by counting whitespace-separated words
-    before the target's character offset; the hub's sentences are untokenized, so an index
-    can differ from the tokenized local file's where punctuation precedes the target.
-    """
-    def word_index(sentences: pd.Series, starts: pd.Series) -> list[int]:
-        return [len(str(s)[: int(i)].split()) for s, i in zip(sentences, starts, strict=True)]
-
-    indices = [f"{a}-{b}" for a, b in zip(word_index(frame["sentence1"], frame["start1"]),
-                                          word_index(frame["sentence2"], frame["start2"]),
-                                          strict=True)]
-    return pd.DataFrame({"word": _text(frame["word"]),
-                         "pos": _text([None] * len(frame), frame.index),
-                         "indices": _text(indices, frame.index),
-                         "sentence1": _text(frame["sentence1"]),
-                         "sentence2": _text(frame["sentence2"]),
-                         "label": frame["label"].astype(int)})
-
-
-_GLUE_SPLITS = {"train": ("train",), "dev": ("validation",)}
-_GLUE_NOTE = "the GLUE test labels are hidden"
-
-#: Per dataset: the local splits its hub copy can give, and its column mapping.
-HUB_ADAPTERS: dict[str, HubAdapter] = {
-    "stsbenchmark": HubAdapter({"train": ("train",), "dev": ("validation",),
-                                "test": ("test",)}, _hub_sts),
-    **{f"sts{year}": HubAdapter({"test": ("test",)}, _hub_sts) for year in range(12, 17)},
-    "sick": HubAdapter({"test": ("test",)}, _hub_sick,
-                       "mteb/sickr-sts holds only the SemEval-2014 test pairs"),
-    "rt-polarity": HubAdapter({"all": ("train", "validation", "test")}, _hub_rt_polarity),
-    "snli": HubAdapter({"dev": ("validation",), "test": ("test",)}, _hub_snli),
-    "wikitext-2": HubAdapter({"valid": ("validation",), "test": ("test",)}, _hub_lines("text")),
-    "ptb": HubAdapter({"valid": ("validation",), "test": ("test",)}, _hub_lines("sentence")),
-    "sst2": HubAdapter(_GLUE_SPLITS, _hub_sst2, _GLUE_NOTE),
-    "cola": HubAdapter(_GLUE_SPLITS, _hub_cola,
-                       "GLUE's validation split mixes in- and out-of-domain sentences"),
-    "rte": HubAdapter(_GLUE_SPLITS, _hub_rte, _GLUE_NOTE),
-    "wic": HubAdapter({"train": ("train",), "dev": ("validation",)}, _hub_wic,
-                      "the SuperGLUE test labels are hidden"),
-}
+    return from_hub(spec, split, missing)
 
 
 # --------------------------------------------------------------------------- STS
@@ -403,7 +109,7 @@ def stsbenchmark(split: str = "test") -> pd.DataFrame:
 
     def read() -> pd.DataFrame:
         rows = []
-        for line in _lines(f"stsbenchmark/sts-{split}.csv"):
+        for line in read_lines(f"stsbenchmark/sts-{split}.csv"):
             fields = line.split("\t")
             rows.append((fields[5], fields[6], float(fields[4]), f"{fields[0]}/{fields[1]}"))
         return pd.DataFrame(rows, columns=["sentence1", "sentence2", "score", "subset"])
@@ -430,11 +136,11 @@ def sts(year: str | int, split: str = "test") -> pd.DataFrame:
 
     def read() -> pd.DataFrame:
         pattern = re.compile(rf"^{name}/{re.escape(prefix)}\.input\.(.+)\.txt$")
-        subsets = sorted(m.group(1) for p in _expected() if (m := pattern.match(p)))
+        subsets = sorted(m.group(1) for p in expected_files() if (m := pattern.match(p)))
         rows = []
         for subset in subsets:
-            inputs = _lines(f"{name}/{prefix}.input.{subset}.txt")
-            golds = _lines(f"{name}/{prefix}.gs.{subset}.txt")
+            inputs = read_lines(f"{name}/{prefix}.input.{subset}.txt")
+            golds = read_lines(f"{name}/{prefix}.gs.{subset}.txt")
             if len(inputs) != len(golds):
                 raise DataError(
                     f"{name}/{subset}: {len(inputs)} input lines but {len(golds)} gold lines."
@@ -460,10 +166,10 @@ def sick(split: str = "test") -> pd.DataFrame:
 
     def read() -> pd.DataFrame:
         if split == "full":
-            lines, score_col, label_col = _lines("sick/SICK.txt"), 4, 3
+            lines, score_col, label_col = read_lines("sick/SICK.txt"), 4, 3
         else:
             fname = {"test": "SICK_test_annotated", "train": "SICK_train", "trial": "SICK_trial"}
-            lines, score_col, label_col = _lines(f"sick/{fname[split]}.txt"), 3, 4
+            lines, score_col, label_col = read_lines(f"sick/{fname[split]}.txt"), 3, 4
         rows = []
         for line in lines[1:]:  # header
             fields = line.split("\t")
@@ -487,14 +193,11 @@ def rt_polarity(split: str = "all") -> pd.DataFrame:
     _check_split(spec.name, split, spec.splits)
 
     def read() -> pd.DataFrame:
-        rows = [(s.strip(), 1) for s in _lines("rt-polarity/rt-polarity.pos", "latin-1")]
-        rows += [(s.strip(), 0) for s in _lines("rt-polarity/rt-polarity.neg", "latin-1")]
+        rows = [(s.strip(), 1) for s in read_lines("rt-polarity/rt-polarity.pos", "latin-1")]
+        rows += [(s.strip(), 0) for s in read_lines("rt-polarity/rt-polarity.neg", "latin-1")]
         return pd.DataFrame(rows, columns=["sentence", "label"])
 
     return _local_or_hub(spec, split, read)
-
-
-SNLI_LABELS = ("entailment", "neutral", "contradiction")
 
 
 def snli(split: str = "dev") -> pd.DataFrame:
@@ -507,7 +210,7 @@ def snli(split: str = "dev") -> pd.DataFrame:
 
     def read() -> pd.DataFrame:
         rows = []
-        for line in _lines(f"snli/snli_1.0_{split}.jsonl.gz"):
+        for line in read_lines(f"snli/snli_1.0_{split}.jsonl.gz"):
             record = json.loads(line)
             if record["gold_label"] == "-":
                 continue
@@ -527,7 +230,7 @@ def sst2(split: str = "dev") -> pd.DataFrame:
 
     def read() -> pd.DataFrame:
         rows = []
-        for line in _lines(f"sst2/sentiment-{split}"):
+        for line in read_lines(f"sst2/sentiment-{split}"):
             sentence, label = line.rsplit("\t", 1)
             rows.append((sentence.strip(), int(label)))
         return pd.DataFrame(rows, columns=["sentence", "label"])
@@ -549,7 +252,7 @@ def cola(split: str = "train") -> pd.DataFrame:
     def read() -> pd.DataFrame:
         rows = []
         for fname in files[split]:
-            for line in _lines(f"cola/{fname}.tsv"):
+            for line in read_lines(f"cola/{fname}.tsv"):
                 source, label, _annotation, sentence = line.split("\t")
                 rows.append((sentence, int(label), source))
         return pd.DataFrame(rows, columns=["sentence", "label", "source"])
@@ -563,7 +266,7 @@ def rte(split: str = "train") -> pd.DataFrame:
     _check_split(spec.name, split, spec.splits)
 
     def read() -> pd.DataFrame:
-        text = _read_text(f"rte/{split}.tsv")
+        text = read_text(f"rte/{split}.tsv")
         frame = pd.read_csv(io.StringIO(text), sep="\t", quoting=csv.QUOTE_NONE)
         frame = frame.rename(columns={"index": "id"})
         frame["label_id"] = (frame["label"] == "entailment").astype(int)
@@ -578,8 +281,8 @@ def wic(split: str = "dev") -> pd.DataFrame:
     _check_split(spec.name, split, spec.splits)
 
     def read() -> pd.DataFrame:
-        data = _lines(f"wic/{split}/{split}.data.txt")
-        gold = _lines(f"wic/{split}/{split}.gold.txt")
+        data = read_lines(f"wic/{split}/{split}.data.txt")
+        gold = read_lines(f"wic/{split}/{split}.gold.txt")
         rows = []
         for line, label in zip(data, gold, strict=True):
             word, pos, indices, sentence1, sentence2 = line.split("\t")
@@ -600,7 +303,7 @@ def _nonblank_lines(name: str, relpath: str, split: str) -> pd.DataFrame:
     _check_split(spec.name, split, spec.splits)
 
     def read() -> pd.DataFrame:
-        lines = [line.strip() for line in _lines(relpath)]
+        lines = [line.strip() for line in read_lines(relpath)]
         return pd.DataFrame({"text": [line for line in lines if line]})
 
     return _local_or_hub(spec, split, read)

@@ -3,9 +3,9 @@
 Two products, each a cache entry keyed by the model (name and weight hashes), the exact
 sentences, the extraction parameters and :data:`EXTRACTION_VERSION`:
 
-- :class:`TokenEmbeddings`: every token's vector at the requested layers (memory-mapped
-  ``.npy`` per layer), with token ids, strings, sentence index, position, the word each
-  subword belongs to, and the special-token mask.
+- :class:`~anisotropy.inputs.token_embeddings.TokenEmbeddings`: every token's vector at
+  the requested layers (memory-mapped ``.npy`` per layer), with token ids, strings,
+  sentence index, position, the word each subword belongs to, and the special-token mask.
 - pooled sentence vectors (mean over tokens, with and without position 0, and the first
   token) at every layer, from which :func:`pool_sentences` builds ``mean``, ``cls`` and
   ``first-last-avg`` without storing token vectors.
@@ -18,234 +18,30 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from tqdm.auto import tqdm
 
 from anisotropy import __version__
-from anisotropy.geometry.grouping import run_means, run_starts
 from anisotropy.inputs import cache
+from anisotropy.inputs.token_embeddings import (
+    WORD_PATTERN,
+    TokenEmbeddings,
+    pool_rows,
+    pool_words,
+    pooling_mask,
+    split_words,
+)
 
 __all__ = ["EXTRACTION_VERSION", "WORD_PATTERN", "TokenEmbeddings", "extract_token_embeddings",
            "extract_pooled", "pool_sentences", "pool_words", "pool_rows", "pooling_mask",
            "split_words"]
 
 EXTRACTION_VERSION = "2"
-#: How sentences are split into words: runs of letters/digits (with inner apostrophes),
-#: or single punctuation marks.
-WORD_PATTERN = r"[^\W_]+(?:'[^\W_]+)*|[^\w\s]|_"
-_WORD_RE = re.compile(WORD_PATTERN)
-
-
-def split_words(sentence: str) -> list[tuple[int, int, str]]:
-    """Character spans and text of the words of a sentence, by :data:`WORD_PATTERN`."""
-    return [(m.start(), m.end(), m.group()) for m in _WORD_RE.finditer(sentence)]
-
-
-# --------------------------------------------------------------------------- token embeddings
-
-
-@dataclass
-class TokenEmbeddings:
-    """Per-layer token vectors of a list of sentences and what each row is.
-
-    Attributes
-    ----------
-    model : str
-    layers : tuple of int
-    path : Path
-        The cache entry; ``layer(i)`` memory-maps ``layer_{i:03d}.npy`` from it.
-    token_ids, sentence_index, position, word_index : int arrays, one entry per token
-    special_mask : bool array, True for special tokens ([CLS], [SEP], BOS, ...)
-    tokens : array of str, the token strings
-    words : list of list of str, the words of each sentence (by :data:`WORD_PATTERN`)
-    meta : dict, extraction facts (counts, timings, padding share)
-    """
-
-    model: str
-    layers: tuple[int, ...]
-    path: Path
-    token_ids: np.ndarray
-    sentence_index: np.ndarray
-    position: np.ndarray
-    word_index: np.ndarray
-    special_mask: np.ndarray
-    tokens: np.ndarray
-    words: list[list[str]]
-    meta: dict
-
-    def __len__(self) -> int:
-        return int(self.token_ids.shape[0])
-
-    def layer(self, layer: int) -> np.ndarray:
-        """The ``(n_tokens, dim)`` float32 array of one layer (memory-mapped, read-only)."""
-        if layer not in self.layers:
-            raise ValueError(f"Layer {layer} was not extracted; available: {list(self.layers)}.")
-        return np.load(self.path / f"layer_{layer:03d}.npy", mmap_mode="r")
-
-    def token_mask(self, exclude_positions: Sequence[int] = (), drop_special: bool = False
-                   ) -> np.ndarray:
-        """Tokens to pool per sentence, never leaving a sentence empty.
-
-        Drops special tokens when ``drop_special`` and tokens at ``exclude_positions``; a
-        sentence that would lose all its tokens (a one-token sentence under a decoder whose
-        position 0 is excluded) keeps them, so every sentence still gets a vector.
-        """
-        return pooling_mask(self.sentence_index, self.position, self.special_mask,
-                            exclude_positions, drop_special)
-
-    def sentence_rows(self, sentence_ids, exclude_positions: Sequence[int] = (),
-                      drop_special: bool = True) -> np.ndarray:
-        """Token rows of the given sentences that :meth:`token_mask` keeps, in token order
-        (claim 4 transforms and pools these rows)."""
-        keep = self.token_mask(exclude_positions, drop_special=drop_special)
-        return np.flatnonzero(keep & np.isin(self.sentence_index, sentence_ids))
-
-    def pool(self, values: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Mean of ``values`` per sentence, where ``values[i]`` belongs to token row
-        ``rows[i]`` (rows in token order, so each sentence's rows are contiguous).
-
-        Returns ``(sentence_ids, means)``: the sentences that have rows, ascending, and their
-        ``(len(sentence_ids), dim)`` mean vectors (float64). This is the one pooling of
-        cached token vectors: :meth:`sentence_means` pools a layer, claim 4 pools
-        transformed rows.
-        """
-        return pool_rows(values, rows, self.sentence_index)
-
-    def sentence_means(self, layer: int, exclude_positions: Sequence[int] = (),
-                       drop_special: bool = False) -> np.ndarray:
-        """Mean of each sentence's token vectors at one layer (float32), over the tokens
-        :meth:`token_mask` keeps: special tokens included by default (the
-        sentence-transformers convention), ``exclude_positions`` dropped unless that would
-        empty a sentence. Equal to the forward-pass pooling of
-        :meth:`anisotropy.inputs.encoders.Encoder.encode_sentences`."""
-        rows = np.flatnonzero(self.token_mask(exclude_positions, drop_special))
-        ids, means = self.pool(np.asarray(self.layer(layer))[rows], rows)
-        out = np.zeros((len(self.words), means.shape[1]))
-        out[ids] = means
-        return out.astype(np.float32)
-
-    def token_table(self) -> pd.DataFrame:
-        """One row per token: sentence, position, token id and string, word index, special."""
-        return pd.DataFrame({
-            "sentence": self.sentence_index, "position": self.position,
-            "token_id": self.token_ids, "token": self.tokens, "word_index": self.word_index,
-            "special": self.special_mask,
-        })
-
-    def word_table(self, exclude_positions: Sequence[int] = ()) -> pd.DataFrame:
-        """One row per word occurrence that has at least one kept token.
-
-        Columns: ``sentence``, ``word_index``, ``word`` (as written), ``first_token`` and
-        ``n_tokens`` (the run of subword tokens, after dropping special tokens and tokens at
-        ``exclude_positions``), ``first_position``.
-        """
-        keep = self._kept(exclude_positions)
-        sentence = self.sentence_index[keep]
-        word = self.word_index[keep]
-        rows = np.flatnonzero(keep)
-        change = np.ones(rows.size, dtype=bool)
-        change[1:] = (sentence[1:] != sentence[:-1]) | (word[1:] != word[:-1])
-        starts = np.flatnonzero(change)
-        counts = np.diff(np.append(starts, rows.size))
-        table = pd.DataFrame({
-            "sentence": sentence[starts], "word_index": word[starts],
-            "first_token": rows[starts], "n_tokens": counts,
-            "first_position": self.position[rows[starts]],
-        })
-        table["word"] = [self.words[s][w] for s, w in zip(table["sentence"], table["word_index"],
-                                                          strict=True)]
-        return table
-
-    def _kept(self, exclude_positions: Sequence[int]) -> np.ndarray:
-        """Tokens of real words, dropping every word that has a token at an excluded position.
-
-        A word is dropped whole (not trimmed to its remaining subwords), so that excluding
-        the decoder's position-0 sink never leaves a word represented by a fragment.
-        """
-        keep = (~self.special_mask) & (self.word_index >= 0)
-        excluded = np.isin(self.position, np.asarray(list(exclude_positions), dtype=int))
-        if excluded.any():
-            width = int(self.word_index.max()) + 2
-            word_key = self.sentence_index.astype(np.int64) * width + self.word_index
-            keep &= ~np.isin(word_key, word_key[excluded & keep])
-        return keep
-
-    def word_vectors(self, layer: int, exclude_positions: Sequence[int] = ()
-                     ) -> tuple[np.ndarray, pd.DataFrame]:
-        """Word vectors of one layer: subword vectors averaged into their word.
-
-        Returns the ``(n_words, dim)`` float32 matrix and :meth:`word_table` (same order).
-        """
-        keep = self._kept(exclude_positions)
-        table = self.word_table(exclude_positions)
-        rows = np.flatnonzero(keep)
-        X = np.asarray(self.layer(layer))[rows]
-        change = np.ones(rows.size, dtype=bool)
-        s, w = self.sentence_index[rows], self.word_index[rows]
-        change[1:] = (s[1:] != s[:-1]) | (w[1:] != w[:-1])
-        return pool_words(X, np.flatnonzero(change)), table
-
-
-def pooling_mask(sentence_index: np.ndarray, position: np.ndarray, special: np.ndarray,
-                 exclude_positions: Sequence[int] = (), drop_special: bool = False
-                 ) -> np.ndarray:
-    """The token rows a sentence vector averages, never leaving a sentence empty.
-
-    Drops special tokens when ``drop_special`` and tokens at ``exclude_positions`` (the
-    decoder's position-0 sink); a sentence that would lose all its tokens keeps them. This
-    is the one row-selection rule of sentence pooling: :meth:`TokenEmbeddings.token_mask`
-    applies it to cached tokens, :func:`extract_pooled` to each forward batch.
-    """
-    base = ~np.asarray(special, dtype=bool) if drop_special else np.ones(len(position), bool)
-    excluded = np.isin(position, np.asarray(list(exclude_positions), dtype=int))
-    kept = base & ~excluded
-    sentence_index = np.asarray(sentence_index)
-    n_sentences = int(sentence_index.max()) + 1 if sentence_index.size else 0
-    remaining = np.bincount(sentence_index[kept], minlength=n_sentences)
-    emptied = remaining[sentence_index] == 0
-    return kept | (base & emptied)
-
-
-def pool_rows(values: np.ndarray, rows: np.ndarray, sentence_index: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """Mean of ``values`` per sentence, where ``values[i]`` belongs to token row ``rows[i]``
-    and ``sentence_index`` maps every token row to its sentence.
-
-    Rows must be increasing (token order), so each sentence's rows are contiguous. Returns
-    ``(sentence_ids, means)``: the sentences that have rows, ascending, and their float64
-    means. The one pooling of token vectors into sentence vectors, whether the tokens come
-    from the cache (:meth:`TokenEmbeddings.pool`) or from a forward batch
-    (:func:`extract_pooled`).
-    """
-    rows = np.asarray(rows)
-    values = np.asarray(values)
-    if values.ndim != 2 or values.shape[0] != rows.size:
-        raise ValueError(f"values must have one row per token row: {values.shape} for "
-                         f"{rows.size} rows.")
-    if rows.size and (np.diff(rows) <= 0).any():
-        raise ValueError("rows must be increasing (token order).")
-    if not rows.size:
-        return np.zeros(0, dtype=np.int64), np.zeros((0, values.shape[1]))
-    sentences = np.asarray(sentence_index)[rows]
-    starts = run_starts(sentences)
-    return sentences[starts], run_means(values, starts)
-
-
-def pool_words(X: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Average contiguous runs of rows: run ``i`` is ``X[starts[i]:starts[i+1]]``.
-
-    Subword tokens of a word are contiguous, so this is the subword-to-word mean pooling.
-    """
-    return run_means(np.asarray(X, dtype=np.float32), starts).astype(np.float32)
-
-
 # --------------------------------------------------------------------------- shared machinery
 
 

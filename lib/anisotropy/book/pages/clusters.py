@@ -9,7 +9,7 @@ import pandas as pd
 
 from anisotropy.book import plotting
 from anisotropy.book.results import ranges_text, reference
-from anisotropy.claims import clusters
+from anisotropy.claims import manifolds
 from anisotropy.geometry.sampling import sample_indices
 from anisotropy.geometry.streams import stream_seed
 
@@ -100,7 +100,7 @@ def pca_figure(measured: dict, seed: int):
         layer = m.layers[len(m.layers) // 2]
         X = np.asarray(m.tokens.layer(layer))[m.keep]
         rows = sample_indices(X.shape[0], 4000, stream_seed(seed, "claim2/pca-figure"))
-        P = clusters.pca_project(X[rows], 2)
+        P = manifolds.pca_project(X[rows], 2)
         k = int(m.per_layer.set_index("layer").loc[layer, "K"])
         ax.scatter(P[:, 0], P[:, 1], c=m.labels[layer][rows], s=3, cmap="tab20")
         ax.set_title(f"{_short(name)}, layer {layer}: K = {k}")
@@ -129,8 +129,8 @@ def shape_texts(shapes: pd.DataFrame) -> dict:
             "cloud_lid": shapes.loc["solid cloud", "lid"],
             "bent_ratio": shapes.loc["bent sheet", "geodesic_ratio"],
             "roll_ratio": shapes.loc["Swiss roll", "geodesic_ratio"],
-            "roll_max_lid": clusters.SWISS_ROLL_MAX_LID,
-            "roll_min_ratio": clusters.SWISS_ROLL_MIN_RATIO}
+            "roll_max_lid": manifolds.SWISS_ROLL_MAX_LID,
+            "roll_min_ratio": manifolds.SWISS_ROLL_MIN_RATIO}
 
 
 def manifold_texts(manifold: pd.DataFrame) -> dict:

@@ -1,0 +1,209 @@
+"""The Hugging Face hub copies of the datasets, read in the local readers' schema.
+
+When the data root lacks a dataset, :mod:`anisotropy.inputs.data` falls back to
+:func:`from_hub`, which loads the dataset's hub copy through :mod:`datasets` and maps it
+onto the local reader's columns and dtypes (:data:`HUB_ADAPTERS`, one per dataset).
+Offline, it fails with a message naming the missing path and the hub id.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from anisotropy.inputs.datafiles import DataError
+
+if TYPE_CHECKING:
+    from anisotropy.inputs.data import DatasetSpec
+
+__all__ = ["HUB_ADAPTERS", "HubAdapter", "SNLI_LABELS", "from_hub"]
+
+#: SNLI's labels in the order of the hub copy's label ids (0, 1, 2).
+SNLI_LABELS = ("entailment", "neutral", "contradiction")
+
+
+def from_hub(spec: DatasetSpec, split: str, missing: Path) -> pd.DataFrame:
+    """Load ``split`` of a dataset from its Hugging Face hub copy, in the local schema.
+
+    The hub copies name, type and split their columns differently from the local files;
+    :data:`HUB_ADAPTERS` maps each dataset's hub splits and columns onto the local reader's
+    (same column names, in the same order, same dtypes). Columns the hub copy lacks are
+    filled with a constant (documented per dataset) and rows without a gold label dropped.
+    """
+    hint = (
+        f"Dataset {spec.name!r} is not in the data root ({missing} is missing) and the "
+        f"Hugging Face hub copy {spec.hub_id!r}"
+        + (f" (config {spec.hub_config!r})" if spec.hub_config else "")
+    )
+    if os.environ.get("HF_DATASETS_OFFLINE") == "1" or os.environ.get("HF_HUB_OFFLINE") == "1":
+        raise DataError(hint + " cannot be fetched offline. Set ANISOTROPY_DATA to a local copy.")
+    adapter = HUB_ADAPTERS[spec.name]
+    if split not in adapter.splits:
+        raise DataError(
+            hint + f" has no split matching the local {split!r} (it offers "
+            f"{sorted(adapter.splits)}; {adapter.note or 'see HUB_ADAPTERS'}). Set "
+            "ANISOTROPY_DATA to a local copy of the datasets."
+        )
+    try:
+        import datasets
+
+        frames = [datasets.load_dataset(spec.hub_id, spec.hub_config, split=hub_split)
+                  .to_pandas() for hub_split in adapter.splits[split]]
+    except Exception as error:  # network, auth, missing split
+        raise DataError(
+            hint + f" could not be loaded ({type(error).__name__}: {error}). Without internet, "
+            "set ANISOTROPY_DATA to a local copy of the datasets."
+        ) from error
+    frame = adapter.convert(pd.concat(frames, ignore_index=True), spec.name)
+    return frame.reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- hub schemas
+
+
+@dataclass(frozen=True)
+class HubAdapter:
+    """How a dataset's hub copy maps onto its local reader's schema.
+
+    ``splits`` maps each local split the hub can provide to the hub splits that make it up
+    (concatenated in order); ``convert(frame, name)`` turns the hub's pandas frame into the
+    local columns and dtypes. ``note`` says what the hub copy cannot give.
+    """
+
+    splits: dict[str, tuple[str, ...]]
+    convert: Callable[[pd.DataFrame, str], pd.DataFrame]
+    note: str = ""
+
+
+_TEXT = pd.Series(["text"]).dtype  # how this pandas stores strings: object, or str (3.0+)
+
+
+def _text(values, index=None) -> pd.Series:
+    """A text column in the dtype the local readers get (missing values stay missing)."""
+    return pd.Series(values, index=index, dtype=object).astype(_TEXT)
+
+
+def _hub_sts(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """mteb STS copies: ``sentence1, sentence2, score`` (STS-B also ``genre, dataset``).
+
+    The per-file subsets of STS12-16 are not in the hub copies: ``subset`` is the dataset
+    name there (so ``spearman_mean`` equals ``spearman_all``); STS-B's is ``genre/dataset``
+    as in the local files. Unscored pairs are dropped, as locally.
+    """
+    frame = frame.dropna(subset=["score"])
+    if {"genre", "dataset"} <= set(frame.columns):
+        subset = frame["genre"].astype(str) + "/" + frame["dataset"].astype(str)
+    else:
+        subset = pd.Series(name, index=frame.index)
+    return pd.DataFrame({"sentence1": _text(frame["sentence1"]),
+                         "sentence2": _text(frame["sentence2"]),
+                         "score": frame["score"].astype(float), "subset": _text(subset)})
+
+
+def _hub_sick(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """mteb/sickr-sts: relatedness only; ``label`` (the entailment judgment) is None."""
+    out = _hub_sts(frame, name)
+    out.insert(3, "label", _text([None] * len(out), out.index))
+    out["subset"] = _text(["sick"] * len(out), out.index)
+    return out
+
+
+def _hub_rt_polarity(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """rotten_tomatoes: ``text, label`` over train+validation+test; positives first."""
+    frame = frame.sort_values("label", ascending=False, kind="stable")
+    return pd.DataFrame({"sentence": _text(frame["text"].astype(str).str.strip()),
+                         "label": frame["label"].astype(int)})
+
+
+def _hub_snli(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """stanfordnlp/snli: ``premise, hypothesis, label`` (0/1/2 in the order of
+    :data:`SNLI_LABELS`, -1 without a gold label: dropped)."""
+    frame = frame[frame["label"] >= 0]
+    label_id = frame["label"].astype(int)
+    return pd.DataFrame({"sentence1": _text(frame["premise"]),
+                         "sentence2": _text(frame["hypothesis"]),
+                         "label": _text(label_id.map(dict(enumerate(SNLI_LABELS)))),
+                         "label_id": label_id})
+
+
+def _hub_lines(column: str) -> Callable[[pd.DataFrame, str], pd.DataFrame]:
+    """Language-modelling corpora: one stripped, non-blank line per row in ``text``."""
+
+    def convert(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+        lines = frame[column].astype(str).str.strip()
+        return pd.DataFrame({"text": _text(lines[lines != ""].tolist())})
+
+    return convert
+
+
+def _hub_sst2(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """GLUE sst2: ``sentence, label, idx``."""
+    return pd.DataFrame({"sentence": _text(frame["sentence"].astype(str).str.strip()),
+                         "label": frame["label"].astype(int)})
+
+
+def _hub_cola(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """GLUE cola: ``sentence, label, idx``; the source code of each sentence (``source``)
+    is not in the hub copy and is None."""
+    return pd.DataFrame({"sentence": _text(frame["sentence"]),
+                         "label": frame["label"].astype(int),
+                         "source": _text([None] * len(frame), frame.index)})
+
+
+def _hub_rte(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """GLUE rte: ``sentence1, sentence2, label`` with 0 = entailment, 1 = not_entailment."""
+    entailment = frame["label"].astype(int) == 0
+    return pd.DataFrame({
+        "sentence1": _text(frame["sentence1"]), "sentence2": _text(frame["sentence2"]),
+        "label": _text(entailment.map({True: "entailment", False: "not_entailment"})),
+        "label_id": entailment.astype(int)})
+
+
+def _hub_wic(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """super_glue wic: ``word, sentence1, sentence2, start1, start2, ..., label``.
+
+    ``pos`` is not in the hub copy (None). ``indices`` is rebuilt as locally
+    (``"i1-i2"``, word positions of the target) by counting whitespace-separated words
+    before the target's character offset; the hub's sentences are untokenized, so an index
+    can differ from the tokenized local file's where punctuation precedes the target.
+    """
+    def word_index(sentences: pd.Series, starts: pd.Series) -> list[int]:
+        return [len(str(s)[: int(i)].split()) for s, i in zip(sentences, starts, strict=True)]
+
+    indices = [f"{a}-{b}" for a, b in zip(word_index(frame["sentence1"], frame["start1"]),
+                                          word_index(frame["sentence2"], frame["start2"]),
+                                          strict=True)]
+    return pd.DataFrame({"word": _text(frame["word"]),
+                         "pos": _text([None] * len(frame), frame.index),
+                         "indices": _text(indices, frame.index),
+                         "sentence1": _text(frame["sentence1"]),
+                         "sentence2": _text(frame["sentence2"]),
+                         "label": frame["label"].astype(int)})
+
+
+_GLUE_SPLITS = {"train": ("train",), "dev": ("validation",)}
+_GLUE_NOTE = "the GLUE test labels are hidden"
+
+#: Per dataset: the local splits its hub copy can give, and its column mapping.
+HUB_ADAPTERS: dict[str, HubAdapter] = {
+    "stsbenchmark": HubAdapter({"train": ("train",), "dev": ("validation",),
+                                "test": ("test",)}, _hub_sts),
+    **{f"sts{year}": HubAdapter({"test": ("test",)}, _hub_sts) for year in range(12, 17)},
+    "sick": HubAdapter({"test": ("test",)}, _hub_sick,
+                       "mteb/sickr-sts holds only the SemEval-2014 test pairs"),
+    "rt-polarity": HubAdapter({"all": ("train", "validation", "test")}, _hub_rt_polarity),
+    "snli": HubAdapter({"dev": ("validation",), "test": ("test",)}, _hub_snli),
+    "wikitext-2": HubAdapter({"valid": ("validation",), "test": ("test",)}, _hub_lines("text")),
+    "ptb": HubAdapter({"valid": ("validation",), "test": ("test",)}, _hub_lines("sentence")),
+    "sst2": HubAdapter(_GLUE_SPLITS, _hub_sst2, _GLUE_NOTE),
+    "cola": HubAdapter(_GLUE_SPLITS, _hub_cola,
+                       "GLUE's validation split mixes in- and out-of-domain sentences"),
+    "rte": HubAdapter(_GLUE_SPLITS, _hub_rte, _GLUE_NOTE),
+    "wic": HubAdapter({"train": ("train",), "dev": ("validation",)}, _hub_wic,
+                      "the SuperGLUE test labels are hidden"),
+}
