@@ -281,3 +281,11 @@ def test_both_sentence_pooling_paths_agree(smollm2, exclude_sink):
                    + tokens.sentence_means(last, excluded)) / 2
     scale = np.abs(direct).max()
     np.testing.assert_allclose(from_tokens / scale, direct / scale, atol=1e-4)
+
+
+def test_short_names_drop_the_organisation_of_each_listed_model():
+    assert resolved_module.short_name("sentence-transformers/all-MiniLM-L6-v2") == \
+        "all-MiniLM-L6-v2"
+    assert resolved_module.short_name("glove-6B-50d") == "glove-6B-50d"
+    assert resolved_module.short_names("a/x, y, b/c/z") == "x, y, z"
+    assert resolved_module.short_names("") == ""

@@ -50,6 +50,7 @@ from typing import Any
 import yaml
 
 from anisotropy.inputs.data import PROJECT_ROOT
+from anisotropy.inputs.resolved import short_name
 
 __all__ = ["CheckSpec", "CheckError", "COMPARATORS", "CHECKS_FILE", "REFERENCES_FILE",
            "load_checks", "grade", "references",
@@ -288,8 +289,7 @@ class CheckSpec:
             if pattern.startswith("kind:"):
                 if kind and pattern[5:] == kind:
                     return why
-            elif fnmatch.fnmatch(model, pattern) or fnmatch.fnmatch(model.split("/")[-1],
-                                                                    pattern):
+            elif fnmatch.fnmatch(model, pattern) or fnmatch.fnmatch(short_name(model), pattern):
                 return why
         return None
 

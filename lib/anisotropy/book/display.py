@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from anisotropy.book.checks import GRADED as _GRADED
+from anisotropy.inputs.resolved import short_names
 
 __all__ = ["sig", "interval_text", "verdict_frame", "verdict_table_html", "forest_plot",
            "glue_summary", "settings_table_html", "VERDICT_MARKS", "VERDICT_COLORS"]
@@ -94,7 +95,7 @@ def _as_dict(check: Any) -> dict:
 
 def _model(check: dict) -> str:
     model = check.get("model") or ""
-    text = ", ".join(m.split("/")[-1] for m in model.split(", ")) if model else "all"
+    text = short_names(model) or "all"
     return f"{text} ({check['subject']})" if check.get("subject") else text
 
 

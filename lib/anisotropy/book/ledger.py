@@ -11,6 +11,7 @@ from anisotropy.book.checks import GRADED as _GRADED
 from anisotropy.book.provenance import STALE_TEXT, short_environment
 from anisotropy.book.results import load_results
 from anisotropy.inputs.data import EXPECTED_SHA256_FILE, data_root
+from anisotropy.inputs.resolved import short_names
 
 __all__ = ["ledger_rows", "write_ledger", "format_value", "format_measured", "summary_by_model",
            "decoder_disagreements"]
@@ -75,8 +76,7 @@ def summary_by_model(rows: list[dict]) -> dict[tuple[str, str], Counter]:
     """``{(slug, model): Counter(verdict)}``: the claim x model summary."""
     out: dict[tuple[str, str], Counter] = {}
     for row in rows:
-        models = [m.split("/")[-1] for m in row["model"].split(", ")] if row["model"] \
-            else ["all"]
+        models = short_names(row["model"]).split(", ") if row["model"] else ["all"]
         for model in models:  # a check over several models counts for each of them
             out.setdefault((row["slug"], model), Counter())[row["verdict"]] += 1
     return out
@@ -194,8 +194,7 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
             for check in checks:
                 link = (f"{{ref}}`{check['id']} <{check['anchor']}>`" if check["anchor"]
                         else f"{{doc}}`{check['id']} <../claims/{slug}>`")
-                model = ", ".join(m.split("/")[-1] for m in check["model"].split(", ")) \
-                    if check["model"] else "all"
+                model = short_names(check["model"]) or "all"
                 cells = [link, model, check.get("subject", ""), format_measured(check),
                          _BADGE[check["verdict"]], check.get("note", "")]
                 lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")

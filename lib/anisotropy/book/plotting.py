@@ -6,6 +6,8 @@ from __future__ import annotations
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 
+from anisotropy.inputs.resolved import short_name
+
 __all__ = ["MODEL_COLORS", "color", "short_name", "setup"]
 
 MODEL_COLORS = {
@@ -17,11 +19,6 @@ MODEL_COLORS = {
     "GPT-2 small (paper)": "#e31a1c",
 }
 _EXTRA = ["#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#1f78b4"]
-
-
-def short_name(name: str) -> str:
-    """``org/model`` -> ``model``."""
-    return name.split("/")[-1]
 
 
 def color(name: str) -> str:

@@ -49,6 +49,7 @@ from anisotropy.book.checks import grade as grade_interval
 from anisotropy.geometry.intervals import Interval
 from anisotropy.inputs import cache
 from anisotropy.inputs.data import PROJECT_ROOT, verified_files
+from anisotropy.inputs.resolved import short_names
 
 __all__ = ["Check", "Results", "VERDICTS", "ResultsError", "add_models_not_run", "glue",
            "glue_all",
@@ -183,7 +184,7 @@ class Results:
 
     def _record(self, spec: CheckSpec, model: str, verdict: str, subject: str = "",
                 **fields) -> Check:
-        models = ", ".join(m.split("/")[-1] for m in model.split(", ")) if model else ""
+        models = short_names(model)
         record_id = f"{spec.id}:{models}" if models else spec.id
         if subject:
             record_id += f" / {subject}"
@@ -258,8 +259,7 @@ class Results:
     def table(self, check: str | None = None):
         """The recorded checks (of one declared check id, or all) as a DataFrame for display:
         model, measured, 95% interval, threshold and verdict."""
-        rows = [{"check": c.id, "model": ", ".join(m.split("/")[-1] for m in c.model.split(", "))
-                 if c.model else "all",
+        rows = [{"check": c.id, "model": short_names(c.model) or "all",
                  "measured": c.measured,
                  "95% interval": ("[" + ", ".join(f"{v:.3g}" for v in c.interval) + "]")
                  if c.interval else "",

@@ -19,6 +19,7 @@ from anisotropy.claims.frequency_bias import STS_TASKS, sts_corpus
 from anisotropy.claims.settings import TRANSFORMERS, ClaimSettings, param
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs.jobs import FIRST_LAST, LAST, Extraction, jobs
+from anisotropy.inputs.resolved import short_name
 
 SLUG = "04-cluster-isotropy"
 MODEL_LIST = "models"
@@ -158,7 +159,7 @@ def measure(settings: Settings, sentences: list[str], *, on_model=None,
             fit_max_tokens=s.fit_max_tokens, iso_max_tokens=s.iso_max_tokens,
             max_pairs=s.max_pairs, pair_scores=pair_scores if mode == "transductive" else None)
             for mode in ("transductive", "inductive")]
-        comparison = pd.concat(tables, ignore_index=True).assign(model=name.split("/")[-1])
+        comparison = pd.concat(tables, ignore_index=True).assign(model=short_name(name))
         out[name] = ModelComparison(name, kind, encoder, tokens, exclude, comparison,
                                     pair_scores)
     return out
@@ -197,7 +198,7 @@ def measure_sweep(settings: Settings, measured: dict[str, ModelComparison],
                                data_seed=stream_seed(s.seed, "data"),
                                exclude_positions=m.exclude, fit_max_tokens=s.fit_max_tokens,
                                iso_max_tokens=s.iso_max_tokens, max_pairs=s.max_pairs)
-                      .assign(model=name.split("/")[-1]) for name, m in measured.items()],
+                      .assign(model=short_name(name)) for name, m in measured.items()],
                      ignore_index=True)
 
 

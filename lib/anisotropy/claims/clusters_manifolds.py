@@ -19,6 +19,7 @@ from typing import ClassVar
 from anisotropy.claims.settings import TRANSFORMERS, ClaimSettings, param
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs.jobs import ALL_LAYERS, Extraction, jobs
+from anisotropy.inputs.resolved import short_name
 
 SLUG = "02-clusters-manifolds"
 MODEL_LIST = "models"
@@ -202,7 +203,7 @@ def k_selection(settings: Settings, measured: dict[str, ModelClusters]):
             "this book (every layer)": (s.k_sample, 1),
             "closer to the authors": (s.k_check_sample, s.k_check_n_init)},
             seed=stream_seed(s.seed, "claim2/k-protocols"))
-        rows.append(table.assign(model=m.name.split("/")[-1], layer=layer).reset_index())
+        rows.append(table.assign(model=short_name(m.name), layer=layer).reset_index())
     return pd.concat(rows).set_index(["model", "layer", "protocol"])
 
 
@@ -246,7 +247,7 @@ def measure_manifolds(settings: Settings, measured: dict[str, ModelClusters]):
             P = manifolds.pca_project(np.asarray(m.tokens.layer(layer))[m.keep][sample], 3)
             indicators = manifolds.manifold_indicators(
                 P, seed=stream_seed(settings.seed, "claim2/manifold-indicators"))
-            rows.append({"model": name.split("/")[-1], "kind": m.kind, "layer": layer,
+            rows.append({"model": short_name(name), "kind": m.kind, "layer": layer,
                          **indicators, "Swiss roll": manifolds.is_swiss_roll(indicators)})
             projections[(name, layer)] = (P, kinds[sample], log_frequency[sample])
     return rows, projections
@@ -258,7 +259,7 @@ def grade_swiss_roll(results, measured: dict[str, ModelClusters], rows: list[dic
         if m.decoder:
             results.finding("swiss-roll", name, {
                 f"layer {r['layer']}": f"LID {r['lid']:.2f}, geodesic ratio "
-                f"{r['geodesic_ratio']:.2f}" for r in rows if r["model"] == name.split("/")[-1]})
+                f"{r['geodesic_ratio']:.2f}" for r in rows if r["model"] == short_name(name)})
 
 
 def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple:

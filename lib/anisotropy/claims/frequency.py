@@ -28,6 +28,7 @@ from anisotropy.geometry.intervals import (
     rowwise_spearman,
 )
 from anisotropy.geometry.streams import stream_seed
+from anisotropy.inputs.resolved import short_name
 
 __all__ = ["corpus_token_counts", "corpus_word_counts", "frequency_geometry", "frequency_table",
            "rank_bins", "knn_mean_distance", "fixed_count_average",
@@ -175,7 +176,7 @@ def model_spaces(encoder, counts: Counter, tokens, layers, max_types: int,
     special = set(encoder.tokenizer.all_special_ids)
     frequent = [t for t, _ in counts.most_common() if t not in special][:max_types]
     matrix, _ = encoder.input_embedding_matrix()
-    name = encoder.name.split("/")[-1]
+    name = short_name(encoder.name)
     spaces = {f"{name}: input embeddings": (matrix[frequent],
                                             np.array([counts[t] for t in frequent]))}
     keep = ~tokens.special_mask & (tokens.position != 0)

@@ -17,6 +17,7 @@ from typing import ClassVar
 from anisotropy.claims.settings import ClaimSettings, param
 from anisotropy.geometry.streams import stream, stream_seed
 from anisotropy.inputs.jobs import LAST, Extraction, jobs
+from anisotropy.inputs.resolved import short_name
 
 SLUG = "05-isotropy-vs-clusters"
 # Setups (i)-(ii) run the paper's one encoder (`model`); a workflow's `models` replace the
@@ -206,7 +207,7 @@ def appendix_rows(appendix: dict[str, Setup]) -> list[dict]:
     rows = []
     for setup in appendix.values():
         summary = setup_summary(setup.trajectory)
-        rows.append({"model": setup.model.split("/")[-1], "task": appendix_label(setup.task),
+        rows.append({"model": short_name(setup.model), "task": appendix_label(setup.task),
                      "items": setup.n_items, "points": setup.n_points,
                      "Pearson r": summary["Pearson r (mean)"],
                      "Pearson r (worst seed)": summary["Pearson r (worst seed)"],

@@ -11,8 +11,19 @@ from pathlib import Path
 
 from anisotropy.inputs import cache
 
-__all__ = ["ModelNotAvailable", "ResolvedModel", "portable_path", "site_directories",
-           "hf_hub_cache"]
+__all__ = ["ModelNotAvailable", "ResolvedModel", "portable_path", "short_name", "short_names",
+           "site_directories", "hf_hub_cache"]
+
+
+def short_name(name: str) -> str:
+    """A model's name without its organisation: ``"sentence-transformers/all-MiniLM-L6-v2"``
+    gives ``"all-MiniLM-L6-v2"``; a name without ``/`` is returned as is."""
+    return name.split("/")[-1]
+
+
+def short_names(names: str) -> str:
+    """:func:`short_name` of each name in a ``", "``-separated list (a check's models)."""
+    return ", ".join(short_name(name) for name in names.split(", ")) if names else ""
 
 
 class ModelNotAvailable(RuntimeError):
