@@ -43,6 +43,8 @@ PAGE_REPORT = r"""
   const quoted = [...main.querySelectorAll('.cell_output .output pre, .cell_output .text_plain')]
     .map(e => e.textContent.trim()).filter(t => /^(['"]).*\1$/s.test(t));
   const images = [...main.querySelectorAll('img')];
+  const top = e => e ? e.getBoundingClientRect().top + window.scrollY : null;
+  const bottom = e => e ? e.getBoundingClientRect().bottom + window.scrollY : null;
   return {
     text: main.innerText,
     overflow: overflow.slice(0, 20),
@@ -53,6 +55,10 @@ PAGE_REPORT = r"""
       .map(i => i.src.split('/').pop()),
     alts: images.map(i => i.getAttribute('alt') || ''),
     verdict_tables: main.querySelectorAll('table.verdict-table').length,
+    // where the answer sits, in page pixels from the top (null when absent)
+    matrix_bottom: bottom(main.querySelector('table.verdict-matrix')),
+    forest_top: top(images.find(i => (i.getAttribute('alt') || '').startsWith('Forest plot'))),
+    grid_top: top(main.querySelector('table.glance-grid')),
     height: document.documentElement.scrollHeight,
   };
 })()

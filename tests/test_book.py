@@ -235,11 +235,16 @@ def _browser_available() -> bool:
     return False
 
 
+#: The height of the first screen the reader sees (the browser window is 1280 x 800).
+FOLD = 800
+
+
 def test_pages_read_like_a_reader(served):
     """Every page of the smoke book at 1280 px, measured in Chromium as a reader sees it:
     nothing overflows its container, no repr or nan is visible, no output is a bare quoted
     string, every image has alt text, and every claim page has its verdict table and forest
-    plot. Full-page screenshots go to the tests' build directory,
+    plot, the verdict matrix and the top of the forest plot above the fold (and the
+    introduction its results grid). Full-page screenshots go to the tests' build directory,
     _build/test/smoke/screenshots/."""
     if not _browser_available():
         pytest.skip("chromium not installed: `sudo apt-get install chromium` (Debian's "
@@ -265,5 +270,17 @@ def test_pages_read_like_a_reader(served):
                     problems.append(f"{where}: no verdict table")
                 if not any(alt.startswith("Forest plot") for alt in report["alts"]):
                     problems.append(f"{where}: no forest plot")
+                # the answer above the fold: the whole verdict matrix, and the forest plot
+                # starting, within the first screen
+                if (report["matrix_bottom"] or FOLD + 1) > FOLD:
+                    problems.append(f"{where}: the verdict matrix ends below the fold "
+                                    f"({report['matrix_bottom']} px > {FOLD})")
+                if (report["forest_top"] or FOLD + 1) > FOLD:
+                    problems.append(f"{where}: the forest plot starts below the fold "
+                                    f"({report['forest_top']} px > {FOLD})")
+            if page == "book/intro" and (report["grid_top"] or FOLD + 1) > FOLD - 100:
+                problems.append(f"{where}: the results grid is not above the fold "
+                                f"(its top at {report['grid_top']} px)")
             browser.screenshot(shots / f"{Path(page).name}.png")
+            browser.screenshot(shots / f"{Path(page).name}-fold.png", full_page=False)
     assert not problems, "\n".join(problems[:30])

@@ -122,3 +122,42 @@ def test_forest_plot_marks_the_paper_value_each_record_carries():
                 if line.get_marker() == "D"]
     assert len(diamonds) == 1 and diamonds[0].get_xdata()[0] == 0.105
     assert diamonds[0].get_ydata()[0] == 1  # the row of a, drawn second
+
+
+def _record(check, model, verdict, measured, subject="", interval=(0.0, 1.0)):
+    return {"id": f"{check}:{model}", "check": check, "model": model, "subject": subject,
+            "verdict": verdict, "measured": measured, "interval": list(interval),
+            "comparator": ">=", "threshold": 0.46}
+
+
+def test_verdict_matrix_gives_one_cell_per_check_and_model_with_mark_and_value():
+    page = display.verdict_matrix_html(_checks(), {"baseline-positive": "Anisotropic layers"})
+    header = page[page.index("<thead>"):page.index("</thead>")]
+    assert [h.split("</th>")[0] for h in header.split("<th>")[1:]] == \
+        ["Check", "Threshold", "a", "b"]
+    row = page[page.index('title="baseline-positive"'):].split("</tr>")[0]
+    assert ">Anisotropic layers<" in row and "<td>&gt; 0</td>" in row
+    assert "✓ 0.0308</td>" in row and "? 0.0100</td>" in row
+    assert 'title="reproduced 0.0308 [0.0200, 0.0400]"' in row        # the interval
+    assert 'title="layer 3: inconclusive 0.0100 [−0.0100, 0.0300]"' in row
+    assert "background:#009E7326" in row                              # tinted by verdict
+    finding = page[page.index('title="last-layer-rise"'):].split("</tr>")[0]
+    assert "• finding" not in finding and ">•</td>" in finding         # a dict is not shown
+    assert '<td class="empty"></td>' in finding                        # b has no record
+    assert "{" not in page and "[np." not in page
+    assert "✓ reproduced · ? inconclusive · • finding" in page          # the legend
+
+
+def test_verdict_matrix_counts_a_checks_subjects_and_splits_shared_ones():
+    tasks = [_record("per-task", "org/m", v, 1.0, subject=t)
+             for t, v in [("STS12", "reproduced"), ("STS13", "reproduced"),
+                          ("STS14", "not reproduced")]]
+    page = display.verdict_matrix_html(tasks)
+    assert ">✓ 2 · ✗ 1</td>" in page and "<th>m</th>" in page          # one check's tasks
+    assert "≥ 0.460" in page                                            # as a reader writes it
+    shared = [_record(check, "org/m", "reproduced", 0.5, subject=s)
+              for check in ("pearson", "spearman") for s in ("polarity", "SNLI")]
+    shared.append(_record("appendix", "org/m", "inconclusive", -0.7))
+    page = display.verdict_matrix_html(shared)
+    assert "<th>m: polarity</th><th>m: SNLI</th><th>m</th>" in page    # datasets apart
+    assert page.count("✓ 0.500") == 4 and "? −0.700" in page

@@ -8,6 +8,8 @@ Pure functions from check records (the dicts of a results file, or
 - :func:`verdict_frame` / :func:`verdict_table_html`: one row per check and model, with
   human headers (check, model, measured [95% interval], paper, threshold, verdict), the
   check id in a tooltip, wrapped in a container that scrolls rather than clips;
+- :func:`verdict_matrix_html`: the answer at a glance, one row per check and one column per
+  model, each cell the verdict mark and the measured value (the interval in its tooltip);
 - :func:`forest_plot`: each check's interval against its threshold, one panel per check
   (their scales differ), the measured value as a dot;
 - :func:`settings_table_html`: the parameters a page ran with, their meaning and where each
@@ -29,7 +31,8 @@ import pandas as pd
 from anisotropy.book.checks import GRADED as _GRADED
 from anisotropy.inputs.resolved import short_names
 
-__all__ = ["sig", "interval_text", "verdict_frame", "verdict_table_html", "forest_plot",
+__all__ = ["sig", "interval_text", "verdict_frame", "verdict_table_html", "verdict_matrix_html",
+           "forest_plot",
            "glue_summary", "settings_table_html", "VERDICT_MARKS", "VERDICT_COLORS"]
 
 VERDICT_MARKS = {"reproduced": "✓ reproduced", "not reproduced": "✗ not reproduced",
@@ -120,8 +123,7 @@ def verdict_frame(checks: Iterable[Any], labels: dict[str, str] | None = None) -
     labels = labels or {}
     rows = []
     for check in map(_as_dict, checks):
-        threshold = (f"{check['comparator']} {sig(float(check['threshold']))}"
-                     if check.get("comparator") else "")
+        threshold = _threshold_text(check)
         measured = sig(check.get("measured"))
         if check.get("interval"):
             measured = f"{measured} {interval_text(check['interval'])}"
@@ -165,6 +167,102 @@ def verdict_table_html(checks: Iterable[Any], labels: dict[str, str] | None = No
     return f'<div class="table-scroll" style="overflow-x:auto;max-width:100%">{body}</div>'
 
 
+VERDICT_SYMBOLS = {verdict: mark.split(" ", 1)[0] for verdict, mark in VERDICT_MARKS.items()}
+
+
+def _threshold_text(check: dict) -> str:
+    """``≥ 0.46``: the check's comparator (as a reader writes it) and threshold."""
+    if not check.get("comparator") or check.get("threshold") is None:
+        return ""
+    comparator = {">=": "≥", "<=": "≤"}.get(check["comparator"], check["comparator"])
+    return f"{comparator} {sig(float(check['threshold']))}"
+
+
+def _matrix_cell(records: list[dict]) -> str:
+    """One cell of :func:`verdict_matrix_html`: a single record's mark and measured value;
+    several records (subjects: tasks, layers) as counts per verdict. The tooltip lists each
+    record with its interval."""
+    if not records:
+        return '<td class="empty"></td>'
+    tips = []
+    for r in records:
+        where = f"{r['subject']}: " if r.get("subject") else ""
+        value = sig(r.get("measured")) if r.get("measured") is not None else ""
+        tips.append(f"{where}{r['verdict']} {value} {interval_text(r.get('interval'))}".strip())
+    verdicts = [r["verdict"] for r in records]
+    if len(records) == 1:
+        value = records[0].get("measured")
+        text = VERDICT_SYMBOLS.get(verdicts[0], "")
+        if value is not None and not isinstance(value, (dict, list)):
+            text += f" {sig(value)}"
+    else:
+        counts = {v: verdicts.count(v) for v in dict.fromkeys(verdicts)}
+        text = " · ".join(f"{VERDICT_SYMBOLS.get(v, v)} {n}" for v, n in counts.items())
+    uniform = verdicts[0] if len(set(verdicts)) == 1 else None
+    color = VERDICT_COLORS.get(uniform, "inherit") if uniform else "inherit"
+    tint = f"background:{VERDICT_COLORS[uniform]}26;" if uniform in VERDICT_COLORS else ""
+    return (f'<td class="verdict-cell" style="{tint}color:{color}" '
+            f'title="{html.escape("; ".join(tips))}">{html.escape(text)}</td>')
+
+
+def _matrix_columns(records: list[dict]):
+    """The column of a record in :func:`verdict_matrix_html`: its model (short name), or
+    ``model: subject`` where a model's subjects are shared by its checks (claim 5's
+    datasets, each graded by several checks): at most :data:`MATRIX_SUBJECTS` of them, each
+    in two checks or more. Subjects of a single check (claim 4's STS tasks) stay in the
+    model's column, as counts."""
+    checks_of: dict[tuple[str, str], set] = {}
+    for r in records:
+        if r.get("subject"):
+            checks_of.setdefault((r.get("model") or "", r["subject"]), set()).add(r["check"])
+    by_model: dict[str, list] = {}
+    for (model, _subject), checks in checks_of.items():
+        by_model.setdefault(model, []).append(len(checks))
+    split = {model for model, sizes in by_model.items()
+             if len(sizes) <= MATRIX_SUBJECTS and min(sizes) >= 2}
+
+    def column(r: dict) -> str:
+        name = short_names(r.get("model") or "") or "all"
+        split_here = (r.get("model") or "") in split and r.get("subject")
+        return f"{name}: {r['subject']}" if split_here else name
+
+    return column
+
+
+#: A model with at most this many subjects gets one matrix column per subject.
+MATRIX_SUBJECTS = 3
+
+
+def verdict_matrix_html(checks: Iterable[Any], labels: dict[str, str] | None = None) -> str:
+    """The answer at a glance: one row per check (its short label, the check id in the
+    tooltip) with its threshold, and one column per model, each cell the verdict's mark
+    (✓ reproduced, ✗ not reproduced, ? inconclusive, ○ exempt, ◇ control, • finding,
+    – not run) and the measured value, tinted by verdict. A check measured on several
+    subjects of a model (tasks, layers) shows the count of each verdict."""
+    labels = labels or {}
+    records = list(map(_as_dict, checks))
+    column = _matrix_columns(records)
+    models = list(dict.fromkeys(map(column, records)))
+    rows: dict[str, dict[str, list[dict]]] = {}
+    for r in records:
+        rows.setdefault(r["check"], {}).setdefault(column(r), []).append(r)
+    head = "".join(f"<th>{html.escape(m)}</th>" for m in models)
+    body = []
+    for check_id, cells in rows.items():
+        first = next(iter(cells.values()))[0]
+        threshold = _threshold_text(first)
+        body.append(f'<tr><th scope="row" title="{html.escape(check_id)}">'
+                    f"{html.escape(labels.get(check_id, check_id))}</th>"
+                    f"<td>{html.escape(threshold)}</td>"
+                    + "".join(_matrix_cell(cells.get(m, [])) for m in models) + "</tr>")
+    legend = " · ".join(f"{VERDICT_SYMBOLS[v]} {v}" for v in VERDICT_MARKS
+                        if any(r["verdict"] == v for r in records))
+    return ('<div class="table-scroll" style="overflow-x:auto;max-width:100%">'
+            '<table class="verdict-table verdict-matrix"><thead><tr><th>Check</th>'
+            f"<th>Threshold</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+            f'<p class="verdict-legend">{html.escape(legend)}</p></div>')
+
+
 def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
                 colors: dict[str, str] | None = None, width: float = 7.5,
                 paper: dict[tuple[str, str], float] | None = None):
@@ -206,7 +304,7 @@ def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
         ax.set_yticks(range(len(rows)), [_model(c) for c in reversed(rows)], fontsize=8)
         ax.set_ylim(-0.7, len(rows) - 0.3)
         ax.set_title(f"{labels.get(check_id, check_id)}: paper's side "
-                     f"{rows[0]['comparator']} {sig(threshold)}", fontsize=9, loc="left")
+                     f"{_threshold_text(rows[0])}", fontsize=9, loc="left")
         ax.grid(axis="y", visible=False)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(*[h[:1] for h in ax.get_legend_handles_labels()], loc="best",
@@ -217,15 +315,16 @@ def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
 
 
 def glue_summary(results) -> None:
-    """Glue a claim's ``verdict_table`` (HTML) and ``forest_plot`` (figure) from its
-    :class:`~anisotropy.book.results.Results`, for the page's "At a glance" section, with
-    the short labels its checks declare."""
+    """Glue a claim's ``verdict_matrix`` and ``verdict_table`` (HTML) and ``forest_plot``
+    (figure) from its :class:`~anisotropy.book.results.Results`, for the page's "At a
+    glance" section, with the short labels its checks declare."""
     import matplotlib.pyplot as plt
     from IPython.display import HTML
 
     from anisotropy.book.results import glue
 
     labels = {check_id: spec.label or check_id for check_id, spec in results.specs.items()}
+    glue("verdict_matrix", HTML(verdict_matrix_html(results.checks, labels)))
     glue("verdict_table", HTML(verdict_table_html(results.checks, labels)))
     figure = forest_plot(results.checks, labels)  # each record carries its paper_value
     glue("forest_plot", figure)
