@@ -27,7 +27,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from record_smoke_bands import GRADED, reachable_verdicts  # noqa: E402
+from record_smoke_bands import (  # noqa: E402
+    GRADED,
+    NOT_FROM_THE_INTERVAL,
+    reachable_verdicts,
+)
 
 from anisotropy.book.checks import load_checks  # noqa: E402
 from anisotropy.book.provenance import short_environment  # noqa: E402
@@ -57,7 +61,8 @@ def expected_verdicts(slug: str, record: dict, widths: dict) -> tuple[dict, dict
     for check in record["checks"]:
         spec = specs[check["check"]]
         verdict = check["verdict"]
-        if verdict not in GRADED or not check.get("interval"):
+        if verdict not in GRADED or verdict in NOT_FROM_THE_INTERVAL or not check.get(
+                "interval"):
             verdicts[check["id"]] = verdict
             continue
         low, high = check["interval"]
@@ -66,13 +71,12 @@ def expected_verdicts(slug: str, record: dict, widths: dict) -> tuple[dict, dict
         else:
             moves = [widths.get((slug, check["id"], end)) for end in (0, 1)]
         if any(m is None for m in moves):
-            verdicts[check["id"]] = list(GRADED)
+            verdicts[check["id"]] = [v for v in GRADED if v not in NOT_FROM_THE_INTERVAL]
             reasons[check["id"]] = ("a seed check without a smoke band to size its seed "
                                     "spread: any graded verdict")
             continue
         allowed = reachable_verdicts([low - moves[0], low + moves[0]],
-                                     [high - moves[1], high + moves[1]],
-                                     spec.comparator, spec.threshold)
+                                     [high - moves[1], high + moves[1]], spec)
         verdicts[check["id"]] = allowed[0] if len(allowed) == 1 else allowed
         if len(allowed) > 1:
             reasons[check["id"]] = (f"{spec.spread} spread: an interval end within "

@@ -67,7 +67,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
-from anisotropy.book.checks import GRADED, grade, load_checks  # noqa: E402
+from anisotropy.book.checks import GRADED, grade, grade_within, load_checks  # noqa: E402
 from anisotropy.book.provenance import cpu  # noqa: E402
 from anisotropy.book.runner import SLUGS  # noqa: E402
 
@@ -183,21 +183,32 @@ def band(values: list[float], bounds: tuple[float, float], factor: float) -> lis
     return [round(max(low - margin, bounds[0]), 6), round(min(high + margin, bounds[1]), 6)]
 
 
-def reachable_verdicts(low_band, high_band, comparator: str, threshold: float) -> list[str]:
+def reachable_verdicts(low_band, high_band, spec) -> list[str]:
     """Every verdict an interval can get with its low end in ``low_band`` and its high end
-    in ``high_band`` (the verdict is monotone in each end, so the band ends and the points
-    around the threshold are enough)."""
-    delta = 1e-9 * max(1.0, abs(threshold))
+    in ``high_band``, against the check's threshold (or an equivalence check's margin): the
+    verdict is monotone in each end, so the band ends and the points around each edge are
+    enough."""
+    edges = [e for e in spec.margin] if spec.margin else [spec.threshold]
 
     def candidates(lo, hi):
         points = {lo, hi}
-        points.update(p for p in (threshold - delta, threshold, threshold + delta)
-                      if lo <= p <= hi)
+        for edge in edges:
+            delta = 1e-9 * max(1.0, abs(edge))
+            points.update(p for p in (edge - delta, edge, edge + delta) if lo <= p <= hi)
         return points
 
-    seen = {grade([low, high], comparator, threshold)
+    def verdict(low, high):
+        return (grade_within([low, high], *spec.margin) if spec.margin
+                else grade([low, high], spec.comparator, spec.threshold))
+
+    seen = {verdict(low, high)
             for low in candidates(*low_band) for high in candidates(*high_band) if low <= high}
     return sorted(seen)
+
+
+#: Verdicts a run records from its sample (a floor of the statistic), not from where its
+#: interval falls: the bands cannot say which others it could reach.
+NOT_FROM_THE_INTERVAL = ("sample too small",)
 
 
 def is_seed_run(run: str) -> bool:
@@ -269,11 +280,12 @@ def leave_one_out(collected: dict, factor: float, failed: set | None = None) -> 
             spec = entry["specs"][check_id.split(":")[0]]
             lows = entry["values"].get((check_id, "interval", 0))
             highs = entry["values"].get((check_id, "interval", 1))
-            if spec.comparator is None or not lows or not highs:
+            if (spec.comparator is None and spec.margin is None) or not lows or not highs:
                 continue
             lows, highs = relevant(lows, spec.spread), relevant(highs, spec.spread)
             for name, verdict in verdicts.items():
-                if verdict not in GRADED or name not in lows or (
+                if verdict not in GRADED or verdict in NOT_FROM_THE_INTERVAL or (
+                        name not in lows) or (
                         spec.spread == "platform" and is_seed_run(name)):
                     continue  # exempt and control are declared, not measured
                 rest_low = [v for k, v in lows.items() if k != name]
@@ -283,7 +295,7 @@ def leave_one_out(collected: dict, factor: float, failed: set | None = None) -> 
                 allowed = reachable_verdicts(
                     value_band(entry, (check_id, "interval", 0), rest_low, spec, factor),
                     value_band(entry, (check_id, "interval", 1), rest_high, spec, factor),
-                    spec.comparator, spec.threshold)
+                    spec)
                 if verdict not in allowed:
                     failures.append(f"{slug}: {check_id} is {verdict!r} on {name}; the other "
                                     f"runs' bands reach only {allowed}")
@@ -312,9 +324,9 @@ def expected_from(collected: dict, factor: float) -> dict:
         for check_id, verdicts in entry["verdicts"].items():
             spec = entry["specs"][check_id.split(":")[0]]
             low, high = (bands.get((check_id, "interval", end)) for end in (0, 1))
-            graded = set(verdicts.values()) <= set(GRADED)
-            if spec.comparator is not None and graded and low and high:
-                allowed = reachable_verdicts(low, high, spec.comparator, spec.threshold)
+            graded = set(verdicts.values()) <= set(GRADED) - set(NOT_FROM_THE_INTERVAL)
+            if spec.kind in ("graded", "equivalence") and graded and low and high:
+                allowed = reachable_verdicts(low, high, spec)
             else:
                 allowed = sorted(set(verdicts.values()))
             doc["verdicts"][check_id] = allowed[0] if len(allowed) == 1 else allowed

@@ -88,6 +88,74 @@ def test_bad_declarations_fail_naming_the_check(overrides, message):
         _spec(**overrides)
 
 
+@pytest.mark.parametrize("interval, verdict", [
+    ((-0.5, 0.5), "reproduced"),          # inside the margin
+    ((-1.0, 1.0), "reproduced"),          # the edges belong to it
+    ((1.2, 2.0), "not reproduced"),       # wholly outside, above
+    ((-3.0, -1.01), "not reproduced"),    # wholly outside, below
+    ((0.5, 1.5), "inconclusive"),         # crosses an edge
+    ((-2.0, 2.0), "inconclusive"),        # wider than the margin
+])
+def test_equivalence_truth_table(interval, verdict):
+    assert checks.grade_within(interval, -1.0, 1.0) == verdict
+
+
+@pytest.mark.parametrize("comparator, attainable, reachable", [
+    ("<", (0.2, 1.0), False),   # a floor of 0.2 above a threshold of 0.05
+    ("<", (0.05, 1.0), False),  # "< 0.05" needs a value below the floor
+    ("<=", (0.05, 1.0), True),
+    ("<", (0.01, 1.0), True),
+    (">", (-1.0, 0.05), False),
+    (">=", (-1.0, 0.05), True),
+])
+def test_reachable_says_whether_the_papers_side_can_occur(comparator, attainable, reachable):
+    assert checks.reachable(comparator, 0.05, attainable) is reachable
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"kind": "equivalence", "margin": (-0.1, 0.1)},
+     "has no comparator or threshold \\(it has a margin\\)"),
+    ({"kind": "equivalence", "comparator": None, "threshold": None}, "needs margin"),
+    ({"kind": "equivalence", "comparator": None, "threshold": None, "margin": (2, 3)},
+     "outside the quantity's range"),
+    ({"kind": "equivalence", "comparator": None, "threshold": None, "margin": (None, None)},
+     "needs margin"),
+    ({"margin": (-0.1, 0.1)}, "only an equivalence check has a margin"),
+    ({"kind": "property", "reason": ""}, "a property needs its reason"),
+])
+def test_bad_equivalence_and_property_declarations_fail(overrides, message):
+    with pytest.raises(CheckError, match=message):
+        _spec(**overrides)
+
+
+def test_equivalence_property_and_sample_too_small_are_recorded_as_such():
+    results = Results("01-layerwise-anisotropy", {"seed": 1}, profile="smoke")
+    results.specs["null"] = _spec(id="null", kind="equivalence", comparator=None,
+                                  threshold=None, margin=(-0.1, None))
+    results.specs["by-construction"] = _spec(id="by-construction", kind="property",
+                                             comparator=">", threshold=0.0,
+                                             reason="the method centres every cluster.")
+    inside = results.grade("null", "org/a", 0.0, Interval(-0.05, 0.2, "m"))
+    assert inside.verdict == "reproduced" and inside.margin == [-0.1, None]
+    assert "≥ -0.1" in inside.tolerance and inside.kind == "equivalence"
+    assert results.grade("null", "org/b", -0.5, Interval(-0.6, -0.3, "m")).verdict == \
+        "not reproduced"
+    assert results.grade("null", "org/c", -0.1, Interval(-0.2, 0.0, "m")).verdict == \
+        "inconclusive"
+    prop = results.grade("by-construction", "org/a", 0.5, Interval(0.4, 0.6, "m"))
+    assert prop.verdict == "property" and "It holds here" in prop.note
+    broken = results.grade("by-construction", "org/b", -0.5, Interval(-0.6, -0.4, "m"))
+    assert broken.verdict == "property" and "does not hold" in broken.note
+    small = results.grade("mev-low", "org/a", 0.3, Interval(0.25, 0.35, "m"),
+                          attainable=(0.24, 1.0), decide="words with >= 22 contexts")
+    assert small.verdict == "sample too small" and "words with >= 22 contexts" in small.note
+    assert results.grade("mev-low", "org/b", 0.03, Interval(0.02, 0.04, "m"),
+                         attainable=(0.01, 1.0), decide="n").verdict == "reproduced"
+    with pytest.raises(CheckError, match="say what sample size would decide it"):
+        results.grade("mev-low", "org/c", 0.3, Interval(0.25, 0.35, "m"),
+                      attainable=(0.24, 1.0))
+
+
 def test_tolerance_text_is_generated_from_comparator_and_threshold():
     spec = _spec()
     assert spec.tolerance() == ("reproduced if the whole 95% interval is < 0.05, not reproduced "

@@ -28,20 +28,16 @@ from typing import Any
 
 import pandas as pd
 
-from anisotropy.book.checks import GRADED as _GRADED
+from anisotropy.book import verdicts
+from anisotropy.book.verdicts import GRADED as _GRADED
 from anisotropy.inputs.resolved import short_names
 
-__all__ = ["sig", "interval_text", "verdict_frame", "verdict_table_html", "verdict_matrix_html",
-           "forest_plot",
-           "glue_summary", "settings_table_html", "VERDICT_MARKS", "VERDICT_COLORS"]
+__all__ = ["sig", "interval_text", "threshold_text", "verdict_frame", "verdict_table_html",
+           "verdict_matrix_html", "forest_plot", "glue_summary", "settings_table_html",
+           "VERDICT_MARKS", "VERDICT_COLORS"]
 
-VERDICT_MARKS = {"reproduced": "✓ reproduced", "not reproduced": "✗ not reproduced",
-                 "inconclusive": "? inconclusive", "exempt": "○ exempt",
-                 "control": "◇ control", "finding": "• finding", "not run": "– not run"}
-# Okabe-Ito, safe for colour-blind readers
-VERDICT_COLORS = {"reproduced": "#009E73", "not reproduced": "#D55E00",
-                  "inconclusive": "#E69F00", "exempt": "#999999", "control": "#56B4E9",
-                  "finding": "#0072B2", "not run": "#999999"}
+VERDICT_MARKS = verdicts.MARKS
+VERDICT_COLORS = verdicts.COLORS
 
 
 def sig(value: Any, digits: int = 3) -> str:
@@ -123,7 +119,7 @@ def verdict_frame(checks: Iterable[Any], labels: dict[str, str] | None = None) -
     labels = labels or {}
     rows = []
     for check in map(_as_dict, checks):
-        threshold = _threshold_text(check)
+        threshold = threshold_text(check)
         measured = sig(check.get("measured"))
         if check.get("interval"):
             measured = f"{measured} {interval_text(check['interval'])}"
@@ -167,11 +163,19 @@ def verdict_table_html(checks: Iterable[Any], labels: dict[str, str] | None = No
     return f'<div class="table-scroll" style="overflow-x:auto;max-width:100%">{body}</div>'
 
 
-VERDICT_SYMBOLS = {verdict: mark.split(" ", 1)[0] for verdict, mark in VERDICT_MARKS.items()}
+VERDICT_SYMBOLS = verdicts.SYMBOLS
 
 
-def _threshold_text(check: dict) -> str:
-    """``≥ 0.46``: the check's comparator (as a reader writes it) and threshold."""
+def threshold_text(check: dict) -> str:
+    """``≥ 0.46``: the check's comparator (as a reader writes it) and threshold; for an
+    equivalence check its margin (``within [−1, 1]``, ``≥ −1``)."""
+    if check.get("margin"):
+        a, b = check["margin"]
+        if a is None:
+            return f"≤ {sig(float(b))} (margin)"
+        if b is None:
+            return f"≥ {sig(float(a))} (margin)"
+        return f"within [{sig(float(a))}, {sig(float(b))}]"
     if not check.get("comparator") or check.get("threshold") is None:
         return ""
     comparator = {">=": "≥", "<=": "≤"}.get(check["comparator"], check["comparator"])
@@ -250,7 +254,7 @@ def verdict_matrix_html(checks: Iterable[Any], labels: dict[str, str] | None = N
     body = []
     for check_id, cells in rows.items():
         first = next(iter(cells.values()))[0]
-        threshold = _threshold_text(first)
+        threshold = threshold_text(first)
         body.append(f'<tr><th scope="row" title="{html.escape(check_id)}">'
                     f"{html.escape(labels.get(check_id, check_id))}</th>"
                     f"<td>{html.escape(threshold)}</td>"
@@ -299,12 +303,22 @@ def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
             if mark is not None:
                 ax.plot([mark], [y], "D", color="#111111", markersize=5, fillstyle="none",
                         label="paper")
-        threshold = float(rows[0]["threshold"])
-        ax.axvline(threshold, color="#333333", linestyle="--", linewidth=1)
+        if rows[0].get("margin"):  # an equivalence check: the margin's edges, shaded
+            edges = [e for e in rows[0]["margin"] if e is not None]
+            for edge in edges:
+                ax.axvline(float(edge), color="#333333", linestyle="--", linewidth=1)
+            a, b = rows[0]["margin"]
+            left, right = ax.get_xlim()
+            ax.axvspan(left if a is None else float(a), right if b is None else float(b),
+                       color="#009E73", alpha=0.08, linewidth=0)
+            ax.set_xlim(min(left, *edges), max(right, *edges))
+        else:
+            ax.axvline(float(rows[0]["threshold"]), color="#333333", linestyle="--",
+                       linewidth=1)
         ax.set_yticks(range(len(rows)), [_model(c) for c in reversed(rows)], fontsize=8)
         ax.set_ylim(-0.7, len(rows) - 0.3)
         ax.set_title(f"{labels.get(check_id, check_id)}: paper's side "
-                     f"{_threshold_text(rows[0])}", fontsize=9, loc="left")
+                     f"{threshold_text(rows[0])}", fontsize=9, loc="left")
         ax.grid(axis="y", visible=False)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(*[h[:1] for h in ax.get_legend_handles_labels()], loc="best",

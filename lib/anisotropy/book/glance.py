@@ -15,16 +15,18 @@ from functools import lru_cache
 from pathlib import Path
 
 from anisotropy.book.catalog import claims
-from anisotropy.book.checks import GRADED, load_checks
+from anisotropy.book.checks import load_checks
 from anisotropy.book.ledger import format_measured, ledger_rows, summary_by_model
 from anisotropy.book.plotting import short_name
+from anisotropy.book.verdicts import GRADED, SYMBOLS
 
 __all__ = ["grid_html", "claim_sentences", "glance_markdown", "write_glance"]
 
-_SYMBOL = {"reproduced": "✓", "not reproduced": "✗", "inconclusive": "?"}
-# tints of Okabe-Ito bluish green, vermillion and orange; grey when nothing was graded
+_SYMBOL = SYMBOLS
+# tints of Okabe-Ito bluish green, vermillion, orange and reddish purple; grey when nothing
+# was graded
 _TINT = {"reproduced": "#cdeee3", "not reproduced": "#f8d3bd", "inconclusive": "#fdecc8",
-         None: "#eeeeee"}
+         "sample too small": "#f2dcea", None: "#eeeeee"}
 _LIST_MAX = 3  # items named per sentence before "and N more"
 
 

@@ -7,9 +7,11 @@ from collections import Counter
 from pathlib import Path
 
 from anisotropy.book.catalog import claims
-from anisotropy.book.checks import GRADED as _GRADED
+from anisotropy.book.display import threshold_text
 from anisotropy.book.provenance import STALE_TEXT, short_environment
 from anisotropy.book.results import load_results
+from anisotropy.book.verdicts import GRADED as _GRADED
+from anisotropy.book.verdicts import MARKS
 from anisotropy.inputs.data import EXPECTED_SHA256_FILE, data_root
 from anisotropy.inputs.resolved import short_names
 
@@ -17,9 +19,7 @@ __all__ = ["ledger_rows", "write_ledger", "format_value", "format_measured", "su
            "decoder_disagreements"]
 
 CLAIMS = claims()  # notebooks/claims.yaml
-_BADGE = {"reproduced": "✓ reproduced", "not reproduced": "✗ not reproduced",
-          "inconclusive": "? inconclusive", "exempt": "○ exempt", "control": "◇ control",
-          "finding": "• finding", "not run": "– not run"}
+_BADGE = MARKS
 
 
 def format_value(value) -> str:
@@ -42,12 +42,6 @@ def format_measured(check: dict) -> str:
         low, high = check["interval"]
         text += f" [{low:.3g}, {high:.3g}]"
     return text
-
-
-def format_threshold(check: dict) -> str:
-    if check.get("comparator") is None:
-        return ""
-    return f"{check['comparator']} {check['threshold']:g}"
 
 
 def _cell(text: str) -> str:
@@ -187,7 +181,7 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
             lines += [f"Paper: {first['paper']} *Source:* {first['source']}", ""]
             lines += [f"Measured: {first['quantity']}.", ""]
             if first.get("comparator") is not None:
-                lines += [f"Threshold: {format_threshold(first)}, because "
+                lines += [f"Threshold: {threshold_text(first)}, because "
                           f"{first['threshold_reason']} Rule: {first['tolerance']}.", ""]
             header = ["check", "model", "of", "measured [95% interval]", "verdict", "note"]
             lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]

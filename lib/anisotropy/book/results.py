@@ -41,11 +41,14 @@ from anisotropy.book.checks import (
     CHECKS_FILE,
     CheckError,
     CheckSpec,
+    grade_within,
     load_checks,
+    reachable,
     reference_value,
     references,
 )
 from anisotropy.book.checks import grade as grade_interval
+from anisotropy.book.verdicts import VERDICTS
 from anisotropy.geometry.intervals import Interval
 from anisotropy.inputs import cache
 from anisotropy.inputs.data import PROJECT_ROOT, verified_files
@@ -56,8 +59,6 @@ __all__ = ["Check", "Results", "VERDICTS", "ResultsError", "add_models_not_run",
            "ranges_text", "results_dir", "load_results", "reference", "references",
            "write_json"]
 
-VERDICTS = ("reproduced", "not reproduced", "inconclusive", "exempt", "control", "finding",
-            "not run")
 
 
 class ResultsError(ValueError):
@@ -94,6 +95,14 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _margin(spec: CheckSpec) -> list | None:
+    """An equivalence check's margin as declared: an end at the quantity's bound is None."""
+    if spec.margin is None:
+        return None
+    (a, b), (low, high) = spec.margin, spec.bounds
+    return [None if a <= low else a, None if b >= high else b]
+
+
 @dataclass
 class Check:
     """One graded (or recorded) check of one model: the declaration beside the measurement.
@@ -127,6 +136,8 @@ class Check:
     tolerance: str = ""
     note: str = ""
     details: Any = None
+    kind: str = "graded"
+    margin: list | None = None  # an equivalence check's [low, high]; None for an open end
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -198,13 +209,14 @@ class Results:
             paper_values=spec.paper_values_text(), quantity=spec.quantity,
             paper_value=spec.paper_number(subject),
             comparator=spec.comparator, threshold=spec.threshold, threshold_reason=spec.reason,
-            tolerance=spec.tolerance(), **fields)
+            tolerance=spec.tolerance(), kind=spec.kind, margin=_margin(spec), **fields)
         self.checks.append(check)
         return check
 
     def grade(self, check_id: str, model: str, measured: float | None,
               interval: Interval | None, *, model_kind: str = "", subject: str = "",
-              details: Any = None) -> Check:
+              details: Any = None, attainable: tuple[float, float] | None = None,
+              decide: str = "") -> Check:
         """Grade a declared check for one model from its measured value and 95% interval.
 
         The verdict comes from :func:`anisotropy.book.checks.grade` on the interval, unless the
@@ -212,9 +224,15 @@ class Results:
         with the declared reason, and not graded). ``model_kind`` ("encoder", "decoder",
         "static") lets a declaration exempt a kind of model. ``subject`` names what of the
         model was measured when one model is graded several times (a space, a setup).
+
+        An ``equivalence`` check is graded against its margin; a ``property`` is recorded
+        with verdict ``property`` (and, in its note, whether it holds). ``attainable`` is the
+        range the statistic can take at this sample size (a floor or a ceiling): when the
+        paper's side of the threshold lies outside it, the verdict is ``sample too small``
+        and the note gives ``decide``, the size that would decide the check.
         """
         spec = self._spec(check_id)
-        if spec.kind != "graded":
+        if spec.kind == "finding":
             raise CheckError(f"Check {check_id!r} is a finding; record it with finding().")
         exempt = spec.exemption(model, model_kind)
         if exempt and measured is None:  # exempt models need not be measured at all
@@ -238,6 +256,27 @@ class Results:
             return self._record(spec, model, "exempt", subject, note=exempt, **fields)
         if control:
             return self._record(spec, model, "control", subject, note=control, **fields)
+        if spec.kind == "property":
+            holds = ("" if spec.comparator is None else " It holds here." if grade_interval(
+                bounded, spec.comparator, spec.threshold) == "reproduced"
+                else " It does not hold here: check the implementation.")
+            return self._record(spec, model, "property", subject,
+                                note=f"holds by construction: {spec.reason.strip()}{holds}",
+                                **fields)
+        if spec.kind == "equivalence":
+            verdict = grade_within(bounded, *spec.margin)
+            return self._record(spec, model, verdict, subject, **fields)
+        if attainable is not None and not reachable(spec.comparator, spec.threshold,
+                                                    attainable):
+            if not decide.strip():
+                raise CheckError(f"Check {check_id!r} ({model}): say what sample size would "
+                                 "decide it (decide=...).")
+            low_a, high_a = attainable
+            return self._record(
+                spec, model, "sample too small", subject,
+                note=(f"at this sample size the statistic can only take values in "
+                      f"[{low_a:.3g}, {high_a:.3g}], none {spec.comparator} "
+                      f"{spec.threshold:g}: {decide.strip()}"), **fields)
         verdict = grade_interval(bounded, spec.comparator, spec.threshold)
         return self._record(spec, model, verdict, subject, **fields)
 
