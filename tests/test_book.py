@@ -164,7 +164,7 @@ def test_the_glitch_patterns_catch_what_they_name():
     for text in bad:
         assert any(re.search(p, text) for p, _ in GLITCHES), text
     good = ("Of the paper's appendix models, all-mpnet-base-v2 is available here but not in "
-            "this run's glue_models; measured -6.4 [-11.1, -1.67] (needs > 0).")
+            "this run's glue_models; measured −6.40 [−11.1, −1.67] (needs > 0).")
     assert not any(re.search(p, good) for p, _ in GLITCHES)
 
 

@@ -251,12 +251,12 @@ def test_results_grade_exempt_control_finding_and_ledger(tmp_path):
     text = write_ledger(tmp_path, tmp_path / "ledger.md", ["01-layerwise-anisotropy"],
                         profile="smoke").read_text()
     assert "Profile smoke; commit" in text
-    assert "Stale" in text and "mev-low:model-a" in text and "0.015 [0.01, 0.02]" in text
+    assert "Stale" in text and "mev-low:model-a" in text and "0.0150 [0.0100, 0.0200]" in text
     assert "? inconclusive" in text and "○ exempt" in text and "< 0.05" in text
     glance = text.index("## Results at a glance")
     assert glance < text.index("Every row is one check") and "class='glance-grid'" in text
     assert "<th scope='col'>a</th>" in text and "<th scope='col'>b</th>" in text
-    assert format_measured({"measured": 0.5, "interval": None}) == "0.5"
+    assert format_measured({"measured": 0.5, "interval": None}) == "0.500"
 
 
 def test_interval_is_clipped_to_the_quantity_range():
@@ -383,7 +383,7 @@ def test_layerwise_check_values_on_a_synthetic_table():
         for i, word in enumerate(words):
             rows.append({"type": word, "layer": layer,
                          "self_similarity": 0.9 - 0.1 * layer + 0.01 * (i % 3),
-                         "mev": 0.03 + 0.001 * (i % 5)})
+                         "mev": 0.03 + 0.001 * (i % 5), "n": 60 + i})
     per_word = pd.DataFrame(rows)
     base = 0.1 + 0.1 * layers[:, None] + RNG.normal(scale=0.05, size=(5, 300))
     values = layerwise.check_values(per_layer, pd.DataFrame(per_word), base, n_boot=200)
@@ -395,6 +395,15 @@ def test_layerwise_check_values_on_a_synthetic_table():
                            "selfsim-falls", "mev-low", "last-layer-rise"}
     with pytest.raises(ValueError, match="layers"):
         layerwise.check_values(per_layer, per_word, base[:3], n_boot=200)
+    # MEV's floor: the mean of 1/(n-1) over the words, less the random-word baseline
+    floor = np.mean(1 / (60 + np.arange(40) - 1))
+    mev_details = values["mev-low"][2]
+    assert mev_details["MEV floor"] == pytest.approx(floor)
+    assert mev_details["attainable minimum"] == pytest.approx(floor - 0.02)
+    assert mev_details["contexts needed"] == int(np.ceil(1 + 1 / (0.05 + 0.02))) + 1
+    few = per_word.assign(n=5)  # five contexts a word: the floor 0.25 is above 0.05
+    assert layerwise.check_values(per_layer, few, base, n_boot=50)["mev-low"][2][
+        "attainable minimum"] == pytest.approx(0.25 - 0.02)
     # a resampled random-word baseline widens the MEV interval; a fixed one says so
     fixed = values["mev-low"][1]
     assert "baseline (uncentred TruncatedSVD, as the original code) fixed" in fixed.method
@@ -497,7 +506,7 @@ def test_decoder_disagreements_lists_checks_the_decoders_split_on():
             row("per-task", "org/dec-b", "inconclusive", "STS13")]
     found = decoder_disagreements(rows, results)
     assert [(e["check"], e["subject"]) for e in found] == [("split", ""), ("per-task", "STS13")]
-    assert found[0]["verdicts"]["org/dec-b"] == ("not reproduced", "0.5 [0.4, 0.6]")
+    assert found[0]["verdicts"]["org/dec-b"] == ("not reproduced", "0.500 [0.400, 0.600]")
     assert "enc" not in found[0]["verdicts"]
 
 

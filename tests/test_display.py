@@ -53,7 +53,7 @@ def test_verdict_table_has_human_cells_and_no_reprs():
     assert frame.loc[0, "Measured [95% interval]"] == "0.0308 [0.0200, 0.0400]"
     assert frame.loc[1, "Model"] == "b (layer 3)" and frame.loc[0, "Threshold"] == "> 0"
     assert frame.loc[2, "Measured [95% interval]"] == "self-sim change 0.0763"
-    for cell in frame.drop(columns=["_id", "_verdict"]).to_numpy().ravel():
+    for cell in frame.drop(columns=["_id", "_verdict", "_note"]).to_numpy().ravel():
         assert isinstance(cell, str) and "{" not in cell and "[np." not in cell
     page = display.verdict_table_html(_checks(), collapse_after=2)
     assert 'title="baseline-positive:b / layer 3"' in page and "overflow-x:auto" in page

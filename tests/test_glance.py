@@ -57,8 +57,8 @@ def test_the_sentences_name_what_held_and_what_did_not_with_numbers():
     assert text.startswith("Held on every model graded: Whitening improves STS (")
     assert "Flow improves STS" not in text.split("(")[0]  # held on a only: not listed
     assert "3 of 5 graded checks reproduced" in text
-    assert "Flow improves STS on b: -6.4 [-11.1, -1.67] (needs > 0)" in text
-    assert "(input embeddings) on b: -0.111 [-0.145, -0.0744] (needs > -0.1, undecided)" in text
+    assert "Flow improves STS on b: −6.40 [−11.1, −1.67] (needs > 0)" in text
+    assert "(input embeddings) on b: −0.111 [−0.145, −0.0744] (needs > −0.100, undecided)" in text
     assert text.count(".") >= 2 and "{" not in text and "nan" not in text
 
 

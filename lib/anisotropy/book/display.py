@@ -128,9 +128,10 @@ def verdict_frame(checks: Iterable[Any], labels: dict[str, str] | None = None) -
                      "Paper": _paper_cell(check),
                      "Threshold": threshold,
                      "Verdict": VERDICT_MARKS.get(check["verdict"], check["verdict"]),
-                     "_id": check["id"], "_verdict": check["verdict"]})
+                     "_id": check["id"], "_verdict": check["verdict"],
+                     "_note": check.get("note") or ""})
     return pd.DataFrame(rows, columns=["Check", "Model", "Measured [95% interval]", "Paper",
-                                       "Threshold", "Verdict", "_id", "_verdict"])
+                                       "Threshold", "Verdict", "_id", "_verdict", "_note"])
 
 
 def verdict_table_html(checks: Iterable[Any], labels: dict[str, str] | None = None,
@@ -147,7 +148,8 @@ def verdict_table_html(checks: Iterable[Any], labels: dict[str, str] | None = No
         for _, row in part.iterrows():
             cells = "".join(f"<td>{html.escape(str(row[c]))}</td>" for c in shown[:-1])
             color = VERDICT_COLORS.get(row["_verdict"], "#333333")
-            cells += (f'<td style="color:{color};font-weight:600;white-space:nowrap">'
+            note = f' title="{html.escape(row["_note"])}"' if row["_note"] else ""
+            cells += (f'<td style="color:{color};font-weight:600;white-space:nowrap"{note}>'
                       f"{html.escape(row['Verdict'])}</td>")
             out.append(f'<tr title="{html.escape(row["_id"])}">{cells}</tr>')
         return "".join(out)
@@ -192,7 +194,10 @@ def _matrix_cell(records: list[dict]) -> str:
     for r in records:
         where = f"{r['subject']}: " if r.get("subject") else ""
         value = sig(r.get("measured")) if r.get("measured") is not None else ""
-        tips.append(f"{where}{r['verdict']} {value} {interval_text(r.get('interval'))}".strip())
+        tip = f"{where}{r['verdict']} {value} {interval_text(r.get('interval'))}".strip()
+        if r.get("verdict") == "sample too small" and r.get("note"):
+            tip += f" ({r['note']})"
+        tips.append(tip)
     verdicts = [r["verdict"] for r in records]
     if len(records) == 1:
         value = records[0].get("measured")

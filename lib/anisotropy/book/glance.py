@@ -16,6 +16,7 @@ from pathlib import Path
 
 from anisotropy.book.catalog import claims
 from anisotropy.book.checks import load_checks
+from anisotropy.book.display import threshold_text
 from anisotropy.book.ledger import format_measured, ledger_rows, summary_by_model
 from anisotropy.book.plotting import short_name
 from anisotropy.book.verdicts import GRADED, SYMBOLS
@@ -124,16 +125,16 @@ def claim_sentences(rows: list[dict], slug: str) -> str:
              else "No check held on every model graded")
     first += f" ({n_reproduced} of {len(graded)} graded checks reproduced)."
     missed = []
-    for verdict in ("not reproduced", "inconclusive"):
+    for verdict in ("not reproduced", "inconclusive", "sample too small"):
         for row in graded:
             if row["verdict"] != verdict:
                 continue
             models = ", ".join(short_name(m) for m in row["model"].split(", ")) \
                 if row["model"] else "all models"
-            bound = (f"needs {row['comparator']} {row['threshold']:.3g}"
-                     if row.get("comparator") else "")
-            note = ", ".join(x for x in (bound, "undecided" if verdict == "inconclusive"
-                                         else "") if x)
+            bound = f"needs {threshold_text(row)}" if threshold_text(row) else ""
+            note = ", ".join(x for x in (bound, {"inconclusive": "undecided",
+                                                 "sample too small": "sample too small"}
+                                         .get(verdict, "")) if x)
             missed.append(f"{_label(row)} on {models}: {format_measured(row)}"
                           + (f" ({note})" if note else ""))
     second = (f"Not reproduced or undecided: {_named(missed)}." if missed

@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from anisotropy.book.catalog import claims
-from anisotropy.book.display import threshold_text
+from anisotropy.book.display import interval_text, sig, threshold_text
 from anisotropy.book.provenance import STALE_TEXT, short_environment
 from anisotropy.book.results import load_results
 from anisotropy.book.verdicts import GRADED as _GRADED
@@ -23,24 +23,22 @@ _BADGE = MARKS
 
 
 def format_value(value) -> str:
-    """Compact text for a measured value (numbers to 3 significant digits)."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.3g}"
+    """Compact text for a measured value: :func:`anisotropy.book.display.sig` (3
+    significant figures), a dict as ``key: value`` pairs, nothing for None."""
+    if value is None:
+        return ""
     if isinstance(value, dict):
         return "; ".join(f"{k}: {format_value(v)}" for k, v in value.items())
     if isinstance(value, list):
         return ", ".join(format_value(v) for v in value)
-    return "" if value is None else str(value)
+    return sig(value)
 
 
 def format_measured(check: dict) -> str:
     """``0.123 [0.101, 0.145]``: the measured value with its 95% interval."""
     text = format_value(check.get("measured"))
     if check.get("interval"):
-        low, high = check["interval"]
-        text += f" [{low:.3g}, {high:.3g}]"
+        text += f" {interval_text(check['interval'])}"
     return text
 
 

@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 from tqdm.auto import tqdm
 
 from anisotropy.claims.sts import (
@@ -277,7 +279,7 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
     ``tokens`` holds the training sentences first (``n_train`` of them), then the dev
     sentences. The baseline and K-means+Mean+PCA (fitted on the training tokens) are applied
     to every token, tokens are mean-pooled into sentence vectors, and a logistic regression
-    trained on the training sentences is scored on the dev sentences.
+    trained on the standardised training sentences is scored on the dev sentences.
 
     Returns one row per method (dev accuracy, log10 I(W) of the dev tokens) and the
     ``sst2-probe`` check's ``(measured, interval, details)``: the accuracy change in points,
@@ -297,7 +299,10 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
             X = H[part_rows].astype(np.float64)
             Y = X if transform is None else transform.transform(X)
             pooled[part] = (tokens.pool(Y, part_rows)[1], Y)
-        classifier = LogisticRegression(max_iter=2000).fit(pooled["train"][0], train_labels)
+        # features standardised on the training sentences: the methods change the scale of
+        # the vectors, and an unscaled L2-penalised logistic regression would read that
+        classifier = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)).fit(
+            pooled["train"][0], train_labels)
         correct[method] = classifier.predict(pooled["dev"][0]) == np.asarray(dev_labels)
         sample = _sample(pooled["dev"][1], iso_max_tokens, stream_seed(seed, "iso-sample"))
         rows.append({"method": method, "dev accuracy": 100 * float(correct[method].mean()),

@@ -334,7 +334,8 @@ def baseline_band(pair_cosines: np.ndarray, n_boot: int = 1000, seed: int = 0
 
 def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: np.ndarray,
                  n_boot: int = 1000, seed: int = 0,
-                 mev_baseline_draws: np.ndarray | None = None) -> dict[str, tuple]:
+                 mev_baseline_draws: np.ndarray | None = None,
+                 mev_threshold: float = 0.05) -> dict[str, tuple]:
     """The measured value and 95% interval of every claim-1 check for one model.
 
     Two kinds of sampled units carry the uncertainty, each resampled with replacement
@@ -349,6 +350,14 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     ``n_boot``, from :func:`layerwise_word_stats`) resample its random words and refit the
     uncentred share in every draw; without them the baseline is held fixed and the
     interval says so.
+
+    MEV has a floor: the first principal component of ``n`` centred points explains at
+    least ``1/(n-1)`` of their variance (they span at most ``n-1`` directions, fewer than
+    the hidden size here), so a layer's mean adjusted MEV is at least the mean of
+    ``1/(n-1)`` over its words minus the layer's random-word baseline. ``mev-low``'s details
+    give that floor, the smallest value the statistic can take here (``attainable
+    minimum``), and the contexts per word under which the floor would lie below
+    ``mev_threshold`` in every layer (``contexts needed``).
 
     Returns ``{check_id: (measured, Interval, details)}`` for ``baseline-positive``,
     ``baseline-rises``, ``decoder-baseline-high``, ``selfsim-falls`` and ``mev-low``, plus
@@ -405,6 +414,14 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
         mev_adj_draws = mev_draws - mev_base
         mev_method = (words_method + "; random-word MEV baseline (uncentred TruncatedSVD, as "
                       "the original code) fixed")
+    # the floor of each layer's mean MEV: 1/(n-1) averaged over the words it is defined for
+    floor_each = np.where(np.isfinite(mev), 1.0 / np.maximum(table("n") - 1, 1), np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mev_floor = np.nanmean(floor_each, axis=0)
+    attainable = float(np.nanmax((mev_floor - mev_base)[contextual]))
+    needed = int(np.ceil(1 + 1 / max(mev_threshold + float(np.nanmin(mev_base[contextual])),
+                                      1e-12))) + 1
     out = {
         "baseline-positive": (
             float(base[contextual].min()),
@@ -429,7 +446,10 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
         "mev-low": (
             float(mev_adj[contextual].max()),
             percentile_interval(mev_adj_draws[:, contextual].max(axis=1), method=mev_method),
-            {"layer of the maximum": int(layers[contextual][mev_adj[contextual].argmax()])}),
+            {"layer of the maximum": int(layers[contextual][mev_adj[contextual].argmax()]),
+             "MEV floor": float(np.nanmax(mev_floor[contextual])),
+             "attainable minimum": attainable, "contexts needed": needed,
+             "median contexts": float(np.nanmedian(table("n")[:, 0]))}),
     }
     intra = per_layer["intra_similarity_adj"].to_numpy()
     out["last-layer-rise"] = ({"self-sim change": float(adjusted[-1] - adjusted[-2]),
