@@ -516,3 +516,52 @@ def test_paper_value_gives_the_papers_number_per_subject():
     per = _spec(paper_value={"polarity": "claim5/pearson/polarity"})
     assert per.paper_number("polarity") == -0.808 and per.paper_number("SNLI") is None
     assert _spec().paper_number() is None
+
+
+def _numbers(value) -> list[float]:
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, (int, float)):
+        return [float(value)]
+    if isinstance(value, list):
+        return [x for item in value for x in _numbers(item)]
+    if isinstance(value, dict):
+        return [x for key, item in value.items() if key not in ("source", "note")
+                for x in _numbers(item)]
+    return []
+
+
+def test_no_check_retypes_a_number_of_the_references_it_cites():
+    """A reason or statement quotes the paper's numbers as {key} placeholders, expanded from
+    data/references.yaml, never typed again by hand (small integers such as counts of tasks
+    or layers aside)."""
+    import re
+
+    import yaml
+
+    declared = yaml.safe_load(checks.CHECKS_FILE.read_text(encoding="utf-8"))
+    retyped = []
+    for slug, specs in declared.items():
+        for check_id, spec in specs.items():
+            cited = {x for key in spec.get("references", [])
+                     for x in _numbers(checks.reference_value(key))}
+            text = checks.PLACEHOLDER.sub("", f"{spec.get('statement', '')} "
+                                              f"{spec.get('reason', '')}")
+            for token in re.findall(r"(?<![\w.{/])-?\d*\.?\d+(?:e-?\d+)?", text):
+                value = float(token)
+                if value in cited and not (value.is_integer() and abs(value) <= 30):
+                    retyped.append(f"{slug}/{check_id}: {token}")
+    assert not retyped, retyped
+
+
+def test_placeholders_expand_to_the_references_and_refuse_what_is_not_a_number():
+    spec = _spec(reason="below {claim1/mev_headline/value}; GPT-2 from "
+                        "{claim1/baseline/GPT-2 small|min} to {claim1/baseline/GPT-2 small|last}",
+                 statement="ELMo's {claim2/lid_cosine/ELMo/lid}, item "
+                           "{claim4/sst2/baseline_accuracy}")
+    assert spec.reason == "below 0.05; GPT-2 from 0.573 to 0.978"
+    assert spec.statement == "ELMo's 9.1, item 55.67"
+    with pytest.raises(CheckError, match="demo.*cites \\{claim1/nope\\}, not a key"):
+        _spec(reason="see {claim1/nope}")
+    with pytest.raises(CheckError, match="demo.*not a number"):
+        _spec(reason="see {claim1/mev_headline}")

@@ -13,7 +13,8 @@ measured::
         quantity: "max over layers >= 1 of the mean adjusted MEV"
         comparator: "<"
         threshold: 0.05
-        reason: "the paper's own number: 5%"   # why this threshold, from the paper
+        reason: "the paper's own number: {claim1/mev_headline/value}"   # why this
+                                            # threshold; {key} quotes references.yaml
         bounds: [-1, 1]                     # what the quantity can take
         exempt: {"kind:encoder": "why"}     # optional; model globs or kind:KIND
         controls: {"GloVe*": "why"}         # optional; shown, never graded
@@ -56,6 +57,7 @@ from __future__ import annotations
 import copy
 import fnmatch
 import math
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -163,6 +165,35 @@ def _describe_value(value: Any, columns: list | None = None) -> str:
     return _format_number(value)
 
 
+#: A paper's number inside a check's text: ``{claim4/sst2/baseline_accuracy}``, or a
+#: summary or an item of a list of numbers: ``{claim1/baseline/GPT-2 small|min}`` (min,
+#: max, last, or a position: ``|2``).
+PLACEHOLDER = re.compile(r"\{(claim\d+/[^{}|]+)(?:\|(min|max|last|\d+))?\}")
+_SUMMARY = {"min": min, "max": max, "last": lambda values: values[-1]}
+
+
+def _expand(text: str, references: dict, where: str) -> str:
+    """``text`` with every :data:`PLACEHOLDER` replaced by the number at that key of
+    ``data/references.yaml``, so that a reason quotes the paper's numbers without retyping
+    them. A key that is missing or not a number fails, naming it."""
+    def number(match: re.Match) -> str:
+        key, summary = match.group(1), match.group(2)
+        try:
+            value = reference_value(key, references)
+        except KeyError as error:
+            raise CheckError(f"{where} cites {{{key}}}, not a key of "
+                             f"{REFERENCES_FILE.name}.") from error
+        if summary and isinstance(value, list) and value and all(
+                isinstance(v, (int, float)) for v in value):
+            value = (value[int(summary)] if summary.isdigit() and int(summary) < len(value)
+                     else _SUMMARY.get(summary, lambda _: None)(value))
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise CheckError(f"{where} cites {{{key}}}, which is {value!r}, not a number.")
+        return _format_number(value)
+
+    return PLACEHOLDER.sub(number, text)
+
+
 def describe_reference(key: str, references: dict | None = None) -> str:
     """Short text of a reference entry: a number, a list or table, or a statement."""
     references = _references() if references is None else references
@@ -223,6 +254,9 @@ class CheckSpec:
             except KeyError as error:
                 raise CheckError(f"{where}: unknown reference key {key!r} "
                                  f"(not in {REFERENCES_FILE.name}).") from error
+        for name in ("statement", "reason"):
+            object.__setattr__(self, name, _expand(getattr(self, name) or "", references,
+                                                   f"{where}: {name}"))
         low, high = (float(b) for b in self.bounds)
         if not low < high:
             raise CheckError(f"{where}: bounds {self.bounds} are empty.")
