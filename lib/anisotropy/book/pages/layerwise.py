@@ -82,7 +82,7 @@ def layers_table(measured: dict) -> pd.DataFrame:
 
 
 def baseline_texts(measured: dict) -> dict:
-    """The numbers the baseline section's prose reads: the decoder's upper half, the
+    """The numbers the baseline section's prose reads: each decoder's upper half, the
     encoders' peak and last layer, against pre-trained BERT's upper half (the paper)."""
     summary = summary_frame(measured)
     short = _short(measured)
@@ -91,8 +91,12 @@ def baseline_texts(measured: dict) -> dict:
     bert = np.array(reference("claim1", "baseline", "BERT-base-cased"))
     bert_upper = bert[np.arange(bert.size) / (bert.size - 1) > 0.5]  # our halves
     below = bool(encoders) and summary.loc[encoders, "peak"].max() < bert_upper.min()
-    return {"decoder_upper_baseline": summary.loc[decoders[0], "upper_half_mean"]
-            if decoders else float("nan"),
+    upper = [f"{summary.loc[name, 'upper_half_mean']:.2f} ({name})" for name in decoders]
+    listed = ", ".join(upper[:-1]) + f" and {upper[-1]}" if len(upper) > 1 else ""
+    return {"decoder_upper_text": (f"The decoders' upper-half baselines are {listed}."
+                                   if len(upper) > 1 else
+                                   f"The decoder's upper-half baseline is {upper[0]}."
+                                   if upper else "This run has no decoder."),
             "encoder_peak_range": _range(summary.loc[encoders, "peak"]),
             "encoder_last_range": _range(summary.loc[encoders, "last_layer"]),
             "bert_upper_range": _range(bert_upper),
