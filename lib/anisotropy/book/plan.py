@@ -21,7 +21,6 @@ from pathlib import Path
 
 from anisotropy.book import catalog, runner
 from anisotropy.book.results import write_json
-from anisotropy.claims.settings import SettingsError
 from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, LAST, Extraction
 
 __all__ = ["Extraction", "PlanError", "claim_settings", "workflow_jobs", "run_extraction",
@@ -34,10 +33,12 @@ class PlanError(ValueError):
 
 
 def claim_settings(slug: str, profile: str, overrides: dict | None = None):
-    """Claim ``slug``'s settings as it will run under ``profile`` with ``overrides``."""
+    """Claim ``slug``'s settings as it will run under ``profile`` with ``overrides``: the
+    runner's (:func:`anisotropy.book.runner.resolve_settings`), its error a
+    :class:`PlanError`."""
     try:
-        return catalog.settings(slug, profile, overrides)
-    except SettingsError as error:
+        return runner.resolve_settings(slug, profile, overrides)
+    except runner.RunError as error:
         raise PlanError(str(error)) from error
 
 
