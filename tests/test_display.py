@@ -161,3 +161,9 @@ def test_verdict_matrix_counts_a_checks_subjects_and_splits_shared_ones():
     page = display.verdict_matrix_html(shared)
     assert "<th>m: polarity</th><th>m: SNLI</th><th>m</th>" in page    # datasets apart
     assert page.count("✓ 0.500") == 4 and "? −0.700" in page
+
+
+def test_verdict_matrix_names_a_record_over_several_models_by_their_count():
+    record = _record("appendix", "org/a, org/b, org/c", "reproduced", -0.8)
+    page = display.verdict_matrix_html([record])
+    assert '<th title="a, b, c">3 models</th>' in page and "✓ −0.800" in page

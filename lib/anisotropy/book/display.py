@@ -232,6 +232,8 @@ def _matrix_columns(records: list[dict]):
 
     def column(r: dict) -> str:
         name = short_names(r.get("model") or "") or "all"
+        if ", " in name:  # one record over several models (claim 5's appendix)
+            name = f"{name.count(', ') + 1} models"
         split_here = (r.get("model") or "") in split and r.get("subject")
         return f"{name}: {r['subject']}" if split_here else name
 
@@ -246,8 +248,10 @@ def verdict_matrix_html(checks: Iterable[Any], labels: dict[str, str] | None = N
     """The answer at a glance: one row per check (its short label, the check id in the
     tooltip) with its threshold, and one column per model, each cell the verdict's mark
     (✓ reproduced, ✗ not reproduced, ? inconclusive, ○ exempt, ◇ control, • finding,
-    – not run) and the measured value, tinted by verdict. A check measured on several
-    subjects of a model (tasks, layers) shows the count of each verdict."""
+    – not run) and the measured value, tinted by verdict. A record over several models
+    (one check of a set of models) gets a column "N models", the names in its tooltip. A
+    check measured on several subjects of a model (tasks, layers) shows the count of each
+    verdict."""
     labels = labels or {}
     records = list(map(_as_dict, checks))
     column = _matrix_columns(records)
@@ -255,7 +259,10 @@ def verdict_matrix_html(checks: Iterable[Any], labels: dict[str, str] | None = N
     rows: dict[str, dict[str, list[dict]]] = {}
     for r in records:
         rows.setdefault(r["check"], {}).setdefault(column(r), []).append(r)
-    head = "".join(f"<th>{html.escape(m)}</th>" for m in models)
+    names = {column(r): short_names(r.get("model") or "") for r in records}
+    head = "".join(f'<th title="{html.escape(names[m])}">{html.escape(m)}</th>'
+                   if names[m] != m and ", " in names[m] else f"<th>{html.escape(m)}</th>"
+                   for m in models)
     body = []
     for check_id, cells in rows.items():
         first = next(iter(cells.values()))[0]
