@@ -158,12 +158,16 @@ def test_every_graded_number_has_a_band(slug):
             assert band["spread"] == spec.spread, (
                 f"{slug}: {check_id}'s band was recorded as {band['spread']} but "
                 f"data/checks.yaml declares spread {spec.spread}; re-record")
-        if len(allowed) == 1:  # a pinned verdict: neither interval band straddles
+        if len(allowed) == 1:  # a pinned verdict: no interval band straddles an edge
+            # the threshold, or an equivalence check's margin ends inside the bounds
+            edges = ([e for e in spec.margin if spec.bounds[0] < e < spec.bounds[1]]
+                     if spec.margin else [spec.threshold])
             for end in (0, 1):
                 low, high = bands[(check_id, "interval", end)]["band"]
-                assert not low < spec.threshold < high, (
-                    f"{slug}: {check_id} is pinned to {allowed[0]!r} but its interval band "
-                    f"[{low}, {high}] straddles the threshold {spec.threshold}")
+                for edge in edges:
+                    assert not low < edge < high, (
+                        f"{slug}: {check_id} is pinned to {allowed[0]!r} but its interval "
+                        f"band [{low}, {high}] straddles {edge}")
 
 
 @pytest.mark.notebooks
@@ -187,8 +191,13 @@ def test_smoke_run_verdicts_and_bands(slug, smoke_runs):
     for check in record["checks"]:
         if check["verdict"] in ("reproduced", "not reproduced", "inconclusive"):
             low, high = check["interval"]
-            assert low <= high and check["comparator"] in ("<", "<=", ">", ">=")
-            assert isinstance(check["threshold"], float) and check["reference"]
+            assert low <= high and check["reference"]
+            if check.get("margin"):  # an equivalence check: graded against its margin
+                assert check["comparator"] is None and any(
+                    isinstance(e, float) for e in check["margin"])
+            else:
+                assert check["comparator"] in ("<", "<=", ">", ">=")
+                assert isinstance(check["threshold"], float)
     covered = _covered(expected)
     for check in record["checks"]:
         for path in _banded_paths(check):
