@@ -146,6 +146,8 @@ def test_equivalence_property_and_sample_too_small_are_recorded_as_such():
     assert prop.verdict == "property" and "It holds here" in prop.note
     broken = results.grade("by-construction", "org/b", -0.5, Interval(-0.6, -0.4, "m"))
     assert broken.verdict == "property" and "does not hold" in broken.note
+    unsure = results.grade("by-construction", "org/c", 0.1, Interval(-0.1, 0.3, "m"))
+    assert unsure.verdict == "property" and "does not decide" in unsure.note
     small = results.grade("mev-low", "org/a", 0.3, Interval(0.25, 0.35, "m"),
                           attainable=(0.24, 1.0), decide="words with >= 22 contexts")
     assert small.verdict == "sample too small" and "words with >= 22 contexts" in small.note

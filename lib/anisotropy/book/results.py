@@ -257,9 +257,12 @@ class Results:
         if control:
             return self._record(spec, model, "control", subject, note=control, **fields)
         if spec.kind == "property":
-            holds = ("" if spec.comparator is None else " It holds here." if grade_interval(
-                bounded, spec.comparator, spec.threshold) == "reproduced"
-                else " It does not hold here: check the implementation.")
+            side = (None if spec.comparator is None
+                    else grade_interval(bounded, spec.comparator, spec.threshold))
+            holds = {"reproduced": " It holds here.",
+                     "not reproduced": " It does not hold here: check the implementation.",
+                     "inconclusive": " Its interval here does not decide whether it holds."
+                     }.get(side, "")
             return self._record(spec, model, "property", subject,
                                 note=f"holds by construction: {spec.reason.strip()}{holds}",
                                 **fields)
