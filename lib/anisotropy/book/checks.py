@@ -416,8 +416,9 @@ def grade(interval, comparator: str, threshold: float) -> str:
 def grade_within(interval, low: float, high: float) -> str:
     """Verdict of an equivalence check: ``reproduced`` when the interval ``[a, b]`` lies
     inside the margin ``[low, high]``, ``not reproduced`` when it lies wholly outside (no
-    point in common), ``inconclusive`` otherwise (the two-one-sided-tests reading of a
-    95% interval: Schuirmann 1987)."""
+    point in common), ``inconclusive`` otherwise. Read off the same 95% interval as every
+    other check, this is Schuirmann's (1987) two one-sided tests at 2.5% a side: more
+    conservative than the usual 5% a side, which would read a 90% interval."""
     a, b = (float(v) for v in interval)
     if not a <= b:
         raise CheckError(f"interval [{a}, {b}] has low > high.")
