@@ -67,7 +67,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
-from anisotropy.book.checks import GRADED, grade, grade_within, load_checks  # noqa: E402
+from anisotropy.book.checks import GRADED, load_checks  # noqa: E402
 from anisotropy.book.provenance import cpu  # noqa: E402
 from anisotropy.book.runner import SLUGS  # noqa: E402
 
@@ -188,7 +188,7 @@ def reachable_verdicts(low_band, high_band, spec) -> list[str]:
     in ``high_band``, against the check's threshold (or an equivalence check's margin): the
     verdict is monotone in each end, so the band ends and the points around each edge are
     enough."""
-    edges = [e for e in spec.margin] if spec.margin else [spec.threshold]
+    edges = spec.edges
 
     def candidates(lo, hi):
         points = {lo, hi}
@@ -197,11 +197,7 @@ def reachable_verdicts(low_band, high_band, spec) -> list[str]:
             points.update(p for p in (edge - delta, edge, edge + delta) if lo <= p <= hi)
         return points
 
-    def verdict(low, high):
-        return (grade_within([low, high], *spec.margin) if spec.margin
-                else grade([low, high], spec.comparator, spec.threshold))
-
-    seen = {verdict(low, high)
+    seen = {spec.verdict([low, high])
             for low in candidates(*low_band) for high in candidates(*high_band) if low <= high}
     return sorted(seen)
 

@@ -160,8 +160,7 @@ def test_every_graded_number_has_a_band(slug):
                 f"data/checks.yaml declares spread {spec.spread}; re-record")
         if len(allowed) == 1:  # a pinned verdict: no interval band straddles an edge
             # the threshold, or an equivalence check's margin ends inside the bounds
-            edges = ([e for e in spec.margin if spec.bounds[0] < e < spec.bounds[1]]
-                     if spec.margin else [spec.threshold])
+            edges = spec.edges
             for end in (0, 1):
                 low, high = bands[(check_id, "interval", end)]["band"]
                 for edge in edges:

@@ -334,6 +334,21 @@ class CheckSpec:
         return (f"reproduced if the whole 95% interval is {self.comparator} {t}, not "
                 f"reproduced if it is {other} {t}, inconclusive if it straddles {t}")
 
+    @property
+    def edges(self) -> list[float]:
+        """Where the verdict changes: the threshold, or an equivalence check's margin ends
+        inside the quantity's bounds (none for a finding, or a property without a side)."""
+        if self.margin is not None:
+            return [e for e in self.margin if self.bounds[0] < e < self.bounds[1]]
+        return [] if self.threshold is None else [self.threshold]
+
+    def verdict(self, interval) -> str:
+        """The verdict an interval gets: against the margin for an equivalence check
+        (:func:`grade_within`), else against the comparator and threshold (:func:`grade`)."""
+        if self.margin is not None:
+            return grade_within(interval, *self.margin)
+        return grade(interval, self.comparator, self.threshold)
+
     def margin_text(self) -> str:
         """``within [−1, 1]``, or ``≥ −1`` for a margin open above (``≤ 0.5`` below)."""
         a, b = self.margin

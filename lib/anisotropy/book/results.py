@@ -41,13 +41,11 @@ from anisotropy.book.checks import (
     CHECKS_FILE,
     CheckError,
     CheckSpec,
-    grade_within,
     load_checks,
     reachable,
     reference_value,
     references,
 )
-from anisotropy.book.checks import grade as grade_interval
 from anisotropy.book.verdicts import VERDICTS
 from anisotropy.geometry.intervals import Interval
 from anisotropy.inputs import cache
@@ -257,8 +255,7 @@ class Results:
         if control:
             return self._record(spec, model, "control", subject, note=control, **fields)
         if spec.kind == "property":
-            side = (None if spec.comparator is None
-                    else grade_interval(bounded, spec.comparator, spec.threshold))
+            side = None if spec.comparator is None else spec.verdict(bounded)
             holds = {"reproduced": " It holds here.",
                      "not reproduced": " It does not hold here: check the implementation.",
                      "inconclusive": " Its interval here does not decide whether it holds."
@@ -266,11 +263,8 @@ class Results:
             return self._record(spec, model, "property", subject,
                                 note=f"holds by construction: {spec.reason.strip()}{holds}",
                                 **fields)
-        if spec.kind == "equivalence":
-            verdict = grade_within(bounded, *spec.margin)
-            return self._record(spec, model, verdict, subject, **fields)
-        if attainable is not None and not reachable(spec.comparator, spec.threshold,
-                                                    attainable):
+        if attainable is not None and spec.margin is None and not reachable(
+                spec.comparator, spec.threshold, attainable):
             if not decide.strip():
                 raise CheckError(f"Check {check_id!r} ({model}): say what sample size would "
                                  "decide it (decide=...).")
@@ -280,8 +274,7 @@ class Results:
                 note=(f"at this sample size the statistic can only take values in "
                       f"[{low_a:.3g}, {high_a:.3g}], none {spec.comparator} "
                       f"{spec.threshold:g}: {decide.strip()}"), **fields)
-        verdict = grade_interval(bounded, spec.comparator, spec.threshold)
-        return self._record(spec, model, verdict, subject, **fields)
+        return self._record(spec, model, spec.verdict(bounded), subject, **fields)
 
     def finding(self, check_id: str, model: str, measured: Any, *, subject: str = "",
                 details: Any = None) -> Check:
