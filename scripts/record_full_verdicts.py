@@ -31,6 +31,7 @@ from record_smoke_bands import (  # noqa: E402
     GRADED,
     NOT_FROM_THE_INTERVAL,
     reachable_verdicts,
+    regraded,
 )
 
 from anisotropy.book.checks import load_checks  # noqa: E402
@@ -60,7 +61,7 @@ def expected_verdicts(slug: str, record: dict, widths: dict) -> tuple[dict, dict
     verdicts, reasons = {}, {}
     for check in record["checks"]:
         spec = specs[check["check"]]
-        verdict = check["verdict"]
+        verdict = regraded(check, spec)
         if verdict not in GRADED or verdict in NOT_FROM_THE_INTERVAL or not check.get(
                 "interval"):
             verdicts[check["id"]] = verdict

@@ -44,6 +44,7 @@ Usage (never in CI; see CONTRIBUTING.md)::
     .venv/bin/python scripts/record_smoke_bands.py --only baseline seed-3
     .venv/bin/python scripts/record_smoke_bands.py --write-only     # from finished runs
     .venv/bin/python scripts/record_smoke_bands.py --fresh          # other CPUs' values dropped
+    .venv/bin/python scripts/record_smoke_bands.py --fresh 04-cluster-isotropy   # of one claim
 
 Runs are kept under ``_build/perturb/NAME`` and skipped when their results exist, so an
 interrupted recording resumes. Seeds run only for the claims that declare a ``seed`` check.
@@ -207,6 +208,19 @@ def reachable_verdicts(low_band, high_band, spec) -> list[str]:
 NOT_FROM_THE_INTERVAL = ("sample too small",)
 
 
+def regraded(check: dict, spec) -> str:
+    """A run's verdict against the checks as declared now: a graded verdict read from the
+    interval is read again with the current threshold or margin, so that a threshold changed
+    since the run (a quantity unchanged) is recorded without rerunning. Declared verdicts
+    (exempt, control, not run, finding) and those not read from the interval stay."""
+    verdict = check["verdict"]
+    if (spec is None or verdict not in GRADED or verdict in NOT_FROM_THE_INTERVAL
+            or not check.get("interval") or spec.kind not in ("graded", "equivalence")
+            or (spec.comparator is None and spec.margin is None)):
+        return verdict
+    return spec.verdict(check["interval"])
+
+
 def is_seed_run(run: str) -> bool:
     return run.split("/")[-1].startswith("seed-")
 
@@ -225,7 +239,8 @@ def collect(runs: dict[str, dict[str, dict]], archived: dict[str, dict]) -> dict
         for name, record in per_run.items():
             for check in record["checks"]:
                 entry["checks"][check["id"]] = check
-                entry["verdicts"].setdefault(check["id"], {})[name] = check["verdict"]
+                entry["verdicts"].setdefault(check["id"], {})[name] = regraded(
+                    check, specs.get(check["check"]))
                 values, unbanded = check_values(check)
                 for path, value in values.items():
                     entry["values"].setdefault((check["id"], *path), {})[name] = value
@@ -395,16 +410,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-only", action="store_true",
                         help="skip running; write the file from the runs already finished")
     parser.add_argument("--out", type=Path, default=EXPECTED)
-    parser.add_argument("--fresh", action="store_true",
+    parser.add_argument("--fresh", nargs="*", metavar="SLUG", default=None,
                         help="drop the values the previous file archived from other machines "
-                             "(after an intended change that moves the numbers they measured)")
+                             "(after an intended change that moves the numbers they measured): "
+                             "of the claims named, or of every claim with no name")
     args = parser.parse_args(argv)
     if not args.write_only:
         for name in args.only:
             seconds = run_perturbation(name, args.slugs)
             print(f"[{name}] seconds per claim: {seconds}", flush=True)
     runs = load_local_runs()
-    collected = collect(runs, {} if args.fresh else archived_values(EXPECTED, set(runs)))
+    archived = archived_values(EXPECTED, set(runs))
+    if args.fresh is not None:
+        archived = {slug: seen for slug, seen in archived.items()
+                    if args.fresh and slug not in args.fresh}
+    collected = collect(runs, archived)
     for line in widen_unbandable(collected):
         print(f"widened to its declared range (no margin bands it): {line}")
     chosen, report = MARGIN_FACTORS[-1], []

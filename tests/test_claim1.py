@@ -28,7 +28,7 @@ def test_the_checks_are_the_declared_ones():
 
 
 def test_rising_anisotropy_and_falling_self_similarity_are_found(tmp_path):
-    m = _measure(tmp_path, shared=[0.0, 0.2, 0.4, 0.8, 1.2], mixing=[0.0, 0.2, 0.4, 0.6, 0.8])
+    m = _measure(tmp_path, shared=[0.0, 0.5, 0.8, 1.2, 1.6], mixing=[0.0, 0.2, 0.4, 0.6, 0.8])
     value, interval, _ = m.checks["baseline-rises"]
     assert value > 0.2 and interval.low > 0
     value, interval, _ = m.checks["selfsim-falls"]

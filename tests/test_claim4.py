@@ -14,6 +14,7 @@ from anisotropy.claims import cluster_isotropy as claim
 
 SETTINGS = claim.Settings(models=["org/fake"], tasks=["STS-B", "STS16"], max_pairs=40, n_clusters=3,
                           n_components=2, fit_max_tokens=600, iso_max_tokens=600, n_boot=50,
+                          fits=3,
                           sst2_train_items=60, finetune_tasks=[], sweep_task="STS-B",
                           sweep_clusters=[1, 3], sweep_components=[0, 2])
 
@@ -50,7 +51,17 @@ def test_the_method_raises_isotropy_and_every_check_is_recorded(tmp_path):
     claim.grade_finetuning(results, SETTINGS, runs, kind)
     checks = {c.check: c for c in results.checks}
     assert set(checks) == set(claim.CHECKS)
-    assert checks["isotropy-gain"].measured > 1  # orders of magnitude on a one-direction space
+    # most of the attainable gain on a one-direction space, on every task and fit
+    assert 0.5 < checks["isotropy-gain"].measured <= 1
+    assert checks["isotropy-gain"].details["fits"] == 3
+    fits = measured["org/fake"].fits
+    assert sorted(set(fits["fit"])) == [0, 1, 2] and (fits["method"] > fits["baseline"]).all()
+    # fit 0 is the comparison's own fit; the others redraw the fit sample and start
+    assert fits.groupby("task")["method"].nunique().min() > 1
+    table = measured["org/fake"].comparison
+    own = table[(table["mode"] == "transductive") & (table["method"] == "K-means+Mean+PCA")]
+    assert np.allclose(fits[fits["fit"] == 0].set_index("task")["method"].sort_index(),
+                       own.set_index("task")["log10 I(W)"].sort_index())
     assert checks["finetune-accuracy-falls"].verdict == "not run"
     table = measured["org/fake"].comparison
     transductive = table[table["mode"] == "transductive"]
@@ -72,3 +83,27 @@ def test_one_task_is_refused_before_any_forward_pass():
 
     with pytest.raises(SettingsError, match=r"tasks must be a list of at least 2 items"):
         claim.Settings(tasks=["STS-B"])
+
+
+def test_attainable_share_is_the_gain_over_what_is_left_to_gain():
+    import pytest
+
+    from anisotropy.claims.cluster_methods import attainable_share, isotropy_check_values
+
+    # from 1e-4: ending at 1 is the whole gain, at 1e-2 half of it, staying is none
+    assert attainable_share([-4.0, -4.0, -4.0], [0.0, -2.0, -4.0]).tolist() == [1.0, 0.5, 0.0]
+    assert attainable_share([-2.0], [-3.0])[0] == pytest.approx(-0.5)  # a loss
+    with pytest.raises(ValueError, match="leaves no gain to attain"):
+        attainable_share([0.0], [0.0])
+    import pandas as pd
+
+    fits = pd.DataFrame({"task": ["a", "b"] * 3, "fit": [0, 0, 1, 1, 2, 2],
+                         "baseline": [-4.0, -2.0] * 3,
+                         "method": [-1.0, -1.0, -0.4, -1.0, -0.4, -0.5]})
+    values = isotropy_check_values(fits, ["a", "b"])
+    share, interval, details = values["isotropy-gain"]
+    # per fit the smaller share: min(0.75, 0.5), min(0.9, 0.5), min(0.9, 0.75)
+    assert share == pytest.approx((0.5 + 0.5 + 0.75) / 3) and details["worst task"] == "b"
+    assert interval.low < share < interval.high
+    end = values["isotropy-end-state"][0]
+    assert end == pytest.approx((10 ** -1 + 10 ** -1 + 10 ** -0.5) / 3)

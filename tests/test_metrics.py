@@ -132,6 +132,17 @@ def test_isoscore_closed_forms():
     assert metrics.isoscore(rank_one) == pytest.approx(0.0, abs=1e-9)
 
 
+@pytest.mark.parametrize("n, d", [(12, 40), (60, 200), (150, 384)])
+def test_isoscore_of_fewer_points_than_dimensions_is_capped_by_their_rank(n, d):
+    """k equal non-zero principal variances out of d score (k - 1)/(d - 1); n points span at
+    most n - 1 directions, so IsoScore <= (n - 2)/(d - 1), reached by a regular simplex
+    (claim 5's appendix states this cap for its small setups)."""
+    X = RNG.normal(size=(n, d))
+    assert metrics.isoscore(X) <= (n - 2) / (d - 1) + 1e-9
+    simplex = np.linalg.qr(RNG.normal(size=(d, n)))[0].T  # n orthonormal rows
+    assert metrics.isoscore(simplex) == pytest.approx((n - 2) / (d - 1), rel=1e-6)
+
+
 def test_partition_isotropy_closed_forms():
     # Symmetric isotropic cloud: Z(c) equal for every direction, I near 1.
     gauss = RNG.normal(size=(20000, 5))

@@ -12,7 +12,9 @@ measured::
         references: [claim1/mev_headline/value]   # key paths in data/references.yaml
         quantity: "max over layers >= 1 of the mean adjusted MEV"
         comparator: "<"
-        threshold: 0.05
+        threshold: "{claim1/mev_headline/value}"   # a number, or an expression over
+                                            # the paper's numbers (see THRESHOLD_BASES)
+        threshold_basis: paper              # paper | derived | direction | book
         reason: "the paper's own number: {claim1/mev_headline/value}"   # why this
                                             # threshold; {key} quotes references.yaml
         bounds: [-1, 1]                     # what the quantity can take
@@ -70,7 +72,8 @@ from anisotropy.inputs.data import PROJECT_ROOT
 from anisotropy.inputs.resolved import short_name
 
 __all__ = ["CheckSpec", "CheckError", "COMPARATORS", "CHECKS_FILE", "REFERENCES_FILE",
-           "KINDS", "GRADED", "load_checks", "grade", "grade_within", "reachable", "references",
+           "KINDS", "GRADED", "THRESHOLD_BASES", "threshold_value", "load_checks", "grade",
+           "grade_within", "reachable", "references",
            "reference_value", "reference_source", "describe_reference"]
 
 CHECKS_FILE = PROJECT_ROOT / "data" / "checks.yaml"
@@ -88,7 +91,19 @@ KINDS = ("graded", "equivalence", "property", "finding")
 SPREADS = ("platform", "seed")
 _FIELDS = {"label", "statement", "section", "anchor", "references", "quantity", "comparator",
            "threshold", "reason", "bounds", "exempt", "controls", "kind", "spread",
-           "paper_value", "margin"}
+           "paper_value", "margin", "threshold_basis"}
+#: Where a threshold (or an equivalence margin) comes from, shown in the verdict table:
+#:
+#: - ``paper``: the paper's own number, an expression that cites it (``"{claim5/spearman_max}"``);
+#: - ``derived``: computed from the papers' numbers, an expression that cites them
+#:   (``"{claim2/lid_cosine/ELMo/lid} / {claim2/lid_cosine/GloVe/lid}"``), the margin if any
+#:   stated in the reason;
+#: - ``direction``: the paper states a sign or an order (rises, falls, improves), and the
+#:   threshold is the value that separates the two (a number, usually 0);
+#: - ``book``: the book's own reading of a word the paper does not quantify ("negligible",
+#:   a margin for a null claim); the reason says why no paper number could be used, and the
+#:   verdict table marks the threshold.
+THRESHOLD_BASES = ("paper", "derived", "direction", "book")
 #: The longest short label a verdict table shows (the statement is the long form).
 LABEL_MAX = 40
 
@@ -194,6 +209,100 @@ def _expand(text: str, references: dict, where: str) -> str:
     return PLACEHOLDER.sub(number, text)
 
 
+def _reference_array(key: str, summary: str | None, references: dict, where: str):
+    """The value a placeholder stands for in a threshold expression: a number, a summary
+    of a list (as in text), or, for a table ``{name: [columns...]}`` with ``|N``, the
+    column N over its rows (a numpy array)."""
+    import numpy as np
+
+    try:
+        value = reference_value(key, references)
+    except KeyError as error:
+        raise CheckError(f"{where} cites {{{key}}}, not a key of "
+                         f"{REFERENCES_FILE.name}.") from error
+    if isinstance(value, dict) and summary is not None and summary.isdigit():
+        rows = [v for k, v in value.items() if k not in ("source", "columns", "note")]
+        if rows and all(isinstance(r, list) and len(r) > int(summary) for r in rows):
+            return np.array([float(r[int(summary)]) for r in rows])
+    if isinstance(value, list) and value and all(isinstance(v, (int, float)) for v in value):
+        if summary is None:
+            return np.array(value, dtype=float)
+        value = (value[int(summary)] if summary.isdigit() and int(summary) < len(value)
+                 else _SUMMARY.get(summary, lambda _: None)(value))
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise CheckError(f"{where} cites {{{key}}}, which is {value!r}, not a number.")
+    return float(value)
+
+
+def threshold_value(expression: str, references: dict | None = None,
+                    where: str = "threshold") -> float:
+    """The number a threshold expression stands for.
+
+    The expression is arithmetic (``+ - * /``, parentheses, ``min`` and ``max`` of one or
+    more arguments, ``log10``) over numbers and :data:`PLACEHOLDER` citations of
+    ``data/references.yaml``; a table
+    cited with a column (``{claim4/per_task/proposed|2}``) is that column over the table's
+    rows, element-wise, and ``min``/``max`` of it reduce over the rows. Anything else (names,
+    calls, attributes) is refused, so a threshold is always computed from the papers'
+    numbers in the open. Example: the paper's smallest share of the attainable isotropy
+    gain over its tasks::
+
+        min(1 - log10({claim4/per_task/proposed|2}) / log10({claim4/per_task/baseline|2}))
+    """
+    import ast
+
+    import numpy as np
+
+    references = _references() if references is None else references
+    values: dict[str, Any] = {}
+
+    def name(match: re.Match) -> str:
+        token = f"_ref{len(values)}"
+        values[token] = _reference_array(match.group(1), match.group(2), references, where)
+        return token
+
+    source = PLACEHOLDER.sub(name, expression)
+    if not values:
+        raise CheckError(f"{where}: {expression!r} cites no reference; a threshold typed as a "
+                         "number is declared as a number with basis 'direction' or 'book'.")
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError as error:
+        raise CheckError(f"{where}: {expression!r} is not an arithmetic expression.") from error
+    operators = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply,
+                 ast.Div: np.divide}
+    functions = {"min": np.min, "max": np.max, "log10": np.log10}
+
+    def evaluate(node):
+        if isinstance(node, ast.Expression):
+            return evaluate(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not (
+                isinstance(node.value, bool)):
+            return float(node.value)
+        if isinstance(node, ast.Name) and node.id in values:
+            return values[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in operators:
+            return operators[type(node.op)](evaluate(node.left), evaluate(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            value = evaluate(node.operand)
+            return -value if isinstance(node.op, ast.USub) else value
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in functions and node.args and not node.keywords
+                and (node.func.id != "log10" or len(node.args) == 1)):
+            args = [np.atleast_1d(evaluate(a)) for a in node.args]
+            return functions[node.func.id](args[0] if len(args) == 1 else np.concatenate(args))
+        raise CheckError(f"{where}: {expression!r} holds {ast.dump(node)[:60]}, which a "
+                         "threshold expression does not allow (numbers, citations, + - * /, "
+                         "min, max, log10).")
+
+    with np.errstate(all="ignore"):
+        result = np.asarray(evaluate(tree), dtype=float)
+    if result.ndim or not np.isfinite(result):
+        raise CheckError(f"{where}: {expression!r} gives {result.tolist()!r}, not one finite "
+                         "number (reduce a column with min or max).")
+    return float(result)
+
+
 def describe_reference(key: str, references: dict | None = None) -> str:
     """Short text of a reference entry: a number, a list or table, or a statement."""
     references = _references() if references is None else references
@@ -229,6 +338,9 @@ class CheckSpec:
     spread: str = "platform"
     paper_value: str | dict[str, str] | None = None
     margin: tuple[float | None, float | None] | None = None
+    threshold_basis: str | None = None
+    #: The threshold as declared (an expression over the references, or a number's text).
+    threshold_expression: str | None = None
 
     def __post_init__(self) -> None:
         where = f"Check {self.claim}/{self.id!r}"
@@ -265,6 +377,7 @@ class CheckSpec:
             self._check_margin(where, low, high)
         elif self.margin is not None:
             raise CheckError(f"{where}: only an equivalence check has a margin.")
+        self._check_basis(where, references)
         if self.kind == "property" and not self.reason.strip():
             raise CheckError(f"{where}: a property needs its reason: why the method makes it "
                              "hold.")
@@ -273,8 +386,8 @@ class CheckSpec:
                 raise CheckError(f"{where}: comparator {self.comparator!r} not in "
                                  f"{COMPARATORS}.")
             if not isinstance(self.threshold, (int, float)) or isinstance(self.threshold, bool):
-                raise CheckError(f"{where}: threshold must be a number; got "
-                                 f"{self.threshold!r}.")
+                raise CheckError(f"{where}: threshold must be a number or an expression "
+                                 f"citing data/references.yaml; got {self.threshold!r}.")
             if not low <= float(self.threshold) <= high:
                 raise CheckError(f"{where}: threshold {self.threshold} is outside the "
                                  f"quantity's range [{low:g}, {high:g}].")
@@ -300,6 +413,39 @@ class CheckSpec:
             if isinstance(number, bool) or not isinstance(number, (int, float)):
                 raise CheckError(f"{where}: paper_value {key!r} is {number!r}, not a number "
                                  "on the measured scale.")
+
+    def _check_basis(self, where: str, references: dict) -> None:
+        """A graded threshold or a margin declares its basis; ``paper`` and ``derived``
+        thresholds are expressions citing the references (evaluated here), the others
+        plain numbers."""
+        has_rule = self.threshold is not None or self.margin is not None
+        if not has_rule:
+            if self.threshold_basis is not None:
+                raise CheckError(f"{where}: threshold_basis without a threshold or margin.")
+            return
+        if self.threshold_basis not in THRESHOLD_BASES:
+            raise CheckError(f"{where}: threshold_basis {self.threshold_basis!r} not in "
+                             f"{THRESHOLD_BASES}: say whether the threshold is the paper's "
+                             "number, derived from it, a direction, or the book's own.")
+        if self.margin is not None and self.threshold_basis in ("paper", "direction"):
+            raise CheckError(f"{where}: a margin is 'derived' or 'book', not "
+                             f"{self.threshold_basis!r}.")
+        if self.threshold is None:
+            return
+        cites = isinstance(self.threshold, str)
+        if self.threshold_basis in ("paper", "derived") and not cites:
+            raise CheckError(f"{where}: a {self.threshold_basis!r} threshold is an expression "
+                             "citing data/references.yaml (\"{claimN/key}\"), not a number "
+                             f"typed by hand; got {self.threshold!r}.")
+        if self.threshold_basis in ("direction", "book") and cites:
+            raise CheckError(f"{where}: a threshold written as an expression ({self.threshold!r}) "
+                             "cites the references, so its basis is 'paper' or 'derived', not "
+                             f"{self.threshold_basis!r}; a 'direction' or 'book' threshold is "
+                             "a number.")
+        if cites:
+            object.__setattr__(self, "threshold_expression", self.threshold)
+            object.__setattr__(self, "threshold",
+                               threshold_value(self.threshold, references, f"{where}: threshold"))
 
     def _check_margin(self, where: str, low: float, high: float) -> None:
         """An equivalence margin ``[a, b]`` (either end may be null: open on that side,
@@ -330,7 +476,7 @@ class CheckSpec:
             return (f"reproduced if the whole 95% interval is {m}, not reproduced if it lies "
                     "wholly outside, inconclusive if it crosses the margin's edge")
         other = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[self.comparator]
-        t = f"{self.threshold:g}"
+        t = f"{self.threshold:.3g}"
         return (f"reproduced if the whole 95% interval is {self.comparator} {t}, not "
                 f"reproduced if it is {other} {t}, inconclusive if it straddles {t}")
 

@@ -162,26 +162,43 @@ def verdict_table_html(checks: Iterable[Any], labels: dict[str, str] | None = No
     if len(frame) > collapse_after:
         body += (f"<details><summary>{len(frame) - collapse_after} more rows</summary>"
                  f"{table(frame.iloc[collapse_after:])}</details>")
+    if frame["Threshold"].str.endswith(BOOK_MARK).any():
+        body += f'<p class="table-note">{html.escape(BOOK_NOTE)}</p>'
     return f'<div class="table-scroll" style="overflow-x:auto;max-width:100%">{body}</div>'
 
 
 VERDICT_SYMBOLS = verdicts.SYMBOLS
 
 
+#: The mark of a threshold that is the book's own reading, not a paper's number (see
+#: ``threshold_basis`` in :mod:`anisotropy.book.checks`), and the note that explains it.
+BOOK_MARK = "†"
+BOOK_NOTE = ("† the book's own threshold: the paper gives no number for it (the reason is in "
+             "the ledger). Every other threshold is a paper's number, derived from the papers' "
+             "numbers, or the sign the paper states.")
+
+
+#: How a threshold's basis reads in the ledger.
+BASIS_TEXT = {"paper": "the paper's number", "derived": "derived from the papers' numbers",
+              "direction": "the direction the paper states", "book": "the book's own"}
+
+
 def threshold_text(check: dict) -> str:
     """``≥ 0.46``: the check's comparator (as a reader writes it) and threshold; for an
-    equivalence check its margin (``within [−1, 1]``, ``≥ −1``)."""
+    equivalence check its margin (``within [−1, 1]``, ``≥ −1``); marked :data:`BOOK_MARK`
+    when the threshold is the book's own."""
+    mark = f" {BOOK_MARK}" if check.get("threshold_basis") == "book" else ""
     if check.get("margin"):
         a, b = check["margin"]
         if a is None:
-            return f"≤ {sig(float(b))} (margin)"
+            return f"≤ {sig(float(b))} (margin){mark}"
         if b is None:
-            return f"≥ {sig(float(a))} (margin)"
-        return f"within [{sig(float(a))}, {sig(float(b))}]"
+            return f"≥ {sig(float(a))} (margin){mark}"
+        return f"within [{sig(float(a))}, {sig(float(b))}]{mark}"
     if not check.get("comparator") or check.get("threshold") is None:
         return ""
     comparator = {">=": "≥", "<=": "≤"}.get(check["comparator"], check["comparator"])
-    return f"{comparator} {sig(float(check['threshold']))}"
+    return f"{comparator} {sig(float(check['threshold']))}{mark}"
 
 
 def _matrix_cell(records: list[dict]) -> str:

@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from anisotropy.book.catalog import claims
-from anisotropy.book.display import interval_text, sig, threshold_text
+from anisotropy.book.display import BASIS_TEXT, interval_text, sig, threshold_text
 from anisotropy.book.provenance import STALE_TEXT, short_environment
 from anisotropy.book.results import load_results
 from anisotropy.book.verdicts import GRADED as _GRADED
@@ -178,9 +178,12 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
             lines += [f"**{first['statement']}** ({first['section']})", ""]
             lines += [f"Paper: {first['paper']} *Source:* {first['source']}", ""]
             lines += [f"Measured: {first['quantity']}.", ""]
-            if first.get("comparator") is not None:
-                lines += [f"Threshold: {threshold_text(first)}, because "
-                          f"{first['threshold_reason']} Rule: {first['tolerance']}.", ""]
+            if threshold_text(first):
+                basis = BASIS_TEXT.get(first.get("threshold_basis") or "", "")
+                lines += [f"Threshold: {threshold_text(first)}"
+                          + (f" ({basis})" if basis else "")
+                          + f", because {first['threshold_reason']} Rule: "
+                          f"{first['tolerance']}.", ""]
             header = ["check", "model", "of", "measured [95% interval]", "verdict", "note"]
             lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
             for check in checks:

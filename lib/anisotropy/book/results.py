@@ -136,6 +136,7 @@ class Check:
     details: Any = None
     kind: str = "graded"
     margin: list | None = None  # an equivalence check's [low, high]; None for an open end
+    threshold_basis: str | None = None  # paper, derived, direction or book (see checks)
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -207,7 +208,8 @@ class Results:
             paper_values=spec.paper_values_text(), quantity=spec.quantity,
             paper_value=spec.paper_number(subject),
             comparator=spec.comparator, threshold=spec.threshold, threshold_reason=spec.reason,
-            tolerance=spec.tolerance(), kind=spec.kind, margin=_margin(spec), **fields)
+            tolerance=spec.tolerance(), kind=spec.kind, margin=_margin(spec),
+            threshold_basis=spec.threshold_basis, **fields)
         self.checks.append(check)
         return check
 

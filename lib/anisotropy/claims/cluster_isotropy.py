@@ -44,6 +44,9 @@ class Settings(ClaimSettings):
     fit_max_tokens: int = param(10000, "token vectors a transform is fitted on (seeded "
                                 "sample)", min=1)
     iso_max_tokens: int = param(20000, "token vectors I(W) and IsoScore are computed on", min=1)
+    fits: int = param(5, "fits of the method per STS task behind the isotropy checks (each "
+                      "redraws the fit sample, the K-means start and the measured tokens)",
+                      min=2)
     sweep_task: str = param("STS-B", "the task of the K and D sweep", choices="sts_tasks")
     sweep_clusters: tuple[int, ...] = param([1, 5, 10, 27, 50], "cluster counts swept", min=1)
     sweep_components: tuple[int, ...] = param([0, 1, 3, 5, 12, 20], "directions removed, "
@@ -125,6 +128,7 @@ class ModelComparison:
     exclude: tuple
     comparison: object
     pair_scores: dict = field(default_factory=dict)
+    fits: object = None
 
     @property
     def decoder(self) -> bool:
@@ -160,8 +164,14 @@ def measure(settings: Settings, sentences: list[str], *, on_model=None,
             max_pairs=s.max_pairs, pair_scores=pair_scores if mode == "transductive" else None)
             for mode in ("transductive", "inductive")]
         comparison = pd.concat(tables, ignore_index=True).assign(model=short_name(name))
+        fits = ci.isotropy_fits(
+            tokens, encoder.n_layers, sentences, eval_tasks(s), fits=s.fits,
+            comparison=comparison, n_clusters=s.n_clusters, n_components=s.n_components,
+            seed=stream_seed(s.seed, "claim4/methods"), exclude_positions=exclude,
+            fit_max_tokens=s.fit_max_tokens, iso_max_tokens=s.iso_max_tokens,
+            max_pairs=s.max_pairs, data_seed=stream_seed(s.seed, "data"))
         out[name] = ModelComparison(name, kind, encoder, tokens, exclude, comparison,
-                                    pair_scores)
+                                    pair_scores, fits.assign(model=short_name(name)))
     return out
 
 
@@ -173,9 +183,10 @@ def grade_sts(results, settings: Settings, measured: dict[str, ModelComparison])
     tasks = eval_tasks(settings)
     for name, m in measured.items():
         scores = m.comparison.drop(columns=FIT_COLUMNS)
-        for check, (value, interval, details) in ci.check_values(
-                scores, m.pair_scores, tasks, n_boot=settings.n_boot,
-                seed=stream_seed(settings.seed, "claim4/sts")).items():
+        values = {**ci.isotropy_check_values(m.fits, tasks),
+                  **ci.check_values(scores, m.pair_scores, tasks, n_boot=settings.n_boot,
+                                    seed=stream_seed(settings.seed, "claim4/sts"))}
+        for check, (value, interval, details) in values.items():
             results.grade(check, name, value, interval, model_kind=m.kind, details=details)
         for task, (value, interval, _) in ci.task_changes(
                 m.pair_scores, tasks, settings.n_boot,

@@ -37,7 +37,8 @@ def setup_texts(settings, n_sentences: int) -> dict:
             "gmm_settings": f"{gmm['covariance_type']} covariances, a regularisation of "
                             f"{gmm['reg_covar']:g} added to them and at most {gmm['max_iter']} "
                             "EM iterations",
-            "iso_tokens": f"{settings.iso_max_tokens:,}"}
+            "iso_tokens": f"{settings.iso_max_tokens:,}",
+            "n_fits": settings.fits}
 
 
 def comparison_tables(measured: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
