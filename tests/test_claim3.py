@@ -7,6 +7,7 @@ encoder (synthetic token vectors) over small samples of the real STS tasks."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from synthetic import token_embeddings
 
 from anisotropy.book.checks import load_checks
@@ -87,3 +88,11 @@ def test_calibration_runs_end_to_end_on_a_fake_encoder(tmp_path):
     flow = calibrated["org/fake"].checks["flow-helps"]
     assert sorted(flow[2]["per seed"]) == [0, 1]  # one fit per flow seed
     assert flow[1].low <= flow[0] <= flow[1].high
+    # the per-task rows: one task here, so its change is the graded average's
+    value, interval = calibrated["org/fake"].per_task["STS-B"]["flow"]
+    assert value == pytest.approx(flow[0]) and interval.low <= value <= interval.high
+    from anisotropy.book.pages import frequency as page
+
+    table = page.task_change_table(calibrated, ["STS-B"])
+    assert list(table.index) == ["STS-B"] and "fake flow" in table.columns
+    assert table.loc["STS-B", "Paper whitening (BERT-base)"] == "12.4"  # 71.43 - 59.04

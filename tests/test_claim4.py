@@ -69,6 +69,12 @@ def test_the_method_raises_isotropy_and_every_check_is_recorded(tmp_path):
         by_method = task.set_index("method")["log10 I(W)"]
         assert by_method["K-means+Mean+PCA"] > by_method["Baseline"]
     assert len(probe["dev_labels"]) > 0 and np.isfinite(checks["sst2-probe"].measured)
+    from anisotropy.book.pages import cluster_isotropy as page
+
+    rows = page.task_change_table(results, measured, ["STS-B", "STS16"])
+    assert list(rows.index) == ["STS-B", "STS16"]
+    assert rows.loc["STS16", "Paper I(W) after"] == "0.480"
+    assert rows.loc["STS-B", "fake Spearman change"].count("[") == 1
 
 
 def test_the_sweep_covers_every_k_and_d(tmp_path):

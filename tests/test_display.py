@@ -167,3 +167,17 @@ def test_verdict_matrix_names_a_record_over_several_models_by_their_count():
     record = _record("appendix", "org/a, org/b, org/c", "reproduced", -0.8)
     page = display.verdict_matrix_html([record])
     assert '<th title="a, b, c">3 models</th>' in page and "✓ −0.800" in page
+
+
+def test_frame_html_formats_escapes_and_collapses():
+    import pandas as pd
+
+    from anisotropy.book.display import frame_html
+
+    frame = pd.DataFrame({"a <b>": [0.123456, "1.00 [0.5, 2.0]"] * 8}, index=[f"t{i}" for i in
+                                                                          range(16)])
+    frame.index.name = "Task"
+    text = frame_html(frame, caption="note & more", collapse_after=12)
+    assert "<th>Task</th><th>a &lt;b&gt;</th>" in text and "0.123" in text
+    assert "0.123456" not in text and "4 more rows" in text and "note &amp; more" in text
+    assert 'overflow-x:auto' in text

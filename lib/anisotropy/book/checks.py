@@ -133,6 +133,9 @@ def reference_value(key: str, references: dict | None = None) -> Any:
     """The entry of ``data/references.yaml`` at a slash-separated key path."""
     node = _references() if references is None else references
     for part in key.split("/"):
+        if isinstance(node, dict) and part not in node and part.isdigit() and int(
+                part) in node:
+            part = int(part)  # a YAML key that is a number (k = 3 of a kNN table)
         if not isinstance(node, dict) or part not in node:
             raise KeyError(f"No reference {key!r} in {REFERENCES_FILE.name}.")
         node = node[part]

@@ -33,6 +33,7 @@ from anisotropy.book.verdicts import GRADED as _GRADED
 from anisotropy.inputs.resolved import short_names
 
 __all__ = ["sig", "interval_text", "threshold_text", "verdict_frame", "verdict_table_html",
+           "frame_html",
            "verdict_matrix_html", "forest_plot", "glue_summary", "settings_table_html",
            "VERDICT_MARKS", "VERDICT_COLORS"]
 
@@ -164,6 +165,32 @@ def verdict_table_html(checks: Iterable[Any], labels: dict[str, str] | None = No
                  f"{table(frame.iloc[collapse_after:])}</details>")
     if frame["Threshold"].str.endswith(BOOK_MARK).any():
         body += f'<p class="table-note">{html.escape(BOOK_NOTE)}</p>'
+    return f'<div class="table-scroll" style="overflow-x:auto;max-width:100%">{body}</div>'
+
+
+def frame_html(frame: pd.DataFrame, caption: str = "", collapse_after: int = 12) -> str:
+    """A table of text cells (numbers already formatted, e.g. by :func:`sig` and
+    :func:`interval_text`) as HTML for a page: the index as the first column, headers as
+    given, a scrolling container (never clipped), rows past ``collapse_after`` in a
+    ``<details>`` block, and ``caption`` as a note under it."""
+    index_name = frame.index.name or ""
+    head = f"<th>{html.escape(str(index_name))}</th>" + "".join(
+        f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+
+    def table(part: pd.DataFrame) -> str:
+        body = "".join(
+            "<tr>" + f"<th scope='row'>{html.escape(str(i))}</th>" + "".join(
+                f"<td>{html.escape(sig(v) if not isinstance(v, str) else v)}</td>"
+                for v in row) + "</tr>" for i, row in zip(part.index, part.to_numpy(), strict=True))
+        return (f'<table class="verdict-table"><thead><tr>{head}</tr></thead>'
+                f"<tbody>{body}</tbody></table>")
+
+    body = table(frame.iloc[:collapse_after])
+    if len(frame) > collapse_after:
+        body += (f"<details><summary>{len(frame) - collapse_after} more rows</summary>"
+                 f"{table(frame.iloc[collapse_after:])}</details>")
+    if caption:
+        body += f'<p class="table-note">{html.escape(caption)}</p>'
     return f'<div class="table-scroll" style="overflow-x:auto;max-width:100%">{body}</div>'
 
 

@@ -255,3 +255,36 @@ def check_values(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
             {"baseline average": baseline,
              "per seed": {int(k): float(v) for k, v in per_seed.items()}}),
     }
+
+
+def task_changes(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pooling: str,
+                 n_boot: int = 1000, seed: int = 0) -> dict[str, dict[str, tuple]]:
+    """Per task, the Spearman x 100 change over the ``pooling`` baseline of whitening
+    (:data:`WHITENING_GRADED`) and of the target flow (mean over its seeds), each with its
+    95% interval as in :func:`check_values` (paired bootstrap over the task's pairs; for the
+    flow combined with a t-interval over its seeds), for the rows set beside the papers'
+    per-task tables. ``{task: {"whitening": (change, Interval), "flow": (...)}}``."""
+    per_task = scores.pivot_table(index=["method", "seed"], columns="task",
+                                  values="spearman")[tasks]
+    out = {}
+    for task in tasks:
+        gold, subsets = pair_scores[(task, "gold")], pair_scores[(task, "subsets")]
+        base_value = float(per_task.loc[(pooling, 0), task])
+
+        def draws(method: str, method_seed: int, task=task, gold=gold, subsets=subsets):
+            return sts.spearman_change_draws(pair_scores[(task, method, method_seed)],
+                                             pair_scores[(task, pooling, 0)], gold, n_boot,
+                                             stream_seed(seed, f"bootstrap/{task}"), subsets)
+
+        whitening = float(per_task.loc[(WHITENING_GRADED, 0), task]) - base_value
+        flow_seeds = per_task.loc["flow (target)", task] - base_value
+        flow = float(flow_seeds.mean())
+        pairs = sts.mean_change_interval(
+            {task: np.mean([draws("flow (target)", s) for s in flow_seeds.index], axis=0)},
+            n_boot, {task: gold.size})
+        out[task] = {
+            "whitening": (whitening, sts.mean_change_interval(
+                {task: draws(WHITENING_GRADED, 0)}, n_boot, {task: gold.size})),
+            "flow": (flow, combine_independent(flow, seed_interval(
+                flow_seeds.to_numpy(), unit="flow seeds"), pairs))}
+    return out

@@ -169,6 +169,7 @@ class Calibration:
     scores: object
     curves: dict
     checks: dict
+    per_task: dict = field(default_factory=dict)
 
 
 def eval_tasks(settings: Settings) -> list[str]:
@@ -202,7 +203,9 @@ def measure_calibration(settings: Settings, encoders: dict,
             seed=stream_seed(s.seed, "claim3/calibration"), data_seed=stream_seed(s.seed, "data"))
         checks = calibration.check_values(table, pairs, scored, s.calibration_pooling,
                                           s.n_boot, stream_seed(s.seed, "claim3/calibration"))
-        out[name] = Calibration(name, kind, table, curves, checks)
+        per_task = calibration.task_changes(table, pairs, scored, s.calibration_pooling,
+                                            s.n_boot, stream_seed(s.seed, "claim3/calibration"))
+        out[name] = Calibration(name, kind, table, curves, checks, per_task)
     return out
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from anisotropy.book import plotting
+from anisotropy.book.display import interval_text, sig
 from anisotropy.book.results import reference
 from anisotropy.claims import cluster_methods as ci
 from anisotropy.claims.cluster_isotropy import FINETUNE_NAMES, FIT_COLUMNS
@@ -15,7 +16,8 @@ from anisotropy.geometry.transforms import ClusterIsotropy
 
 __all__ = ["setup_texts", "comparison_tables", "facts_table", "per_task_table",
            "authors_table", "average_table", "paper_methods_table", "methods_figure",
-           "check_table", "sweep_figure", "sst2_texts", "finetune_texts", "finetune_figure"]
+           "check_table", "sweep_figure", "sst2_texts", "finetune_texts", "finetune_figure",
+           "task_change_table"]
 
 
 def setup_texts(settings, n_sentences: int) -> dict:
@@ -250,3 +252,33 @@ def finetune_figure(runs: pd.DataFrame):
         ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def task_change_table(results, measured: dict, tasks: list[str]) -> pd.DataFrame:
+    """Per task, the paper's BERT-base row beside each model's, with 95% intervals: the
+    Spearman x 100 change of K-means+Mean+PCA over the baseline (the per-task check's
+    paired bootstrap) and the I(W) it ends at (mean over the method's fits, t-interval over
+    them); cells are text."""
+    from anisotropy.geometry.intervals import seed_interval
+
+    paper = reference("claim4", "per_task")
+    changes = {(c.model, c.subject): c for c in results.checks
+               if c.check == "sts-improves-per-task"}
+    rows = {}
+    for task in tasks:
+        base, proposed = paper["baseline"].get(task), paper["proposed"].get(task)
+        row = {"Paper Spearman change (BERT-base)": sig(proposed[1] - base[1]) if base else "–",
+               "Paper I(W) after": sig(proposed[2]) if base else "–"}
+        for name, m in measured.items():
+            short = plotting.short_name(name)
+            check = changes.get((name, task))
+            row[f"{short} Spearman change"] = (
+                f"{sig(check.measured)} {interval_text(check.interval)}" if check else "–")
+            ends = 10 ** m.fits.loc[m.fits["task"] == task, "method"].to_numpy()
+            low, high = seed_interval(ends, unit="fits").as_list()
+            row[f"{short} I(W) after"] = (f"{sig(float(ends.mean()))} "
+                                          f"{interval_text([max(low, 0.0), min(high, 1.0)])}")
+        rows[task] = row
+    frame = pd.DataFrame(rows).T
+    frame.index.name = "Task"
+    return frame

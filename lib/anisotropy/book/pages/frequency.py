@@ -8,12 +8,13 @@ import numpy as np
 import pandas as pd
 
 from anisotropy.book import plotting
+from anisotropy.book.display import interval_text, sig
 from anisotropy.book.results import reference
 from anisotropy.claims import frequency
 
 __all__ = ["paper_texts", "geometry_table", "svd_figure", "bins_figure", "table1",
            "sts_scores", "sts_table", "paper_sts_table", "gain_table", "gain_texts",
-           "flow_figure"]
+           "flow_figure", "task_change_table"]
 
 
 def paper_texts() -> dict:
@@ -161,3 +162,29 @@ def flow_figure(calibrated: dict):
     ax.legend(fontsize=7)
     ax.set_title("RealNVP maximum-likelihood fits (every task and model)")
     return fig
+
+
+def task_change_table(calibrated: dict, tasks: list[str]) -> pd.DataFrame:
+    """Per task, the papers' BERT-base changes beside each model's, with 95% intervals:
+    whitening (Su et al.'s whitening-256 minus first-last-avg, from the BERT-whitening
+    README) and the target flow (Li et al.'s Table 2, flow minus last2avg); cells are text."""
+    whitening = reference("claim3", "bert_base_spearman")
+    white = dict(zip(whitening["tasks"], np.subtract(whitening["whitening-256 (target)"],
+                                                     whitening["first-last-avg"]), strict=True))
+    flows = reference("claim3", "flow_table")
+    flow_rows = flows["without_nli_supervision"]
+    flow = dict(zip(flows["tasks"], np.subtract(flow_rows["BERT-base-flow (target)"],
+                                                flow_rows["BERT-base-last2avg"]), strict=True))
+    rows = {}
+    for task in tasks:
+        row = {"Paper whitening (BERT-base)": sig(white.get(task)),
+               "Paper flow (BERT-base)": sig(flow.get(task))}
+        for name, measured in calibrated.items():
+            short = plotting.short_name(name)
+            for method, label in (("whitening", "whitening"), ("flow", "flow")):
+                value, interval = measured.per_task[task][method]
+                row[f"{short} {label}"] = f"{sig(value)} {interval_text(interval.as_list())}"
+        rows[task] = row
+    frame = pd.DataFrame(rows).T
+    frame.index.name = "Task"
+    return frame
