@@ -27,6 +27,7 @@ import argparse
 import itertools
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -48,8 +49,10 @@ def results_path(seed: int, slug: str) -> Path:
     return WORK / f"seed-{seed}" / "build" / "smoke" / "results" / f"{slug}.json"
 
 
-def run(seed: int, slugs: list[str]) -> None:
-    """The smoke profile of ``slugs`` with ``seed``, in its own build and cache."""
+def run(seed: int, slugs: list[str], keep_cache: bool = False) -> None:
+    """The smoke profile of ``slugs`` with ``seed``, in its own build and cache. The cache
+    (each seed samples other sentences, so nothing is shared; about 1-2 GB a seed) is
+    removed once the seed's results are written, unless ``keep_cache``."""
     base = WORK / f"seed-{seed}"
     env = {**os.environ, "ANISOTROPY_BUILD": str(base / "build"),
            "ANISOTROPY_CACHE": str(base / "cache")}
@@ -60,6 +63,8 @@ def run(seed: int, slugs: list[str]) -> None:
                    "smoke", "-p", f"seed={seed}"]
         print(f"[seed {seed}] {' '.join(command[1:])}", flush=True)
         subprocess.run(command, env=env, check=True, cwd=ROOT)
+    if not keep_cache and all(results_path(seed, slug).exists() for slug in slugs):
+        shutil.rmtree(base / "cache", ignore_errors=True)
 
 
 def estimates(seeds: list[int], slug: str) -> dict[str, dict[int, tuple]]:
@@ -112,13 +117,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=10, help="seeds 0 .. N-1 (default 10)")
     parser.add_argument("--slugs", nargs="+", choices=list(SLUGS), default=list(SLUGS))
     parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("--keep-cache", action="store_true",
+                        help="keep each seed's extraction cache (1-2 GB a seed)")
     args = parser.parse_args(argv)
     seeds = list(range(args.seeds))
     if args.seeds < 2:
         parser.error(f"--seeds {args.seeds}: coverage needs at least 2 seeds")
     if not args.report_only:
         for seed in seeds:
-            run(seed, args.slugs)
+            run(seed, args.slugs, args.keep_cache)
     report(seeds, args.slugs)
     return 0
 

@@ -87,9 +87,23 @@ def test_pair_task_and_labels():
     # point 0 is in a class-0 and a class-2 pair: its own cluster {0, 2}
     assert len(set(labels)) == 4 and labels[1] != labels[0] and labels[3] == labels[4]
     X = RNG.normal(size=(5, 6)).astype(np.float32)
-    trajectory = optimize_embeddings(X, np.array([0, 2, 1]), pairs=pairs, n_updates=5,
+    trajectory = optimize_embeddings(X, np.array([0, 1, 0]), pairs=pairs, n_updates=5,
                                      progress=False, point_labels=np.array([0, 1, 1, 0, 0]))
     assert len(trajectory) == 6
+    # the silhouette of a pair task is the pair vectors' [u; v] with the pairs' labels;
+    # the sentences' label-set silhouette is recorded beside it
+    from anisotropy.geometry import metrics
+
+    pairs = np.array([[0, 1], [0, 2], [3, 4], [5, 1], [2, 3], [4, 5]])
+    targets, point_labels = np.array([0, 2, 1, 0, 2, 1]), np.array([0, 1, 1, 0, 0, 1])
+    X = RNG.normal(size=(6, 6)).astype(np.float32)
+    first = optimize_embeddings(X, targets, pairs=pairs, n_updates=2, progress=False,
+                                point_labels=point_labels).iloc[0]
+    paired = np.concatenate([X[pairs[:, 0]], X[pairs[:, 1]]], axis=1)
+    assert first["silhouette"] == pytest.approx(metrics.silhouette(paired, targets), rel=1e-5)
+    assert first["silhouette (sentences)"] == pytest.approx(
+        metrics.silhouette(X, point_labels), rel=1e-5)
+    assert first["isoscore"] == pytest.approx(metrics.isoscore(X), rel=1e-5)
     with pytest.raises(ValueError, match="pairs must be"):
         optimize_embeddings(X, np.array([0, 1]), pairs=pairs, n_updates=2, progress=False)
 
