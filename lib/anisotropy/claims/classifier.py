@@ -27,7 +27,13 @@ from scipy.stats import pearsonr, spearmanr
 from tqdm.auto import tqdm
 
 from anisotropy.geometry import metrics
-from anisotropy.geometry.intervals import Interval, sd_interval, seed_interval
+from anisotropy.geometry.intervals import (
+    Interval,
+    combine_independent,
+    sd_interval,
+    seed_interval,
+    spearman_interval,
+)
 from anisotropy.geometry.streams import stream, stream_seed
 
 __all__ = ["pair_point_labels", "optimize_embeddings", "class_distance_ratio",
@@ -270,8 +276,11 @@ def check_values(trajectory: pd.DataFrame) -> dict[str, tuple]:
     each interval is over seeds:
 
     - ``anticorrelation``: mean over seeds of Pearson r (t-interval over seeds);
-    - ``spearman-anticorrelation``: the same for Spearman rho (its worst seed in the
-      details); rho ignores the metrics' scale, but not which updates were recorded;
+    - ``spearman-anticorrelation``: the mean over seeds of Spearman rho (its worst seed in
+      the details), with the t-interval over seeds combined in quadrature with the interval
+      of a rho from that many recorded updates (:func:`spearman_interval`): seeds often
+      tie, and rho ignores the metrics' scale but not which updates were recorded, so the
+      seeds' spread alone would give a zero-width interval away from the bound;
     - ``classes-collapse`` (when the trajectory has it): mean over seeds of the change of
       :func:`class_distance_ratio` from the first to the last update;
     - ``isoscore-falls`` / ``silhouette-rises``: mean over seeds of last minus first value
@@ -289,14 +298,18 @@ def check_values(trajectory: pd.DataFrame) -> dict[str, tuple]:
     first = trajectory[trajectory["update"] == 0].set_index("seed").loc[seeds]
     last = trajectory[trajectory["update"] == trajectory["update"].max()].set_index(
         "seed").loc[seeds]
+    rho = float(per_seed["spearman"].mean())
+    n_recorded = int(trajectory.groupby("seed")["update"].nunique().min())
     out = {"anticorrelation": (float(per_seed["pearson"].mean()),
                                seed_interval(per_seed["pearson"].to_numpy()),
                                {"per seed": per_seed["pearson"].tolist(),
                                 "spearman mean": float(per_seed["spearman"].mean())}),
-           "spearman-anticorrelation": (float(per_seed["spearman"].mean()),
-                                        seed_interval(per_seed["spearman"].to_numpy()),
-                                        {"per seed": per_seed["spearman"].tolist(),
-                                         "worst seed": float(per_seed["spearman"].max())})}
+           "spearman-anticorrelation": (rho, combine_independent(
+               rho, seed_interval(per_seed["spearman"].to_numpy()),
+               spearman_interval(rho, n_recorded)),
+               {"per seed": per_seed["spearman"].tolist(),
+                "worst seed": float(per_seed["spearman"].max()),
+                "recorded updates": n_recorded})}
     if "intra/inter distance" in trajectory.columns:
         ratio = (last["intra/inter distance"] - first["intra/inter distance"]).to_numpy()
         out["classes-collapse"] = (
