@@ -2,9 +2,10 @@
 
 - :class:`FlowCalibration`: ``zuko``'s RealNVP (affine coupling layers, no actnorm, one
   scale; BERT-flow trained a Glow, with additive coupling, actnorm and several scales),
-  fitted by maximum likelihood on unlabelled sentence vectors. Vectors are first centred and divided by one global scale (their geometry is
-  kept), then mapped to the latent space; similarity is the cosine there, as in Li et al.
-  (2020). The one module of the library that trains with torch (imported when fitting).
+  fitted by maximum likelihood on unlabelled sentence vectors. Vectors are first centred
+  and divided by one global scale (their geometry is kept), then mapped to the latent
+  space; similarity is the cosine there, as in Li et al. (2020). The one module of the
+  library that trains with torch (imported when fitting).
 - :data:`POOLINGS` and :func:`pooled_vectors`: the sentence poolings, named by what the
   papers' code computes;
 - :func:`calibrate_and_score`: whitening and flows fitted per task and scored;
