@@ -54,6 +54,11 @@ def test_isolated_clusters_are_found_and_centred_apart(tmp_path):
     assert contextual["S_inter per-cluster"].abs().max() < contextual["S_inter raw"].min()
     assert {c for c in checks} == {*claim.SIMILARITY_CHECKS, claim.LID_CHECK,
                                    "isolated-clusters"}
+    # three K-means fits per layer at the chosen K (the default): their spread is recorded,
+    # and the per-cluster interval mixes their bootstraps
+    assert SETTINGS.kmeans_restarts == 3
+    assert "S_inter per-cluster restart range" in contextual
+    assert "K-means fits" in checks["intra-above-inter"].interval_method
 
 
 def test_without_clusters_the_per_cluster_comparison_is_not_run(tmp_path):
@@ -63,3 +68,32 @@ def test_without_clusters_the_per_cluster_comparison_is_not_run(tmp_path):
     assert (m.per_layer["K"] == 1).all()
     assert checks["local-isotropy"].verdict == "not run"
     assert "K = 1" in checks["local-isotropy"].note
+
+
+def test_resampled_clusters_are_never_dropped_from_a_draw():
+    """A cluster of two types drawn as the same type twice has no S_inter: it is drawn
+    again, so every draw averages over the same clusters (a fixed estimand)."""
+    from anisotropy.claims import clusters
+
+    counts = clusters.resample_counts_distinct(2, 2000, 3)
+    assert ((counts > 0).sum(axis=1) == 2).all() and (counts.sum(axis=1) == 2).all()
+    counts = clusters.resample_counts_distinct(5, 500, 4)
+    assert ((counts > 0).sum(axis=1) >= 2).all() and (counts.sum(axis=1) == 5).all()
+    import pytest
+
+    with pytest.raises(ValueError, match="at least 2 units"):
+        clusters.resample_counts_distinct(1, 10, 0)
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.normal(size=(6, 8)) + 5, rng.normal(size=(60, 8)) - 5])
+    types = np.r_[0, 0, 0, 1, 1, 1, np.arange(2, 62)]  # a cluster of two types
+    labels = np.r_[np.zeros(6, int), np.ones(60, int)]
+    out = clusters.per_cluster_similarities(X, types, labels, n_boot=400, seed=1)
+    assert np.isfinite(out["S_inter per-cluster draws"]).all()
+
+
+def test_restarts_mix_their_draws_evenly():
+    from anisotropy.claims import clusters
+
+    draws = [np.full(9, float(r)) for r in range(3)]
+    mixed = clusters.mix_restarts(draws)
+    assert mixed.tolist() == [0.0, 1.0, 2.0] * 3

@@ -35,7 +35,8 @@ from anisotropy.geometry.streams import stream_seed
 __all__ = ["SILHOUETTE_THRESHOLD", "choose_k", "compare_k_selection", "type_similarities",
            "cluster_drivers", "type_frequencies", "token_kinds", "cluster_layer_stats",
            "driver_share_draws", "decoder_drivers", "check_values",
-           "offdiagonal_cosine_draws"]
+           "offdiagonal_cosine_draws", "resample_counts_distinct", "per_cluster_similarities",
+           "restart_labels", "mix_restarts"]
 
 #: Below this best silhouette, :func:`choose_k` keeps one cluster (the authors' code).
 SILHOUETTE_THRESHOLD = 0.1
@@ -117,7 +118,7 @@ def _similarities(X: np.ndarray, types: np.ndarray, max_instances: int, seed: in
     intra = float(per_type.mean()) if per_type is not None else nan
     if not n_boot:
         return inter, intra, None, None
-    inter_draws = offdiagonal_cosine_draws(unit, resample_counts(
+    inter_draws = offdiagonal_cosine_draws(unit, resample_counts_distinct(
         unit.shape[0], n_boot, stream_seed(boot_seed, "inter")))
     if per_type is None:
         intra_draws = np.full(n_boot, nan)
@@ -127,6 +128,26 @@ def _similarities(X: np.ndarray, types: np.ndarray, max_instances: int, seed: in
         intra_draws = bootstrap_means(per_type.to_numpy(), n_boot,
                                       stream_seed(boot_seed, "intra"))[:, 0]
     return inter, intra, inter_draws, intra_draws
+
+
+def resample_counts_distinct(n_units: int, n_boot: int, seed: int) -> np.ndarray:
+    """Bootstrap counts ``(n_boot, n_units)`` in which every draw holds at least two
+    distinct units: a draw of one unit repeated (probability ``n^(1-n)``, 1/2 for two
+    units) has no pair of distinct units and no S_inter, so it is drawn again from a
+    further stream. Every draw then measures the same quantity, and a cluster is never left
+    out of a draw's average (a fixed estimand)."""
+    if n_units < 2:
+        raise ValueError(f"S_inter needs at least 2 units to resample; got {n_units}.")
+    counts = resample_counts(n_units, n_boot, seed)
+    attempt = 0
+    while True:
+        single = (counts > 0).sum(axis=1) < 2
+        if not single.any():
+            return counts
+        attempt += 1
+        n_redraw = int(single.sum())
+        counts[single] = resample_counts(n_units, max(n_redraw, 20),
+                                         stream_seed(seed, f"redraw/{attempt}"))[:n_redraw]
 
 
 def offdiagonal_cosine_draws(unit: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -193,6 +214,21 @@ def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
         boot_seed=stream_seed(seed, "bootstrap/centred"))
     if n_boot:
         out["S_inter centred draws"] = centred_draws
+    out.update(per_cluster_similarities(X, types, labels, max_instances, seed, n_boot))
+    return out
+
+
+def per_cluster_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
+                             max_instances: int = 1000, seed: int = 0,
+                             n_boot: int | None = None, boot_stream: str = "bootstrap"
+                             ) -> dict[str, float]:
+    """S_inter and S_intra after per-cluster centring, averaged over the clusters with at
+    least 2 types (equal weights, as the authors' ``analysis.py``), with ``n_boot`` draws
+    (types resampled within each cluster from the stream ``BOOT_STREAM/clusterC`` under
+    ``seed``; every cluster in every draw, so every draw measures the same average; S_intra
+    over the clusters where it is defined, in the point estimate and the draws alike)."""
+    X = np.asarray(X, dtype=np.float64)
+    out = {}
     inter, intra, weights, inter_draws, intra_draws = [], [], [], [], []
     for cluster in np.unique(labels):
         rows = labels == cluster
@@ -200,7 +236,8 @@ def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
             continue
         members = X[rows] - X[rows].mean(axis=0)
         a, b, da, db = _similarities(members, types[rows], max_instances, seed, n_boot,
-                                     boot_seed=stream_seed(seed, f"bootstrap/cluster{cluster}"))
+                                     boot_seed=stream_seed(seed,
+                                                           f"{boot_stream}/cluster{cluster}"))
         inter.append(a)
         intra.append(b)
         weights.append(1.0)  # every cluster counts once, as in the authors' code
@@ -259,14 +296,36 @@ def token_kinds(tokens: np.ndarray) -> np.ndarray:
     return np.where(cleaned.str.fullmatch(r"[A-Za-z]+"), "word", "symbol")
 
 
+def restart_labels(X: np.ndarray, k: int, sample: int, seed: int) -> np.ndarray:
+    """Labels of every row from one more K-means fit at ``k`` clusters, on a fresh sample
+    of ``sample`` rows with a fresh start (streams ``k-sample`` and ``kmeans`` under
+    ``seed``), as :func:`choose_k` fits its chosen K."""
+    rows = sample_indices(X.shape[0], sample, stream_seed(seed, "k-sample"))
+    model = KMeans(n_clusters=k, n_init=1, random_state=stream_seed(seed, "kmeans")).fit(
+        np.asarray(X[rows], dtype=np.float32))
+    return model.predict(np.asarray(X, dtype=np.float32))
+
+
+def mix_restarts(draws: list[np.ndarray]) -> np.ndarray:
+    """One set of draws from several K-means restarts' bootstrap draws (``n_boot`` each):
+    draw ``b`` is restart ``b mod R``'s draw ``b``, so the percentiles are those of the
+    mixture: the spread between restarts and the resampling within each."""
+    stacked = np.stack(draws)
+    return stacked[np.arange(stacked.shape[1]) % stacked.shape[0], np.arange(stacked.shape[1])]
+
+
 def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
                         exclude_positions: tuple[int, ...] = (), k_sample: int = 2000,
                         lid_sample: int = 5000, lid_k: int = 100, max_instances: int = 1000,
-                        seed: int = 0, n_boot: int = 1000, progress: bool = True
-                        ) -> tuple[pd.DataFrame, dict, dict]:
+                        seed: int = 0, n_boot: int = 1000, restarts: int = 1,
+                        progress: bool = True) -> tuple[pd.DataFrame, dict, dict]:
     """Per-layer S_inter/S_intra (raw, centred, per cluster), K, IsoScore, LID, drivers.
 
-    Types are token ids; special tokens and ``exclude_positions`` are dropped.
+    Types are token ids; special tokens and ``exclude_positions`` are dropped. K is chosen
+    once per layer (:func:`choose_k`); with ``restarts`` > 1 K-means is fitted again at
+    that K ``restarts - 1`` times (:func:`restart_labels`, stream ``restart-R``), and the
+    per-cluster values are the mean over the fits, their draws the mixture of each fit's
+    bootstrap (:func:`mix_restarts`). The figures use the first fit's labels.
 
     Returns the per-layer table, ``{layer: cluster labels}`` for the figures, and
     ``{layer: {name: bootstrap draws}}`` (``n_boot`` each) of raw and per-cluster S_inter,
@@ -290,6 +349,18 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
                   "best silhouette": max(scores.values())}
         similarities = type_similarities(X, types, labels, max_instances,
                                          stream_seed(seed, "type-similarities"), n_boot)
+        if restarts > 1 and k > 1:
+            fits = [similarities] + [per_cluster_similarities(
+                X, types, restart_labels(X, k, k_sample, stream_seed(seed, f"restart-{r}")),
+                max_instances, stream_seed(seed, "type-similarities"), n_boot,
+                boot_stream=f"bootstrap/restart-{r}") for r in range(1, restarts)]
+            for name in ("S_inter per-cluster", "S_intra per-cluster"):
+                values = [fit[name] for fit in fits]
+                similarities[name] = float(np.nanmean(values))
+                similarities[f"{name} restart range"] = float(np.nanmax(values)
+                                                             - np.nanmin(values))
+                similarities[f"{name} draws"] = mix_restarts([fit[f"{name} draws"]
+                                                              for fit in fits])
         draws[layer] = {k: similarities.pop(k) for k in list(similarities) if "draws" in k}
         record.update(similarities)
         record["isoscore"] = metrics.isoscore(X[iso_rows])
@@ -409,9 +480,9 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
     static_point = np.array([static_lid[n][0] for n in static_names])
     static_draws = np.stack([static_lid[n][1] for n in static_names], axis=1)
     gap = table["S_intra per-cluster"] - table["S_inter per-cluster"]
-    per_cluster = (f"95% percentile bootstrap, B={n_boot} over the types of each cluster "
-                   "(K-means clusters held fixed), per layer; clusters and layers combined "
-                   "draw by draw")
+    per_cluster = (f"95% percentile bootstrap, B={n_boot} over the types of each cluster, "
+                   "mixed over the K-means fits at the layer's K (every cluster in every "
+                   "draw), per layer; clusters and layers combined draw by draw")
     clustered = (table["K"] > 1).to_numpy()
     closer = table["S_inter per-cluster"].abs() - table["S_inter centred"].abs()
     if clustered.any():

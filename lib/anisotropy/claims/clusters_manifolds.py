@@ -43,6 +43,9 @@ class Settings(ClaimSettings):
                                          "evenly spaced layers", min=1)
     k_sample: int = param(2000, "points on which K (2-15) is chosen by silhouette, one "
                           "K-means initialisation", min=16)
+    kmeans_restarts: int = param(3, "K-means fits per layer at the chosen K (a fresh sample "
+                                 "and start each); the per-cluster values are their mean "
+                                 "and the intervals mix their bootstraps", min=1)
     k_check_sample: int = param(10000, "K of the middle layer chosen again on this many "
                                 "points (the authors: 20,000)", min=16)
     k_check_n_init: int = param(3, "K-means initialisations of that check (the authors: 10)",
@@ -129,7 +132,7 @@ def measure_model(settings: Settings, encoder, windows: list[str]) -> ModelClust
     table, labels, draws = clusters.cluster_layer_stats(
         tokens, layers, encoder.n_layers, exclude_positions=exclude, k_sample=s.k_sample,
         lid_sample=s.lid_sample, lid_k=s.lid_k, seed=stream_seed(s.seed, "claim2/layers"),
-        n_boot=s.n_boot)
+        n_boot=s.n_boot, restarts=s.kmeans_restarts)
     keep = ~tokens.special_mask & ~np.isin(tokens.position, exclude)
     embedding_matrix, _ = encoder.input_embedding_matrix()
     input_lid = manifolds.static_space_lid(embedding_matrix, s.lid_sample, s.lid_k,
