@@ -683,3 +683,13 @@ def test_tied_seeds_do_not_give_a_zero_width_spearman_interval():
     rho, interval, details = check_values(pd.DataFrame(rows))["spearman-anticorrelation"]
     assert len(set(details["per seed"])) == 1 and -1 < rho  # the seeds tie, off the bound
     assert interval.low < rho < interval.high and details["recorded updates"] == 15
+
+
+def test_the_matrix_legend_explains_the_books_mark():
+    from anisotropy.book import display
+
+    record = {"check": "c", "id": "c:m", "model": "m", "verdict": "reproduced",
+              "measured": -0.2, "comparator": "<=", "threshold": -0.1}
+    assert display.BOOK_MARK not in display.verdict_matrix_html([record])
+    text = display.verdict_matrix_html([{**record, "threshold_basis": "book"}])
+    assert text.count(display.BOOK_MARK) == 2 and "book&#x27;s own threshold" in text

@@ -316,7 +316,9 @@ def describe_reference(key: str, references: dict | None = None) -> str:
     text = _describe_value(value, columns)
     if isinstance(value, dict) and "statement" in value:
         return text
-    return f"{key.split('/')[-1]}: {text}"
+    parts = key.split("/")
+    name = f"{parts[-2]} {parts[-1]}" if parts[-1].isdigit() and len(parts) > 1 else parts[-1]
+    return f"{name}: {text}"
 
 
 @dataclass(frozen=True)

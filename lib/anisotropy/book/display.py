@@ -317,6 +317,8 @@ def verdict_matrix_html(checks: Iterable[Any], labels: dict[str, str] | None = N
                     + "".join(_matrix_cell(cells.get(m, [])) for m in models) + "</tr>")
     legend = " · ".join(f"{VERDICT_SYMBOLS[v]} {v}" for v in VERDICT_MARKS
                         if any(r["verdict"] == v for r in records))
+    if any(threshold_text(r).endswith(BOOK_MARK) for r in records):
+        legend += f" · {BOOK_MARK} the book's own threshold (the paper gives no number)"
     return ('<div class="table-scroll" style="overflow-x:auto;max-width:100%">'
             '<table class="verdict-table verdict-matrix"><thead><tr><th>Check</th>'
             f"<th>Threshold</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
