@@ -17,6 +17,7 @@ Usage (never in CI; about 10 to 20 minutes per seed on 2 cores, resumable)::
     .venv/bin/python scripts/coverage.py                        # 10 seeds, every claim
     .venv/bin/python scripts/coverage.py --seeds 5 --slugs 02-clusters-manifolds
     .venv/bin/python scripts/coverage.py --report-only          # from finished runs
+    .venv/bin/python scripts/coverage.py --perturb --seeds 8    # the band recorder's seeds
 
 Runs are kept under ``_build/coverage/seed-N`` and skipped when their results exist.
 """
@@ -45,7 +46,17 @@ EXPECTED = 0.834
 FLAG = 0.70
 
 
+#: Where finished runs are read from: this script's own runs, or the smoke band recorder's
+#: (``_build/perturb``: seed 0 is its ``baseline`` run, seed N its ``seed-N``), which holds
+#: seeds 0-7 of every claim with a seed check (``--perturb``).
+PERTURB = ROOT / "_build" / "perturb"
+SOURCE = {"perturb": False}
+
+
 def results_path(seed: int, slug: str) -> Path:
+    if SOURCE["perturb"]:
+        name = "baseline" if seed == 0 else f"seed-{seed}"
+        return PERTURB / name / "build" / "smoke" / "results" / f"{slug}.json"
     return WORK / f"seed-{seed}" / "build" / "smoke" / "results" / f"{slug}.json"
 
 
@@ -119,7 +130,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--keep-cache", action="store_true",
                         help="keep each seed's extraction cache (1-2 GB a seed)")
+    parser.add_argument("--perturb", action="store_true",
+                        help="report from the smoke band recorder's seed runs "
+                             "(_build/perturb: seeds 0-7 of the claims with a seed check)")
     args = parser.parse_args(argv)
+    SOURCE["perturb"] = args.perturb
+    if args.perturb:
+        args.report_only = True
     seeds = list(range(args.seeds))
     if args.seeds < 2:
         parser.error(f"--seeds {args.seeds}: coverage needs at least 2 seeds")
