@@ -242,6 +242,13 @@ def collect(runs: dict[str, dict[str, dict]], archived: dict[str, dict]) -> dict
                 entry["verdicts"].setdefault(check["id"], {})[name] = regraded(
                     check, specs.get(check["check"]))
                 values, unbanded = check_values(check)
+                spec = specs.get(check["check"])
+                if spec is not None:  # a run from before the bounds were declared as now:
+                    # its graded value and interval as grading would clip them today
+                    for path in [("measured",), ("interval", 0), ("interval", 1)]:
+                        if path in values:
+                            values[path] = min(max(values[path], spec.bounds[0]),
+                                               spec.bounds[1])
                 for path, value in values.items():
                     entry["values"].setdefault((check["id"], *path), {})[name] = value
                 for path, why in unbanded.items():
