@@ -50,11 +50,10 @@ FLAG = 0.70
 #: (``_build/perturb``: seed 0 is its ``baseline`` run, seed N its ``seed-N``), which holds
 #: seeds 0-7 of every claim with a seed check (``--perturb``).
 PERTURB = ROOT / "_build" / "perturb"
-SOURCE = {"perturb": False}
-
-
-def results_path(seed: int, slug: str) -> Path:
-    if SOURCE["perturb"]:
+def results_path(seed: int, slug: str, perturb: bool = False) -> Path:
+    """Seed ``seed``'s results of ``slug``: this script's run, or with ``perturb`` the band
+    recorder's."""
+    if perturb:
         name = "baseline" if seed == 0 else f"seed-{seed}"
         return PERTURB / name / "build" / "smoke" / "results" / f"{slug}.json"
     return WORK / f"seed-{seed}" / "build" / "smoke" / "results" / f"{slug}.json"
@@ -78,11 +77,12 @@ def run(seed: int, slugs: list[str], keep_cache: bool = False) -> None:
         shutil.rmtree(base / "cache", ignore_errors=True)
 
 
-def estimates(seeds: list[int], slug: str) -> dict[str, dict[int, tuple]]:
+def estimates(seeds: list[int], slug: str, perturb: bool = False
+              ) -> dict[str, dict[int, tuple]]:
     """``{check record id: {seed: (measured, low, high)}}`` over the finished runs."""
     out: dict[str, dict[int, tuple]] = {}
     for seed in seeds:
-        path = results_path(seed, slug)
+        path = results_path(seed, slug, perturb)
         if not path.exists():
             continue
         for check in json.loads(path.read_text(encoding="utf-8"))["checks"]:
@@ -105,12 +105,12 @@ def coverage(per_seed: dict[int, tuple]) -> tuple[float, int]:
     return inside / len(pairs), len(pairs)
 
 
-def report(seeds: list[int], slugs: list[str]) -> int:
+def report(seeds: list[int], slugs: list[str], perturb: bool = False) -> int:
     """Print the coverage table (Markdown); return the number of flagged quantities."""
     flagged = 0
     print("| claim | check | seeds | coverage | flag |\n|---|---|---|---|---|")
     for slug in slugs:
-        for check_id, per_seed in sorted(estimates(seeds, slug).items()):
+        for check_id, per_seed in sorted(estimates(seeds, slug, perturb).items()):
             share, n_pairs = coverage(per_seed)
             if not n_pairs:
                 continue
@@ -134,7 +134,6 @@ def main(argv: list[str] | None = None) -> int:
                         help="report from the smoke band recorder's seed runs "
                              "(_build/perturb: seeds 0-7 of the claims with a seed check)")
     args = parser.parse_args(argv)
-    SOURCE["perturb"] = args.perturb
     if args.perturb:
         args.report_only = True
     seeds = list(range(args.seeds))
@@ -143,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.report_only:
         for seed in seeds:
             run(seed, args.slugs, args.keep_cache)
-    report(seeds, args.slugs)
+    report(seeds, args.slugs, args.perturb)
     return 0
 
 

@@ -239,10 +239,9 @@ def collect(runs: dict[str, dict[str, dict]], archived: dict[str, dict]) -> dict
         for name, record in per_run.items():
             for check in record["checks"]:
                 entry["checks"][check["id"]] = check
-                entry["verdicts"].setdefault(check["id"], {})[name] = regraded(
-                    check, specs.get(check["check"]))
-                values, unbanded = check_values(check)
                 spec = specs.get(check["check"])
+                entry["verdicts"].setdefault(check["id"], {})[name] = regraded(check, spec)
+                values, unbanded = check_values(check)
                 if spec is not None:  # a run from before the bounds were declared as now:
                     # its graded value and interval as grading would clip them today
                     for path in [("measured",), ("interval", 0), ("interval", 1)]:

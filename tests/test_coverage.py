@@ -43,10 +43,6 @@ def test_coverage_needs_two_seeds():
 def test_the_band_recorders_seed_runs_are_read_as_seeds():
     """``--perturb`` reads seed 0 from the recorder's baseline run and seed N from seed-N."""
     script = _script()
-    script.SOURCE["perturb"] = True
-    try:
-        assert script.results_path(0, "x").parts[-6:-4] == ("perturb", "baseline")
-        assert script.results_path(3, "x").parts[-6:-4] == ("perturb", "seed-3")
-    finally:
-        script.SOURCE["perturb"] = False
+    assert script.results_path(0, "x", perturb=True).parts[-6:-4] == ("perturb", "baseline")
+    assert script.results_path(3, "x", perturb=True).parts[-6:-4] == ("perturb", "seed-3")
     assert script.results_path(3, "x").parts[-6:-4] == ("coverage", "seed-3")

@@ -195,18 +195,10 @@ def _expand(text: str, references: dict, where: str) -> str:
     ``data/references.yaml``, so that a reason quotes the paper's numbers without retyping
     them. A key that is missing or not a number fails, naming it."""
     def number(match: re.Match) -> str:
-        key, summary = match.group(1), match.group(2)
-        try:
-            value = reference_value(key, references)
-        except KeyError as error:
-            raise CheckError(f"{where} cites {{{key}}}, not a key of "
-                             f"{REFERENCES_FILE.name}.") from error
-        if summary and isinstance(value, list) and value and all(
-                isinstance(v, (int, float)) for v in value):
-            value = (value[int(summary)] if summary.isdigit() and int(summary) < len(value)
-                     else _SUMMARY.get(summary, lambda _: None)(value))
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise CheckError(f"{where} cites {{{key}}}, which is {value!r}, not a number.")
+        value = _reference_array(match.group(1), match.group(2), references, where)
+        if not isinstance(value, float):  # a list or a table's column: no single number
+            raise CheckError(f"{where} cites {{{match.group(1)}}}, which is "
+                             f"{reference_value(match.group(1), references)!r}, not a number.")
         return _format_number(value)
 
     return PLACEHOLDER.sub(number, text)
@@ -344,7 +336,7 @@ class CheckSpec:
     paper_value: str | dict[str, str] | None = None
     margin: tuple[float | None, float | None] | None = None
     threshold_basis: str | None = None
-    #: The threshold as declared (an expression over the references, or a number's text).
+    #: A ``paper`` or ``derived`` threshold as declared (its expression over the references).
     threshold_expression: str | None = None
 
     def __post_init__(self) -> None:

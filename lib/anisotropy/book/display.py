@@ -135,6 +135,22 @@ def verdict_frame(checks: Iterable[Any], labels: dict[str, str] | None = None) -
                                        "Threshold", "Verdict", "_id", "_verdict", "_note"])
 
 
+def _scrolling_table(head: str, rows: list[str], collapse_after: int, note: str = "") -> str:
+    """HTML ``<tr>`` rows under ``head`` (the header cells) in a scrolling container (never
+    clipped), rows past ``collapse_after`` in a ``<details>`` block, ``note`` under it."""
+    def table(part: list[str]) -> str:
+        return (f'<table class="verdict-table"><thead><tr>{head}</tr></thead>'
+                f"<tbody>{''.join(part)}</tbody></table>")
+
+    body = table(rows[:collapse_after])
+    if len(rows) > collapse_after:
+        body += (f"<details><summary>{len(rows) - collapse_after} more rows</summary>"
+                 f"{table(rows[collapse_after:])}</details>")
+    if note:
+        body += f'<p class="table-note">{html.escape(note)}</p>'
+    return f'<div class="table-scroll" style="overflow-x:auto;max-width:100%">{body}</div>'
+
+
 def verdict_table_html(checks: Iterable[Any], labels: dict[str, str] | None = None,
                        collapse_after: int = 12) -> str:
     """The verdict table as HTML: a scrolling container (never clipped), the check id in
@@ -143,29 +159,16 @@ def verdict_table_html(checks: Iterable[Any], labels: dict[str, str] | None = No
     frame = verdict_frame(checks, labels)
     shown = ["Check", "Model", "Measured [95% interval]", "Paper", "Threshold", "Verdict"]
     head = "".join(f"<th>{html.escape(c)}</th>" for c in shown)
-
-    def rows(part: pd.DataFrame) -> str:
-        out = []
-        for _, row in part.iterrows():
-            cells = "".join(f"<td>{html.escape(str(row[c]))}</td>" for c in shown[:-1])
-            color = VERDICT_COLORS.get(row["_verdict"], "#333333")
-            note = f' title="{html.escape(row["_note"])}"' if row["_note"] else ""
-            cells += (f'<td style="color:{color};font-weight:600;white-space:nowrap"{note}>'
-                      f"{html.escape(row['Verdict'])}</td>")
-            out.append(f'<tr title="{html.escape(row["_id"])}">{cells}</tr>')
-        return "".join(out)
-
-    def table(part: pd.DataFrame) -> str:
-        return (f'<table class="verdict-table"><thead><tr>{head}</tr></thead>'
-                f"<tbody>{rows(part)}</tbody></table>")
-
-    body = table(frame.iloc[:collapse_after])
-    if len(frame) > collapse_after:
-        body += (f"<details><summary>{len(frame) - collapse_after} more rows</summary>"
-                 f"{table(frame.iloc[collapse_after:])}</details>")
-    if frame["Threshold"].str.endswith(BOOK_MARK).any():
-        body += f'<p class="table-note">{html.escape(BOOK_NOTE)}</p>'
-    return f'<div class="table-scroll" style="overflow-x:auto;max-width:100%">{body}</div>'
+    rows = []
+    for _, row in frame.iterrows():
+        cells = "".join(f"<td>{html.escape(str(row[c]))}</td>" for c in shown[:-1])
+        color = VERDICT_COLORS.get(row["_verdict"], "#333333")
+        note = f' title="{html.escape(row["_note"])}"' if row["_note"] else ""
+        cells += (f'<td style="color:{color};font-weight:600;white-space:nowrap"{note}>'
+                  f"{html.escape(row['Verdict'])}</td>")
+        rows.append(f'<tr title="{html.escape(row["_id"])}">{cells}</tr>')
+    book = frame["Threshold"].str.endswith(BOOK_MARK).any()
+    return _scrolling_table(head, rows, collapse_after, BOOK_NOTE if book else "")
 
 
 def frame_html(frame: pd.DataFrame, caption: str = "", collapse_after: int = 12) -> str:
@@ -173,25 +176,12 @@ def frame_html(frame: pd.DataFrame, caption: str = "", collapse_after: int = 12)
     :func:`interval_text`) as HTML for a page: the index as the first column, headers as
     given, a scrolling container (never clipped), rows past ``collapse_after`` in a
     ``<details>`` block, and ``caption`` as a note under it."""
-    index_name = frame.index.name or ""
-    head = f"<th>{html.escape(str(index_name))}</th>" + "".join(
+    head = f"<th>{html.escape(str(frame.index.name or ''))}</th>" + "".join(
         f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-
-    def table(part: pd.DataFrame) -> str:
-        body = "".join(
-            "<tr>" + f"<th scope='row'>{html.escape(str(i))}</th>" + "".join(
-                f"<td>{html.escape(sig(v) if not isinstance(v, str) else v)}</td>"
-                for v in row) + "</tr>" for i, row in zip(part.index, part.to_numpy(), strict=True))
-        return (f'<table class="verdict-table"><thead><tr>{head}</tr></thead>'
-                f"<tbody>{body}</tbody></table>")
-
-    body = table(frame.iloc[:collapse_after])
-    if len(frame) > collapse_after:
-        body += (f"<details><summary>{len(frame) - collapse_after} more rows</summary>"
-                 f"{table(frame.iloc[collapse_after:])}</details>")
-    if caption:
-        body += f'<p class="table-note">{html.escape(caption)}</p>'
-    return f'<div class="table-scroll" style="overflow-x:auto;max-width:100%">{body}</div>'
+    rows = ["<tr>" + f"<th scope='row'>{html.escape(str(i))}</th>" + "".join(
+        f"<td>{html.escape(v if isinstance(v, str) else sig(v))}</td>" for v in row) + "</tr>"
+        for i, row in zip(frame.index, frame.to_numpy(), strict=True)]
+    return _scrolling_table(head, rows, collapse_after, caption)
 
 
 VERDICT_SYMBOLS = verdicts.SYMBOLS

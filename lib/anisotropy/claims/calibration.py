@@ -29,7 +29,7 @@ from anisotropy.geometry.transforms import Whitening
 from anisotropy.inputs import tasks as task_registry
 
 __all__ = ["FlowCalibration", "POOLINGS", "WHITENING_GRADED", "pooled_vectors",
-           "calibrate_and_score", "check_values"]
+           "calibrate_and_score", "change_draws", "check_values", "task_changes"]
 
 
 @dataclass
@@ -213,8 +213,24 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
     return pd.DataFrame(rows), pair_scores, curves
 
 
+def change_draws(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pooling: str,
+                 n_boot: int = 1000, seed: int = 0) -> dict[tuple, np.ndarray]:
+    """Paired bootstrap draws of the Spearman x 100 change over the ``pooling`` baseline,
+    ``{(task, method, method_seed): draws}``, for the graded whitening and every seed of the
+    target flow (:func:`anisotropy.claims.sts.spearman_change_draws`; each task's pairs
+    resampled from its own stream ``bootstrap/TASK`` under ``seed``, shared by the methods
+    compared on it). :func:`check_values` and :func:`task_changes` read the same draws."""
+    flow_seeds = sorted(scores.loc[scores["method"] == "flow (target)", "seed"].unique())
+    methods = [(WHITENING_GRADED, 0)] + [("flow (target)", int(s)) for s in flow_seeds]
+    return {(t, m, ms): sts.spearman_change_draws(
+        pair_scores[(t, m, ms)], pair_scores[(t, pooling, 0)], pair_scores[(t, "gold")],
+        n_boot, stream_seed(seed, f"bootstrap/{t}"), pair_scores[(t, "subsets")])
+        for t in tasks for m, ms in methods}
+
+
 def check_values(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pooling: str,
-                 n_boot: int = 1000, seed: int = 0) -> dict[str, tuple]:
+                 n_boot: int = 1000, seed: int = 0,
+                 draws_by_key: dict | None = None) -> dict[str, tuple]:
     """Measured value and 95% interval of ``whitening-helps`` and ``flow-helps`` for one
     model, from :func:`calibrate_and_score`'s outputs.
 
@@ -225,20 +241,18 @@ def check_values(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
     fitted whitening held fixed. The flow is a trained part: a t-interval over its seeds is
     combined with the paired bootstrap of the seeds' mean, half-widths added in quadrature.
     Each task's pairs are resampled from its own stream ``bootstrap/TASK`` under ``seed``,
-    shared by the methods compared on it (the bootstrap is paired).
+    shared by the methods compared on it (the bootstrap is paired); ``draws_by_key`` are
+    :func:`change_draws`' (computed here when not given).
     """
     per_task = scores.pivot_table(index=["method", "seed"], columns="task",
                                   values="spearman")[tasks]
     baseline = float(per_task.loc[(pooling, 0)].mean())
-    gold = {t: pair_scores[(t, "gold")] for t in tasks}
-    subsets = {t: pair_scores[(t, "subsets")] for t in tasks}
-    n_pairs = {t: gold[t].size for t in tasks}
+    n_pairs = {t: pair_scores[(t, "gold")].size for t in tasks}
+    if draws_by_key is None:
+        draws_by_key = change_draws(scores, pair_scores, tasks, pooling, n_boot, seed)
 
     def draws(method: str, method_seed: int) -> dict[str, np.ndarray]:
-        return {t: sts.spearman_change_draws(pair_scores[(t, method, method_seed)],
-                                             pair_scores[(t, pooling, 0)], gold[t], n_boot,
-                                             stream_seed(seed, f"bootstrap/{t}"), subsets[t])
-                for t in tasks}
+        return {t: draws_by_key[(t, method, method_seed)] for t in tasks}
 
     whitening = float(per_task.loc[(WHITENING_GRADED, 0)].mean()) - baseline
     flow_rows = per_task.loc["flow (target)"]
@@ -259,33 +273,31 @@ def check_values(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
 
 
 def task_changes(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pooling: str,
-                 n_boot: int = 1000, seed: int = 0) -> dict[str, dict[str, tuple]]:
+                 n_boot: int = 1000, seed: int = 0,
+                 draws_by_key: dict | None = None) -> dict[str, dict[str, tuple]]:
     """Per task, the Spearman x 100 change over the ``pooling`` baseline of whitening
     (:data:`WHITENING_GRADED`) and of the target flow (mean over its seeds), each with its
     95% interval as in :func:`check_values` (paired bootstrap over the task's pairs; for the
     flow combined with a t-interval over its seeds), for the rows set beside the papers'
-    per-task tables. ``{task: {"whitening": (change, Interval), "flow": (...)}}``."""
+    per-task tables. ``{task: {"whitening": (change, Interval), "flow": (...)}}``;
+    ``draws_by_key`` are :func:`change_draws`' (computed here when not given)."""
     per_task = scores.pivot_table(index=["method", "seed"], columns="task",
                                   values="spearman")[tasks]
+    if draws_by_key is None:
+        draws_by_key = change_draws(scores, pair_scores, tasks, pooling, n_boot, seed)
     out = {}
     for task in tasks:
-        gold, subsets = pair_scores[(task, "gold")], pair_scores[(task, "subsets")]
+        n_pairs = {task: pair_scores[(task, "gold")].size}
         base_value = float(per_task.loc[(pooling, 0), task])
-
-        def draws(method: str, method_seed: int, task=task, gold=gold, subsets=subsets):
-            return sts.spearman_change_draws(pair_scores[(task, method, method_seed)],
-                                             pair_scores[(task, pooling, 0)], gold, n_boot,
-                                             stream_seed(seed, f"bootstrap/{task}"), subsets)
-
         whitening = float(per_task.loc[(WHITENING_GRADED, 0), task]) - base_value
         flow_seeds = per_task.loc["flow (target)", task] - base_value
         flow = float(flow_seeds.mean())
         pairs = sts.mean_change_interval(
-            {task: np.mean([draws("flow (target)", s) for s in flow_seeds.index], axis=0)},
-            n_boot, {task: gold.size})
+            {task: np.mean([draws_by_key[(task, "flow (target)", s)]
+                            for s in flow_seeds.index], axis=0)}, n_boot, n_pairs)
         out[task] = {
             "whitening": (whitening, sts.mean_change_interval(
-                {task: draws(WHITENING_GRADED, 0)}, n_boot, {task: gold.size})),
+                {task: draws_by_key[(task, WHITENING_GRADED, 0)]}, n_boot, n_pairs)),
             "flow": (flow, combine_independent(flow, seed_interval(
                 flow_seeds.to_numpy(), unit="flow seeds"), pairs))}
     return out

@@ -107,6 +107,16 @@ def _score(transform, X: np.ndarray, tokens, rows: np.ndarray, frame: pd.DataFra
             "isoscore": metrics.isoscore(sample)}
 
 
+def _task_rows(tokens, index: dict[str, int], task: str, max_pairs: int | None,
+               data_seed: int, exclude_positions=()) -> tuple:
+    """One STS task's pairs (:func:`~anisotropy.inputs.tasks.sts_task`), the ids of its
+    distinct sentences in ``index`` and their token rows (``exclude_positions`` dropped)."""
+    frame = sts_task(task, max_pairs, data_seed)
+    ids = np.array(sorted({index[s] for s in frame["sentence1"]}
+                          | {index[s] for s in frame["sentence2"]}))
+    return frame, ids, tokens.sentence_rows(ids, exclude_positions)
+
+
 def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: str,
                      n_clusters: int = 27, n_components: int = 12, seed: int = 0,
                      exclude_positions=(), fit_max_tokens: int | None = 10000,
@@ -141,10 +151,8 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
     H = np.asarray(tokens.layer(layer))
     frames, rows_of, ids_of = {}, {}, {}
     for task in tasks:
-        frames[task] = sts_task(task, max_pairs, data_seed)
-        ids_of[task] = np.array(sorted({index[s] for s in frames[task]["sentence1"]}
-                                       | {index[s] for s in frames[task]["sentence2"]}))
-        rows_of[task] = tokens.sentence_rows(ids_of[task], exclude_positions)
+        frames[task], ids_of[task], rows_of[task] = _task_rows(
+            tokens, index, task, max_pairs, data_seed, exclude_positions)
     records = []
     for task in tqdm(tasks, desc=f"{mode} fits", disable=not progress):
         X = H[rows_of[task]].astype(np.float64)
@@ -206,10 +214,9 @@ def isotropy_fits(tokens, layer: int, sentences: list[str], tasks, *, fits: int,
                      "method": float(own.loc[(task, method), "log10 I(W)"])})
         if fits < 2:
             continue
-        frame = sts_task(task, max_pairs, data_seed)
-        ids = np.array(sorted({index[s] for s in frame["sentence1"]}
-                              | {index[s] for s in frame["sentence2"]}))
-        X = H[tokens.sentence_rows(ids, exclude_positions)].astype(np.float64)
+        _, _, task_rows = _task_rows(tokens, index, task, max_pairs, data_seed,
+                                     exclude_positions)
+        X = H[task_rows].astype(np.float64)
         for fit in range(1, fits):
             fitted = fit_methods(X, n_clusters, n_components,
                                  stream_seed(seed, f"fit/{task}/fit-{fit}"), fit_max_tokens,

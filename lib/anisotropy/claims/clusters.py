@@ -171,16 +171,10 @@ def offdiagonal_cosine_draws(unit: np.ndarray, counts: np.ndarray) -> np.ndarray
 
 
 def _weighted_draws(draws: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Size-weighted average over clusters of per-cluster draws ``(n_clusters, n_boot)``.
-
-    A cluster whose resample is degenerate in one draw (a cluster of two types drawn as
-    the same type twice has no pair of distinct types) is left out of that draw's average,
-    and the other clusters' weights are renormalised; the point estimate includes it.
-    """
-    finite = np.isfinite(draws)
-    weight = (weights[:, None] * finite).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (weights[:, None] * np.where(finite, draws, 0.0)).sum(axis=0) / weight
+    """Weighted average over clusters of per-cluster draws ``(n_clusters, n_boot)``. Every
+    cluster is in every draw (:func:`resample_counts_distinct` keeps S_inter defined), so
+    each draw averages over the same clusters as the point estimate."""
+    return (weights[:, None] * draws).sum(axis=0) / weights.sum()
 
 
 def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,

@@ -201,10 +201,12 @@ def measure_calibration(settings: Settings, encoders: dict,
             pooled, nli_pooled, sentences, scored, pooling=s.calibration_pooling,
             flow_steps=s.flow_steps, n_flow_seeds=s.n_flow_seeds, max_pairs=s.max_pairs,
             seed=stream_seed(s.seed, "claim3/calibration"), data_seed=stream_seed(s.seed, "data"))
+        draws = calibration.change_draws(table, pairs, scored, s.calibration_pooling,
+                                         s.n_boot, stream_seed(s.seed, "claim3/calibration"))
         checks = calibration.check_values(table, pairs, scored, s.calibration_pooling,
-                                          s.n_boot, stream_seed(s.seed, "claim3/calibration"))
+                                          s.n_boot, draws_by_key=draws)
         per_task = calibration.task_changes(table, pairs, scored, s.calibration_pooling,
-                                            s.n_boot, stream_seed(s.seed, "claim3/calibration"))
+                                            s.n_boot, draws_by_key=draws)
         out[name] = Calibration(name, kind, table, curves, checks, per_task)
     return out
 

@@ -181,9 +181,9 @@ def task_change_table(calibrated: dict, tasks: list[str]) -> pd.DataFrame:
                "Paper flow (BERT-base)": sig(flow.get(task))}
         for name, measured in calibrated.items():
             short = plotting.short_name(name)
-            for method, label in (("whitening", "whitening"), ("flow", "flow")):
+            for method in ("whitening", "flow"):
                 value, interval = measured.per_task[task][method]
-                row[f"{short} {label}"] = f"{sig(value)} {interval_text(interval.as_list())}"
+                row[f"{short} {method}"] = f"{sig(value)} {interval_text(interval.as_list())}"
         rows[task] = row
     frame = pd.DataFrame(rows).T
     frame.index.name = "Task"
