@@ -14,8 +14,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from anisotropy.claims import clusters, frequency, layerwise, sts
-from anisotropy.geometry.intervals import resample_counts
+from anisotropy.claims import cluster_similarities, clusters, frequency, layerwise, sts
+from anisotropy.geometry.intervals import dirichlet_weights
 
 B = 1000
 RNG = np.random.default_rng(0)
@@ -30,17 +30,21 @@ def timed(label: str, function) -> None:
 def claim1() -> None:
     layers = np.arange(13)
     per_layer = pd.DataFrame({"layer": layers, "mev_baseline": 0.02,
+                              "mev_uncentred_baseline": 0.03,
                               "intra_similarity_adj": RNG.random(13)})
     words = np.repeat([f"w{i}" for i in range(2000)], 13)
     per_word = pd.DataFrame({"type": words, "layer": np.tile(layers, 2000),
-                             "self_similarity": RNG.random(26000), "mev": RNG.random(26000)})
+                             "self_similarity": RNG.random(26000), "mev": RNG.random(26000),
+                             "n": RNG.integers(5, 50, 26000)})
     layerwise.check_values(per_layer, per_word, RNG.random((13, 1000)), n_boot=B)
 
 
 def claim2_inter() -> None:
     unit = RNG.normal(size=(8000, 768))
     unit /= np.linalg.norm(unit, axis=1, keepdims=True)
-    clusters.offdiagonal_cosine_draws(unit, resample_counts(8000, B, 0))
+    windows = RNG.integers(0, 200, 8000)
+    cluster_similarities.pair_cosine_draws(unit, windows, dirichlet_weights(200, B, 0),
+                                           cluster_similarities.window_sums(unit, windows, 200))
 
 
 def claim2_drivers() -> None:

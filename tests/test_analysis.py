@@ -8,7 +8,7 @@ from scipy.stats import ortho_group
 
 from anisotropy.book.ledger import format_value
 from anisotropy.book.results import ranges_text
-from anisotropy.claims import clusters, frequency, layerwise, manifolds
+from anisotropy.claims import cluster_similarities, clusters, frequency, layerwise, manifolds
 from anisotropy.claims.calibration import FlowCalibration
 from anisotropy.claims.classifier import (
     isotropy_defect_cosine,
@@ -195,7 +195,7 @@ def test_per_cluster_centring_removes_shared_direction():
     types = np.tile(np.arange(30), 30)
     members = np.repeat(np.arange(3), 300)
     X = centres[members] + RNG.normal(size=(900, 20))
-    result = clusters.type_similarities(X, types, members)
+    result = cluster_similarities.type_similarities(X, types, members)
     assert result["S_inter raw"] > 0.5
     assert abs(result["S_inter per-cluster"]) < 0.05
 
@@ -354,3 +354,19 @@ def test_run_seeds_and_setup_summary():
     assert 0 <= summary["final accuracy"] <= 1
     with pytest.raises(ValueError, match="n_seeds must be >= 1"):
         run_seeds(X, task, n_updates=2, n_seeds=0)
+
+
+def test_dirichlet_weights_are_a_bayesian_bootstrap():
+    """Rows sum to n, every weight is positive, and the weighted mean's spread is the
+    ordinary bootstrap's times sqrt(n / (n + 1)) (Rubin 1981)."""
+    from anisotropy.geometry.intervals import dirichlet_weights
+
+    values = RNG.normal(size=40)
+    w = dirichlet_weights(40, 4000, 3)
+    assert (w > 0).all() and np.allclose(w.sum(axis=1), 40)
+    means = w @ values / 40
+    expected = values.std() / np.sqrt(41)
+    assert means.std() == pytest.approx(expected, rel=0.06)
+    assert np.array_equal(w, dirichlet_weights(40, 4000, 3))
+    with pytest.raises(ValueError, match="at least 2"):
+        dirichlet_weights(1, 100, 0)

@@ -19,7 +19,7 @@ from anisotropy.book.checks import CheckError, CheckSpec, grade, load_checks
 from anisotropy.book.ledger import format_measured, write_ledger
 from anisotropy.book.results import Results, ResultsError, load_results
 from anisotropy.book.runner import SLUGS
-from anisotropy.claims import clusters, layerwise, sts
+from anisotropy.claims import cluster_similarities, clusters, layerwise, sts
 from anisotropy.claims.classifier import check_values as classifier_checks
 from anisotropy.geometry import intervals
 from anisotropy.geometry.intervals import Interval
@@ -357,19 +357,37 @@ def test_interval_arithmetic():
 # ------------------------------------------------------------------ per-claim draws
 
 
-def test_offdiagonal_cosine_draws_exclude_self_pairs():
-    unit = RNG.normal(size=(8, 5))
-    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
-    ones = np.ones((1, 8))
-    point = clusters.offdiagonal_cosine_draws(unit, ones)[0]
-    cosines = unit @ unit.T
-    assert point == pytest.approx((cosines.sum() - 8) / 56)
-    counts = np.array([[2, 0, 1, 1, 1, 1, 1, 1]], dtype=float)
-    rows = np.repeat(np.arange(8), counts[0].astype(int))
-    pairs = [(i, j) for i in range(rows.size) for j in range(rows.size)
-             if rows[i] != rows[j]]
-    brute = np.mean([cosines[rows[i], rows[j]] for i, j in pairs])
-    assert clusters.offdiagonal_cosine_draws(unit, counts)[0] == pytest.approx(brute)
+@pytest.mark.parametrize("centre", [False, True])
+def test_pair_cosine_draws_match_brute_force(centre):
+    """Each draw re-centres on the window-weighted mean, normalises, and averages the
+    cosines of distinct units: pairs across windows weighted c_w c_v, pairs within one
+    window c_w. All-ones weights give the plain mean over pairs of distinct units."""
+    from anisotropy.geometry.intervals import dirichlet_weights
+
+    n, d, n_windows = 40, 6, 5
+    X = RNG.normal(size=(n, d)) + 0.7
+    windows = RNG.integers(0, n_windows, n)
+    others = RNG.normal(size=(30, d)) + 0.7
+    every, every_windows = np.concatenate([X, others]), np.r_[windows,
+                                                              RNG.integers(0, n_windows, 30)]
+    sums = cluster_similarities.window_sums(every, every_windows, n_windows) if centre else None
+
+    def brute(c):
+        mu = ((c[every_windows][:, None] * every).sum(0) / c[every_windows].sum() if centre
+              else np.zeros(d))
+        unit = (X - mu) / np.linalg.norm(X - mu, axis=1, keepdims=True)
+        weight = np.where(windows[:, None] == windows[None, :], c[windows][:, None],
+                          np.outer(c[windows], c[windows]))
+        np.fill_diagonal(weight, 0)
+        return (weight * (unit @ unit.T)).sum() / weight.sum()
+
+    weights = dirichlet_weights(n_windows, 20, 1)
+    got = cluster_similarities.pair_cosine_draws(X, windows, weights, sums, block=3)
+    assert got == pytest.approx([brute(c) for c in weights], abs=1e-12)
+    ones = cluster_similarities.pair_cosine_draws(X, windows, np.ones((1, n_windows)), sums)
+    centred = X - every.mean(axis=0) if centre else X
+    unit = centred / np.linalg.norm(centred, axis=1, keepdims=True)
+    assert ones[0] == pytest.approx(((unit @ unit.T).sum() - n) / (n * n - n))
 
 
 def test_spearman_change_draws_center_on_the_change():

@@ -6,6 +6,7 @@ per-cluster centring; a space with one shared direction must be globally anisotr
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from synthetic import token_embeddings
 
 from anisotropy.book.checks import load_checks
@@ -70,30 +71,47 @@ def test_without_clusters_the_per_cluster_comparison_is_not_run(tmp_path):
     assert "K = 1" in checks["local-isotropy"].note
 
 
-def test_resampled_clusters_are_never_dropped_from_a_draw():
-    """A cluster of two types drawn as the same type twice has no S_inter: it is drawn
-    again, so every draw averages over the same clusters (a fixed estimand)."""
-    from anisotropy.claims import clusters
+def test_every_cluster_is_in_every_window_draw():
+    """Window weights are positive in every draw: a cluster of two types, each from one
+    window, keeps its S_inter in every draw, so every draw averages over the same
+    clusters (a fixed estimand)."""
+    from anisotropy.claims import cluster_similarities as cs
+    from anisotropy.geometry.intervals import dirichlet_weights
 
-    counts = clusters.resample_counts_distinct(2, 2000, 3)
-    assert ((counts > 0).sum(axis=1) == 2).all() and (counts.sum(axis=1) == 2).all()
-    counts = clusters.resample_counts_distinct(5, 500, 4)
-    assert ((counts > 0).sum(axis=1) >= 2).all() and (counts.sum(axis=1) == 5).all()
-    import pytest
-
-    with pytest.raises(ValueError, match="at least 2 units"):
-        clusters.resample_counts_distinct(1, 10, 0)
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(size=(6, 8)) + 5, rng.normal(size=(60, 8)) - 5])
     types = np.r_[0, 0, 0, 1, 1, 1, np.arange(2, 62)]  # a cluster of two types
     labels = np.r_[np.zeros(6, int), np.ones(60, int)]
-    out = clusters.per_cluster_similarities(X, types, labels, n_boot=400, seed=1)
+    windows = np.r_[0, 0, 0, 1, 1, 1, np.arange(60) % 6]
+    weights = dirichlet_weights(6, 400, 1)
+    out = cs.per_cluster_similarities(X, types, labels, seed=1, windows=windows,
+                                      weights=weights)
     assert np.isfinite(out["S_inter per-cluster draws"]).all()
+    low, high = np.quantile(out["S_inter per-cluster draws"], [0.025, 0.975])
+    assert low <= out["S_inter per-cluster"] <= high
+    # unit weights give the point estimates exactly
+    ones = cs.type_similarities(X, types, labels, seed=1, windows=windows,
+                                weights=np.ones((1, 6)))
+    for name in ("S_inter raw", "S_inter centred", "S_inter per-cluster",
+                 "S_intra per-cluster"):
+        assert ones[f"{name} draws"][0] == pytest.approx(ones[name])
+
+
+def test_worst_layer_interval_holds_its_point_and_every_layer():
+    """The worst layer's value lies in its interval, and the interval reaches every
+    layer's own: a layer whose interval straddles the threshold keeps the check from
+    being reproduced even when another layer is the worst by its point."""
+    from anisotropy.geometry.intervals import Interval, interval_of_min
+
+    layers = [Interval(0.10, 0.12, "m"), Interval(0.05, 0.30, "m")]
+    combined = interval_of_min(layers, "layers")
+    assert combined.as_list() == [0.05, 0.12]
+    assert combined.low <= min(0.11, 0.2) <= combined.high
 
 
 def test_restarts_mix_their_draws_evenly():
-    from anisotropy.claims import clusters
+    from anisotropy.claims import cluster_similarities
 
     draws = [np.full(9, float(r)) for r in range(3)]
-    mixed = clusters.mix_restarts(draws)
+    mixed = cluster_similarities.mix_restarts(draws)
     assert mixed.tolist() == [0.0, 1.0, 2.0] * 3

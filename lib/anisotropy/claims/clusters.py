@@ -6,8 +6,9 @@ contexts (WikiText-2 and PTB cut into fixed word windows) come from
 
 - :func:`choose_k`: K-means with K picked by the best silhouette on a sample (K = 1 below a
   threshold), as the authors' code;
-- :func:`type_similarities`: S_inter / S_intra raw, after global centring, and after
-  per-cluster centring;
+- :func:`cluster_layer_stats`: per layer, K, S_inter / S_intra raw, after global centring
+  and per cluster (:mod:`anisotropy.claims.cluster_similarities`), IsoScore and LID, with
+  their bootstrap over the context windows;
 - :func:`cluster_drivers`: how much of the between-cluster scatter a few coordinates carry.
 
 The manifold indicators and the static-space LID are in :mod:`anisotropy.claims.manifolds`.
@@ -20,23 +21,29 @@ import pandas as pd
 from sklearn.cluster import KMeans
 from tqdm.auto import tqdm
 
-from anisotropy.claims.manifolds import lid_mean_draws
+from anisotropy.claims.cluster_similarities import (
+    mix_restarts,
+    per_cluster_similarities,
+    restart_labels,
+    type_similarities,
+    weighted_mean_draws,
+)
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import (
     Interval,
     boot_method,
-    bootstrap_means,
+    dirichlet_weights,
+    interval_of_max,
+    interval_of_min,
     percentile_interval,
     resample_counts,
 )
 from anisotropy.geometry.sampling import sample_indices
 from anisotropy.geometry.streams import stream_seed
 
-__all__ = ["SILHOUETTE_THRESHOLD", "choose_k", "compare_k_selection", "type_similarities",
-           "cluster_drivers", "type_frequencies", "token_kinds", "cluster_layer_stats",
-           "driver_share_draws", "decoder_drivers", "check_values",
-           "offdiagonal_cosine_draws", "resample_counts_distinct", "per_cluster_similarities",
-           "restart_labels", "mix_restarts"]
+__all__ = ["SILHOUETTE_THRESHOLD", "choose_k", "compare_k_selection", "cluster_drivers",
+           "type_frequencies", "token_kinds", "cluster_layer_stats", "driver_share_draws",
+           "decoder_drivers", "check_values"]
 
 #: Below this best silhouette, :func:`choose_k` keeps one cluster (the authors' code).
 SILHOUETTE_THRESHOLD = 0.1
@@ -95,165 +102,6 @@ def compare_k_selection(X: np.ndarray, protocols: dict[str, tuple[int, int]], se
     return pd.DataFrame(rows).set_index("protocol")
 
 
-def _similarities(X: np.ndarray, types: np.ndarray, max_instances: int, seed: int,
-                  n_boot: int | None = None, boot_seed: int = 0) -> tuple:
-    """S_inter and S_intra of one point set, and with ``n_boot`` their bootstrap draws over
-    types (resampled from the streams ``inter`` and ``intra`` under ``boot_seed``; the
-    instances are chosen with ``seed``), from one pass: the chosen instances' unit vectors
-    and the per-type self-similarities serve both the point estimates and the draws.
-
-    Returns ``(inter, intra, inter_draws, intra_draws)``; the draws are None without
-    ``n_boot``.
-    """
-    nan = float("nan")
-    if np.unique(types).size < 2:
-        empty = np.full(n_boot, nan) if n_boot else None
-        return nan, nan, empty, empty
-    unit = metrics.inter_type_units(X, types, seed)
-    inter = metrics.mean_offdiagonal_cosine(unit)
-    try:
-        per_type = metrics.self_similarity(X, types, max_occurrences=max_instances, seed=seed)
-    except ValueError:  # no type with two instances
-        per_type = None
-    intra = float(per_type.mean()) if per_type is not None else nan
-    if not n_boot:
-        return inter, intra, None, None
-    inter_draws = offdiagonal_cosine_draws(unit, resample_counts_distinct(
-        unit.shape[0], n_boot, stream_seed(boot_seed, "inter")))
-    if per_type is None:
-        intra_draws = np.full(n_boot, nan)
-    elif per_type.size < 2:
-        intra_draws = np.full(n_boot, intra)
-    else:
-        intra_draws = bootstrap_means(per_type.to_numpy(), n_boot,
-                                      stream_seed(boot_seed, "intra"))[:, 0]
-    return inter, intra, inter_draws, intra_draws
-
-
-def resample_counts_distinct(n_units: int, n_boot: int, seed: int) -> np.ndarray:
-    """Bootstrap counts ``(n_boot, n_units)`` in which every draw holds at least two
-    distinct units: a draw of one unit repeated (probability ``n^(1-n)``, 1/2 for two
-    units) has no pair of distinct units and no S_inter, so it is drawn again from a
-    further stream. Every draw then measures the same quantity, and a cluster is never left
-    out of a draw's average (a fixed estimand)."""
-    if n_units < 2:
-        raise ValueError(f"S_inter needs at least 2 units to resample; got {n_units}.")
-    counts = resample_counts(n_units, n_boot, seed)
-    attempt = 0
-    while True:
-        single = (counts > 0).sum(axis=1) < 2
-        if not single.any():
-            return counts
-        attempt += 1
-        n_redraw = int(single.sum())
-        counts[single] = resample_counts(n_units, max(n_redraw, 20),
-                                         stream_seed(seed, f"redraw/{attempt}"))[:n_redraw]
-
-
-def offdiagonal_cosine_draws(unit: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Bootstrap draws of the mean cosine over pairs of distinct units (S_inter's formula).
-
-    With counts :math:`c` (how often each unit is drawn), the mean over ordered pairs of
-    draws that are *different units* is
-
-    .. math:: \\frac{\\lVert\\sum_i c_i u_i\\rVert^2 - \\sum_i c_i^2 \\lVert u_i
-              \\rVert^2}{n^2 - \\sum_i c_i^2}
-
-    A unit drawn twice is not paired with itself: its cosine of 1 with its own copy would
-    bias small resamples upward by about (1 - S)/n. All-ones counts give the point
-    estimate exactly.
-    """
-    n = counts.sum(axis=1)
-    totals = counts @ unit
-    squared_counts = counts * counts
-    own = squared_counts @ np.einsum("ij,ij->i", unit, unit)
-    return (np.einsum("ij,ij->i", totals, totals) - own) / (n * n - squared_counts.sum(axis=1))
-
-
-def _weighted_draws(draws: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted average over clusters of per-cluster draws ``(n_clusters, n_boot)``. Every
-    cluster is in every draw (:func:`resample_counts_distinct` keeps S_inter defined), so
-    each draw averages over the same clusters as the point estimate."""
-    return (weights[:, None] * draws).sum(axis=0) / weights.sum()
-
-
-def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
-                      max_instances: int = 1000, seed: int = 0,
-                      n_boot: int | None = None) -> dict[str, float]:
-    """S_inter and S_intra raw, after global centring, and after per-cluster centring.
-
-    Per-cluster values are computed inside each cluster (on its centred vectors, with the
-    types present there) and averaged over clusters with equal weights, as the authors'
-    ``analysis.py`` (lines 240-252) takes ``np.mean`` over clusters; clusters with fewer
-    than 2 types are skipped.
-
-    With ``n_boot``, the dict also holds bootstrap draws over types (``n_boot`` each) of
-    ``"S_inter raw draws"`` (types resampled from the stream ``bootstrap/raw`` under
-    ``seed``, so every layer of one token set shares the resample), ``"S_inter centred
-    draws"`` (after global centring, from the stream ``bootstrap/centred``),
-    ``"S_inter per-cluster draws"`` and ``"S_intra per-cluster draws"`` (types resampled
-    within each cluster from its stream ``bootstrap/clusterC``, clusters combined draw by
-    draw). The instances behind S_inter and S_intra are chosen with ``seed`` itself, so the
-    raw, centred and per-cluster values are measured on the same instances.
-    """
-    X = np.asarray(metrics.check_embeddings(X), dtype=np.float64)
-    out = {}
-    out["S_inter raw"], out["S_intra raw"], raw_draws, _ = _similarities(
-        X, types, max_instances, seed, n_boot, boot_seed=stream_seed(seed, "bootstrap/raw"))
-    if n_boot:
-        out["S_inter raw draws"] = raw_draws
-    centred = X - X.mean(axis=0)
-    out["S_inter centred"], out["S_intra centred"], centred_draws, _ = _similarities(
-        centred, types, max_instances, seed, n_boot,
-        boot_seed=stream_seed(seed, "bootstrap/centred"))
-    if n_boot:
-        out["S_inter centred draws"] = centred_draws
-    out.update(per_cluster_similarities(X, types, labels, max_instances, seed, n_boot))
-    return out
-
-
-def per_cluster_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
-                             max_instances: int = 1000, seed: int = 0,
-                             n_boot: int | None = None, boot_stream: str = "bootstrap"
-                             ) -> dict[str, float]:
-    """S_inter and S_intra after per-cluster centring, averaged over the clusters with at
-    least 2 types (equal weights, as the authors' ``analysis.py``), with ``n_boot`` draws
-    (types resampled within each cluster from the stream ``BOOT_STREAM/clusterC`` under
-    ``seed``; every cluster in every draw, so every draw measures the same average; S_intra
-    over the clusters where it is defined, in the point estimate and the draws alike)."""
-    X = np.asarray(X, dtype=np.float64)
-    out = {}
-    inter, intra, weights, inter_draws, intra_draws = [], [], [], [], []
-    for cluster in np.unique(labels):
-        rows = labels == cluster
-        if np.unique(types[rows]).size < 2:
-            continue
-        members = X[rows] - X[rows].mean(axis=0)
-        a, b, da, db = _similarities(members, types[rows], max_instances, seed, n_boot,
-                                     boot_seed=stream_seed(seed,
-                                                           f"{boot_stream}/cluster{cluster}"))
-        inter.append(a)
-        intra.append(b)
-        weights.append(1.0)  # every cluster counts once, as in the authors' code
-        inter_draws.append(da)
-        intra_draws.append(db)
-    weights = np.asarray(weights, dtype=float)
-    intra_arr = np.asarray(intra)
-    ok = np.isfinite(intra_arr)
-    out["S_inter per-cluster"] = float(np.average(inter, weights=weights)) if inter else np.nan
-    out["S_intra per-cluster"] = (float(np.average(intra_arr[ok], weights=weights[ok]))
-                                  if ok.any() else np.nan)
-    if n_boot and inter:
-        out["S_inter per-cluster draws"] = _weighted_draws(np.array(inter_draws), weights)
-        out["S_intra per-cluster draws"] = (
-            _weighted_draws(np.array(intra_draws)[ok], weights[ok]) if ok.any()
-            else np.full(n_boot, np.nan))
-    elif n_boot:
-        out["S_inter per-cluster draws"] = np.full(n_boot, np.nan)
-        out["S_intra per-cluster draws"] = np.full(n_boot, np.nan)
-    return out
-
-
 def cluster_drivers(X: np.ndarray, labels: np.ndarray, top: int = 3) -> dict:
     """How concentrated the between-cluster scatter is on a few coordinates.
 
@@ -290,24 +138,6 @@ def token_kinds(tokens: np.ndarray) -> np.ndarray:
     return np.where(cleaned.str.fullmatch(r"[A-Za-z]+"), "word", "symbol")
 
 
-def restart_labels(X: np.ndarray, k: int, sample: int, seed: int) -> np.ndarray:
-    """Labels of every row from one more K-means fit at ``k`` clusters, on a fresh sample
-    of ``sample`` rows with a fresh start (streams ``k-sample`` and ``kmeans`` under
-    ``seed``), as :func:`choose_k` fits its chosen K."""
-    rows = sample_indices(X.shape[0], sample, stream_seed(seed, "k-sample"))
-    model = KMeans(n_clusters=k, n_init=1, random_state=stream_seed(seed, "kmeans")).fit(
-        np.asarray(X[rows], dtype=np.float32))
-    return model.predict(np.asarray(X, dtype=np.float32))
-
-
-def mix_restarts(draws: list[np.ndarray]) -> np.ndarray:
-    """One set of draws from several K-means restarts' bootstrap draws (``n_boot`` each):
-    draw ``b`` is restart ``b mod R``'s draw ``b``, so the percentiles are those of the
-    mixture: the spread between restarts and the resampling within each."""
-    stacked = np.stack(draws)
-    return stacked[np.arange(stacked.shape[1]) % stacked.shape[0], np.arange(stacked.shape[1])]
-
-
 def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
                         exclude_positions: tuple[int, ...] = (), k_sample: int = 2000,
                         lid_sample: int = 5000, lid_k: int = 100, max_instances: int = 1000,
@@ -321,10 +151,16 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
     per-cluster values are the mean over the fits, their draws the mixture of each fit's
     bootstrap (:func:`mix_restarts`). The figures use the first fit's labels.
 
+    The bootstrap resamples the context windows (``tokens.sentence_index``), the unit a
+    seed draws from the corpus: one set of Bayesian-bootstrap window weights (stream
+    ``bootstrap/windows``) weights every instance, type and LID point by its window in
+    every layer and K-means fit (:mod:`anisotropy.claims.cluster_similarities`). A distinct
+    LID point takes the window of its first occurrence.
+
     Returns the per-layer table, ``{layer: cluster labels}`` for the figures, and
-    ``{layer: {name: bootstrap draws}}`` (``n_boot`` each) of raw and per-cluster S_inter,
-    per-cluster S_intra (resampling types) and the mean cosine LID (resampling the distinct
-    sampled points), for :func:`check_values`.
+    ``{layer: {name: bootstrap draws}}`` (``n_boot`` each, draw ``b`` of every layer under
+    the same window weights) of raw, centred and per-cluster S_inter, per-cluster S_intra
+    and the mean cosine LID, for :func:`check_values`.
     """
 
     keep = ~tokens.special_mask
@@ -332,6 +168,9 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
         keep &= tokens.position != position
     rows = np.flatnonzero(keep)
     types = tokens.token_ids[rows]
+    _, windows = np.unique(tokens.sentence_index[rows], return_inverse=True)
+    weights = dirichlet_weights(int(windows.max()) + 1, n_boot,
+                                stream_seed(seed, "bootstrap/windows"))
     lid_rows = sample_indices(rows.size, lid_sample, stream_seed(seed, "lid-sample"))
     iso_rows = lid_rows
     records, labels_by_layer, draws = [], {}, {}
@@ -342,12 +181,20 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
         record = {"layer": layer, "relative_depth": layer / n_layers, "K": k,
                   "best silhouette": max(scores.values())}
         similarities = type_similarities(X, types, labels, max_instances,
-                                         stream_seed(seed, "type-similarities"), n_boot)
+                                         stream_seed(seed, "type-similarities"), windows,
+                                         weights)
+        fits = [similarities]
         if restarts > 1 and k > 1:
-            fits = [similarities] + [per_cluster_similarities(
+            fits += [per_cluster_similarities(
                 X, types, restart_labels(X, k, k_sample, stream_seed(seed, f"restart-{r}")),
-                max_instances, stream_seed(seed, "type-similarities"), n_boot,
-                boot_stream=f"bootstrap/restart-{r}") for r in range(1, restarts)]
+                max_instances, stream_seed(seed, "type-similarities"), windows, weights)
+                for r in range(1, restarts)]
+        # local isotropy compares sizes fit by fit: a fit with a cluster of a few types has
+        # a per-cluster S_inter near -1/(n-1), and averaging signed values over fits would
+        # cancel what each fit measures
+        similarities["|S_inter| per-cluster"] = float(np.nanmean(
+            [abs(fit["S_inter per-cluster"]) for fit in fits]))
+        if len(fits) > 1:
             for name in ("S_inter per-cluster", "S_intra per-cluster"):
                 values = [fit[name] for fit in fits]
                 similarities[name] = float(np.nanmean(values))
@@ -361,13 +208,13 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
         # LID is a property of the point set: repeated vectors (layer 0 gives every
         # occurrence of a type the same vector, the decoder's with no position at all) are
         # counted once, as in manifolds.static_space_lid.
-        sample = np.unique(X[lid_rows], axis=0)
+        sample, first = np.unique(X[lid_rows], axis=0, return_index=True)
         record["LID points"] = sample.shape[0]
         record["LID euclidean"] = metrics.lid_mle(sample, k=lid_k, metric="euclidean")
         record["LID cosine"], pointwise = metrics.lid_mle(sample, k=lid_k, metric="cosine",
                                                           return_pointwise=True)
-        draws[layer]["LID cosine draws"] = lid_mean_draws(
-            pointwise, n_boot, stream_seed(seed, f"bootstrap/lid/layer{layer}"))
+        draws[layer]["LID cosine draws"] = weighted_mean_draws(
+            pointwise, weights[:, windows[lid_rows[first]]])
         drivers = cluster_drivers(X, labels)
         record.update({"top-3 variance dims": drivers["top_variance_dims"],
                        "top-3 variance share": drivers["top_variance_share"],
@@ -440,76 +287,73 @@ def decoder_drivers(tokens, layer: int, k_sample: int = 2000, n_boot: int = 1000
 
 
 def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tuple[float,
-                 np.ndarray]], n_boot: int, n_types: int) -> dict[str, tuple]:
+                 np.ndarray]], n_boot: int, n_windows: int) -> dict[str, tuple]:
     """The measured value and 95% interval of the per-layer claim-2 checks for one model.
 
     The paper's statements hold "in every layer", so each check reads the worst layer
     >= 1: the minimum raw S_inter; among the layers where K-means found clusters (K > 1),
-    the largest |S_inter| after per-cluster centring minus |S_inter| after global centring
-    (with K = 1 the two centrings are the same, so the comparison does not apply; it is
+    the largest |S_inter| after per-cluster centring (the mean over the K-means fits of
+    each fit's |S_inter|) minus |S_inter| after global centring (with K = 1 the two centrings are the same, so the comparison does not apply; it is
     None when no layer has K > 1); the minimum gap S_intra - S_inter; the largest ratio of
-    a layer's LID to the smallest static LID. Per-layer bootstrap draws (from
-    :func:`cluster_layer_stats`) are combined draw by draw: the minimum or maximum over
-    layers of draw ``b`` is the statistic's draw ``b``. Raw S_inter resamples the same
-    types in every layer; per-cluster values (clusters held fixed) and LID (the kNN
-    neighbourhoods of the full sample held fixed) resample within each layer. S_intra and
-    S_inter resample the types independently, so the gap's interval is wider than a paired
-    one would be. ``static_lid`` maps each static space compared against to its mean
-    cosine LID and its draws.
+    a layer's LID to the smallest static LID.
+
+    Each layer gets its own percentile interval from its draws (:func:`cluster_layer_stats`:
+    the context windows resampled, draw ``b`` under the same window weights in every
+    layer, so a layer's S_intra and S_inter, or its two centrings, are paired). The
+    interval of the worst layer's value is that of a minimum or maximum of estimates
+    (:func:`~anisotropy.geometry.intervals.interval_of_min`, ``interval_of_max``): its
+    verdict holds only if it holds in every layer's interval, and the point always lies
+    inside. (The percentile interval of the minimum of the draws would not: the extreme of
+    noisy draws is biased outward.) ``static_lid`` maps each static space compared against
+    to its mean cosine LID and its draws (resampling its points).
     """
     contextual = [int(layer) for layer in per_layer["layer"] if layer >= 1]
     if not contextual:
         raise ValueError("Claim 2's checks need at least one layer >= 1.")
     table = per_layer.set_index("layer").loc[contextual]
+    method = boot_method(n_boot, n_windows, "context windows (Bayesian bootstrap, the "
+                         "same window weights in every layer)")
 
-    def stack(name: str) -> np.ndarray:
-        return np.stack([draws[layer][name] for layer in contextual], axis=1)
+    def per_layer_intervals(statistic, layers=contextual) -> list[Interval]:
+        return [percentile_interval(statistic(draws[layer]), method=method)
+                for layer in layers]
 
-    raw = stack("S_inter raw draws")
-    centred = stack("S_inter centred draws")
-    inter = stack("S_inter per-cluster draws")
-    intra = stack("S_intra per-cluster draws")
-    lid = stack("LID cosine draws")
     static_names = list(static_lid)
     static_point = np.array([static_lid[n][0] for n in static_names])
-    static_draws = np.stack([static_lid[n][1] for n in static_names], axis=1)
+    static_draws = np.stack([static_lid[n][1] for n in static_names], axis=1).min(axis=1)
     gap = table["S_intra per-cluster"] - table["S_inter per-cluster"]
-    per_cluster = (f"95% percentile bootstrap, B={n_boot} over the types of each cluster, "
-                   "mixed over the K-means fits at the layer's K (every cluster in every "
-                   "draw), per layer; clusters and layers combined draw by draw")
-    clustered = (table["K"] > 1).to_numpy()
-    closer = table["S_inter per-cluster"].abs() - table["S_inter centred"].abs()
-    if clustered.any():
+    clustered = table.index[(table["K"] > 1).to_numpy()]
+    closer = table["|S_inter| per-cluster"] - table["S_inter centred"].abs()
+    if len(clustered):
         local = (
-            float(closer[clustered].max()),
-            percentile_interval((np.abs(inter) - np.abs(centred))[:, clustered].max(axis=1),
-                                method=per_cluster + "; global centring resampled "
-                                "independently"),
-            {"layer of the maximum": int(closer[clustered].idxmax()),
-             "layers with K > 1": [int(x) for x in table.index[clustered]],
+            float(closer.loc[clustered].max()),
+            interval_of_max(per_layer_intervals(
+                lambda d: np.abs(d["S_inter per-cluster draws"])
+                - np.abs(d["S_inter centred draws"]), list(clustered)),
+                "layers with K > 1; per-cluster draws mixed over the K-means fits"),
+            {"layer of the maximum": int(closer.loc[clustered].idxmax()),
+             "layers with K > 1": [int(x) for x in clustered],
              "max |S_inter| per-cluster": float(table["S_inter per-cluster"].abs().max())})
     else:
         local = (None, None, {"layers with K > 1": []})
     return {
         "global-anisotropy": (
             float(table["S_inter raw"].min()),
-            percentile_interval(raw.min(axis=1), method=boot_method(
-                n_boot, n_types, "types (one instance each; the same resample in every "
-                "layer)")),
+            interval_of_min(per_layer_intervals(lambda d: d["S_inter raw draws"]), "layers"),
             {"layer of the minimum": int(table["S_inter raw"].idxmin()),
              "median over layers": float(table["S_inter raw"].median())}),
         "local-isotropy": local,
         "intra-above-inter": (
-            float(gap.min()), percentile_interval(
-                np.min(intra - inter, axis=1),
-                method=per_cluster + "; S_intra and S_inter resampled independently"),
+            float(gap.min()), interval_of_min(per_layer_intervals(
+                lambda d: d["S_intra per-cluster draws"] - d["S_inter per-cluster draws"]),
+                "layers; per-cluster draws mixed over the K-means fits"),
             {"layer of the minimum": int(gap.idxmin())}),
         "lid-below-static": (
             float(table["LID cosine"].max() / static_point.min()),
-            percentile_interval(lid.max(axis=1) / static_draws.min(axis=1), method=(
-                f"95% percentile bootstrap, B={n_boot} over the sampled distinct points of "
-                "each layer and each static space (kNN neighbourhoods of the full sample "
-                "held fixed), combined draw by draw")),
+            interval_of_max(per_layer_intervals(
+                lambda d: d["LID cosine draws"] / static_draws),
+                "layers; the static LID resampled over its points, the kNN "
+                "neighbourhoods of each full sample held fixed"),
             {"max layer LID": float(table["LID cosine"].max()),
              "min static LID": float(static_point.min()),
              "static space of the minimum": static_names[int(static_point.argmin())]}),

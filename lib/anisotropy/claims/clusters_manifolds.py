@@ -139,6 +139,7 @@ def measure_model(settings: Settings, encoder, windows: list[str]) -> ModelClust
                                           stream_seed(s.seed, "claim2/input-lid"), s.n_boot)
     input_draws = input_lid.pop("LID cosine draws")
     facts = {"tokens": int(keep.sum()), "types": int(np.unique(tokens.token_ids[keep]).size),
+             "windows": int(np.unique(tokens.sentence_index[keep]).size),
              "layers analysed": len(layers), "decoder": kind == "decoder"}
     return ModelClusters(encoder.name, kind, tokens, keep, layers, encoder.n_layers, table,
                          labels, draws, input_lid, input_draws, facts)
@@ -169,7 +170,7 @@ def check_values(settings: Settings, m: ModelClusters, static_name: str) -> dict
 
     return clusters.check_values(m.per_layer, m.draws,
                                  {static_name: (m.input_lid["LID cosine"], m.input_draws)},
-                                 settings.n_boot, m.facts["types"])
+                                 settings.n_boot, m.facts["windows"])
 
 
 def grade_clusters(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:

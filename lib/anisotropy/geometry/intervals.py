@@ -33,8 +33,8 @@ from scipy import stats
 __all__ = ["Interval", "LEVEL", "DEFAULT_BOOT", "resample_counts", "resample_indices",
            "spearman_interval",
            "percentile_interval", "boot_method", "bootstrap_means", "seed_interval",
-           "sd_interval", "interval_of_max", "combine_independent", "rowwise_spearman",
-           "rowwise_pearson"]
+           "sd_interval", "interval_of_max", "interval_of_min", "combine_independent",
+           "rowwise_spearman", "rowwise_pearson", "dirichlet_weights"]
 
 LEVEL = 0.95
 DEFAULT_BOOT = 1000
@@ -91,6 +91,26 @@ def resample_counts(n_units: int, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> 
     offsets = (np.arange(n_boot) * n_units)[:, None]
     counts = np.bincount((indices + offsets).ravel(), minlength=n_boot * n_units)
     return counts.reshape(n_boot, n_units).astype(np.float64)
+
+
+def dirichlet_weights(n_units: int, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> np.ndarray:
+    """``(n_boot, n_units)`` Bayesian-bootstrap weights (Rubin 1981): each row is
+    ``n_units`` times a draw from the flat Dirichlet, so it sums to ``n_units`` and all-ones
+    weights give the point estimate.
+
+    Every unit keeps a positive weight in every draw, so a statistic that needs two
+    distinct units (a mean over pairs, a cluster's mean) is defined in every draw and every
+    draw measures the same quantity. The weighted mean's variance is ``n/(n+1)`` times the
+    ordinary bootstrap's.
+
+    References
+    ----------
+    Rubin, D. B. (1981). The Bayesian bootstrap. Annals of Statistics 9(1), 130-134.
+    """
+    _check_units(n_units, "units")
+    _check_boot(n_boot)
+    gaps = np.random.default_rng(seed).standard_exponential((n_boot, n_units))
+    return gaps * (n_units / gaps.sum(axis=1, keepdims=True))
 
 
 def percentile_interval(draws, level: float = LEVEL, *, method: str) -> Interval:
@@ -224,6 +244,22 @@ def interval_of_max(intervals: Sequence[Interval], what: str = "") -> Interval:
     methods = sorted({i.method for i in intervals})
     return Interval(max(i.low for i in intervals), max(i.high for i in intervals),
                     f"max over {len(intervals)} {what or 'estimates'} of: " + "; ".join(methods))
+
+
+def interval_of_min(intervals: Sequence[Interval], what: str = "") -> Interval:
+    """Interval of a minimum of several estimates, from their own intervals:
+    ``[min of lows, min of highs]``, the mirror of :func:`interval_of_max`.
+
+    Its lower end lies below the true minimum unless some estimate falls below its own
+    lower end; "above the threshold" is then read from every estimate's interval at once
+    (the intersection-union test of a statement that holds "in every layer"), and the
+    minimum of the point estimates always lies inside.
+    """
+    if not intervals:
+        raise ValueError("interval_of_min needs at least one interval.")
+    methods = sorted({i.method for i in intervals})
+    return Interval(min(i.low for i in intervals), min(i.high for i in intervals),
+                    f"min over {len(intervals)} {what or 'estimates'} of: " + "; ".join(methods))
 
 
 def combine_independent(center: float, *intervals: Interval) -> Interval:

@@ -37,6 +37,7 @@ from anisotropy.geometry.isotropy import (
 from anisotropy.geometry.silhouette import silhouette
 from anisotropy.geometry.similarity import (
     cosine_baseline,
+    inter_type_rows,
     inter_type_similarity,
     inter_type_units,
     intra_sentence_similarity,
@@ -64,6 +65,7 @@ __all__ = [
     "uncentred_share_draws",
     "inter_type_similarity",
     "inter_type_units",
+    "inter_type_rows",
     "mean_offdiagonal_cosine",
     "intra_type_similarity",
     "isoscore",

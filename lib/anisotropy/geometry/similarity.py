@@ -12,7 +12,8 @@ from anisotropy.geometry.validation import check_embeddings, check_labels, group
 __all__ = ["cosine_baseline", "random_pairs", "pair_cosines", "self_similarity",
            "intra_sentence_similarity", "max_explainable_variance", "mev_baseline",
            "mev_baseline_rows", "uncentred_share_draws", "inter_type_similarity",
-           "inter_type_units", "mean_offdiagonal_cosine", "intra_type_similarity"]
+           "inter_type_units", "inter_type_rows", "mean_offdiagonal_cosine",
+           "intra_type_similarity"]
 
 
 def mean_offdiagonal_cosine(unit: np.ndarray) -> float:
@@ -369,15 +370,21 @@ def inter_type_similarity(X, type_ids, seed: int = 0) -> float:
     return mean_offdiagonal_cosine(inter_type_units(X, type_ids, seed))
 
 
-def inter_type_units(X, type_ids, seed: int = 0) -> np.ndarray:
-    """The unit vectors S_inter averages over: one seeded random instance per type, in the
-    order of the sorted type ids (see :func:`inter_type_similarity`)."""
-    X = check_embeddings(X)
-    type_ids = check_labels(type_ids, X.shape[0], "type_ids", min_groups=2)
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(X.shape[0])
+def inter_type_rows(type_ids, seed: int = 0) -> np.ndarray:
+    """The rows S_inter averages over: one seeded random instance per type, in the order of
+    the sorted type ids (see :func:`inter_type_similarity`)."""
+    type_ids = np.asarray(type_ids)
+    check_labels(type_ids, type_ids.shape[0], "type_ids", min_groups=2)
+    order = np.random.default_rng(seed).permutation(type_ids.shape[0])
     _, first = np.unique(type_ids[order], return_index=True)
-    return unit_rows(X[order[first]])
+    return order[first]
+
+
+def inter_type_units(X, type_ids, seed: int = 0) -> np.ndarray:
+    """The unit vectors of :func:`inter_type_rows`' rows."""
+    X = check_embeddings(X)
+    check_labels(type_ids, X.shape[0], "type_ids", min_groups=2)
+    return unit_rows(X[inter_type_rows(type_ids, seed)])
 
 
 def intra_type_similarity(X, type_ids, max_instances: int = 1000, seed: int = 0) -> float:
