@@ -356,6 +356,33 @@ def test_run_seeds_and_setup_summary():
         run_seeds(X, task, n_updates=2, n_seeds=0)
 
 
+@pytest.mark.parametrize("paired", [False, True])
+def test_item_half_samples_carry_the_items_into_the_change_intervals(paired):
+    """Half-sample draws measure both ends on the same items (no change, no spread), and
+    check_values widens the seed interval by their spread, around the same estimate."""
+    from anisotropy.claims.classifier import check_values, item_change_draws, run_seeds
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(120, 6)).astype(np.float32)
+    pairs = (np.concatenate([np.c_[np.arange(120), rng.permutation(120)],
+                             rng.integers(0, 120, size=(30, 2))]) if paired else None)
+    task = {"targets": rng.integers(0, 3, size=150 if paired else 120), "pairs": pairs}
+    same = item_change_draws(X, X, task, n_draws=25, seed=1)
+    assert np.allclose(same.to_numpy(), 0) and set(same) == {"isoscore", "silhouette"}
+    trajectory, finals = run_seeds(X, task, n_updates=30, n_seeds=2, seed=3, metric_every=10,
+                                   desc="test", return_final=True)
+    assert len(finals) == 2 and finals[0].shape == X.shape
+    draws = item_change_draws(X, finals[0], task, n_draws=30, seed=1)
+    assert (draws.std() > 0).all()
+    plain = check_values(trajectory)
+    widened = check_values(trajectory, draws)
+    for check in ("isoscore-falls", "silhouette-rises"):
+        assert widened[check][0] == plain[check][0]
+        low, high = widened[check][1].low, widened[check][1].high
+        assert low <= plain[check][1].low and high >= plain[check][1].high
+        assert "half-samples of the items" in widened[check][1].method
+
+
 def test_dirichlet_weights_are_a_bayesian_bootstrap():
     """Rows sum to n, every weight is positive, and the weighted mean's spread is the
     ordinary bootstrap's times sqrt(n / (n + 1)) (Rubin 1981)."""

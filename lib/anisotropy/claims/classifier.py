@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 from scipy.stats import pearsonr, spearmanr
 from tqdm.auto import tqdm
 
@@ -38,7 +39,8 @@ from anisotropy.geometry.streams import stream, stream_seed
 
 __all__ = ["pair_point_labels", "optimize_embeddings", "class_distance_ratio",
            "scale_behaviour", "trajectory_correlations", "isotropy_defect_cosine",
-           "check_values", "run_seeds", "setup_summary"]
+           "check_values", "run_seeds", "setup_summary", "point_metrics",
+           "item_change_draws"]
 
 
 def pair_point_labels(pairs: np.ndarray, pair_labels: np.ndarray, n_points: int) -> np.ndarray:
@@ -85,7 +87,8 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
                         pairs: np.ndarray | None = None, point_labels: np.ndarray | None = None,
                         n_updates: int = 1000, seed: int = 0, bias: bool = True,
                         metric_every: int = 1, metric_sample: int | None = None,
-                        progress: bool = True, desc: str = "updates") -> pd.DataFrame:
+                        progress: bool = True, desc: str = "updates",
+                        return_final: bool = False):
     """Optimize embeddings and a linear classifier; return the metric trajectory.
 
     Parameters
@@ -111,9 +114,13 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
         Compute metrics on a fresh random sample of this many points at each evaluation
         when there are more points (Mickus et al.'s appendix uses 10,000).
 
+    return_final : bool
+        Also return the optimized embeddings.
+
     Returns
     -------
-    DataFrame with columns ``update, isoscore, silhouette, intra/inter distance, loss,
+    DataFrame (with ``return_final``, the pair ``(DataFrame, final embeddings)``) with
+    columns ``update, isoscore, silhouette, intra/inter distance, loss,
     accuracy, seconds``; ``intra/inter distance`` is :func:`class_distance_ratio` of the
     measured points, the quantity the paper's Eq. 4 needs to shrink. With ``pairs``,
     ``silhouette`` and ``intra/inter distance`` are those of the pair vectors ``[u; v]``
@@ -175,21 +182,9 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
     def measure(update: int, loss: float, accuracy: float, began: float) -> dict:
         points = E.detach().numpy()
         rows = sample(n_points)
-        record = {"update": update, "isoscore": metrics.isoscore(points[rows])}
-        if pairs is None:
-            record.update({"silhouette": metrics.silhouette(points[rows], labels[rows]),
-                           "intra/inter distance": class_distance_ratio(points[rows],
-                                                                        labels[rows])})
-        else:
-            chosen = sample(pairs.shape[0])
-            paired = np.concatenate([points[pairs[chosen, 0]], points[pairs[chosen, 1]]],
-                                    axis=1)
-            paired_labels = targets[chosen]
-            record.update({"silhouette": metrics.silhouette(paired, paired_labels),
-                           "intra/inter distance": class_distance_ratio(paired,
-                                                                        paired_labels),
-                           "silhouette (sentences)": metrics.silhouette(points[rows],
-                                                                        labels[rows])})
+        chosen = None if pairs is None else sample(pairs.shape[0])
+        record = {"update": update, **point_metrics(points, labels, targets, pairs, rows,
+                                                    chosen)}
         return {**record, "loss": loss, "accuracy": accuracy,
                 "seconds": time.perf_counter() - began}
 
@@ -210,6 +205,66 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
                 out = logits()
                 records.append(measure(update, float(torch.nn.functional.cross_entropy(out, y)),
                                        float((out.argmax(1) == y).float().mean()), began))
+    trajectory = pd.DataFrame(records)
+    return (trajectory, E.detach().numpy().copy()) if return_final else trajectory
+
+
+def point_metrics(points: np.ndarray, labels: np.ndarray, targets: np.ndarray,
+                  pairs: np.ndarray | None, rows: np.ndarray,
+                  chosen: np.ndarray | None = None, extra: bool = True) -> dict[str, float]:
+    """IsoScore of ``points[rows]`` and the silhouette (and, with ``extra``, the class
+    distance ratio) the trajectory records: of those points with ``labels``, or for a pair
+    task of the pair vectors ``[u; v]`` of the ``chosen`` pairs with their ``targets``
+    (then also ``silhouette (sentences)``, the points with ``labels``)."""
+    record = {"isoscore": metrics.isoscore(points[rows])}
+    if pairs is None:
+        record["silhouette"] = metrics.silhouette(points[rows], labels[rows])
+        if extra:
+            record["intra/inter distance"] = class_distance_ratio(points[rows], labels[rows])
+        return record
+    paired = np.concatenate([points[pairs[chosen, 0]], points[pairs[chosen, 1]]], axis=1)
+    record["silhouette"] = metrics.silhouette(paired, targets[chosen])
+    if extra:
+        record["intra/inter distance"] = class_distance_ratio(paired, targets[chosen])
+        record["silhouette (sentences)"] = metrics.silhouette(points[rows], labels[rows])
+    return record
+
+
+def item_change_draws(first: np.ndarray, last: np.ndarray, task: dict, n_draws: int = 40,
+                      seed: int = 0, limit: int | None = None) -> pd.DataFrame:
+    """Half-sample draws of the change of IsoScore and silhouette from ``first`` to
+    ``last`` embeddings of one run: the sampling of the task's items.
+
+    Draw ``b`` measures both on the same random half of the points (and of the pairs, for a
+    pair task), of at most ``limit`` each. Half-sampling without replacement (the delete-d
+    jackknife with d = n/2) needs no duplicated point, which a silhouette cannot take, and
+    the spread of a half-sample estimate around the full one estimates the full sample's
+    standard error: for a mean, Var(half - full) = (1 - 1/2) s^2 / (n/2) = s^2 / n
+    (Shao & Wu 1989). The classifier is not retrained; what moves is which items the
+    metrics see, the part of a rerun with another ``seed`` that the seeds of one item
+    sample do not carry.
+
+    References
+    ----------
+    Shao, J., Wu, C. F. J. (1989). A general theory for jackknife variance estimation.
+    Annals of Statistics 17(3), 1176-1197.
+    """
+    targets, pairs = np.asarray(task["targets"]), task["pairs"]
+    n_points = first.shape[0]
+    labels = targets if pairs is None else pair_point_labels(pairs, targets, n_points)
+    rng = stream(seed, "item-halves")
+
+    def half(n: int) -> np.ndarray:
+        size = n // 2 if limit is None else min(n // 2, limit)
+        return np.sort(rng.choice(n, size=size, replace=False))
+
+    records = []
+    for _ in range(n_draws):
+        rows = half(n_points)
+        chosen = None if pairs is None else half(pairs.shape[0])
+        before = point_metrics(first, labels, targets, pairs, rows, chosen, extra=False)
+        after = point_metrics(last, labels, targets, pairs, rows, chosen, extra=False)
+        records.append({name: after[name] - before[name] for name in before})
     return pd.DataFrame(records)
 
 
@@ -268,7 +323,8 @@ def trajectory_correlations(trajectory: pd.DataFrame) -> dict[str, float]:
     return {"pearson": float(pearsonr(iso, sil)[0]), "spearman": float(spearmanr(iso, sil)[0])}
 
 
-def check_values(trajectory: pd.DataFrame) -> dict[str, tuple]:
+def check_values(trajectory: pd.DataFrame,
+                 item_changes: pd.DataFrame | None = None) -> dict[str, tuple]:
     """Measured value and 95% interval of the claim-5 checks for one setup.
 
     ``trajectory`` holds the recorded updates of every seed (columns ``seed, update,
@@ -284,7 +340,10 @@ def check_values(trajectory: pd.DataFrame) -> dict[str, tuple]:
     - ``classes-collapse`` (when the trajectory has it): mean over seeds of the change of
       :func:`class_distance_ratio` from the first to the last update;
     - ``isoscore-falls`` / ``silhouette-rises``: mean over seeds of last minus first value
-      (t-interval over seeds);
+      (t-interval over seeds; with ``item_changes``, the half-sample draws of
+      :func:`item_change_draws`, combined in quadrature with the normal interval of their
+      standard error: the seeds share one sample of items, whose own variation the
+      seeds' spread does not carry);
     - ``seed-spread``: the largest standard deviation across seeds (over recorded updates
       and both metrics) divided by the range the mean curve travels; its interval is the
       chi-square interval of that standard deviation, divided by the same range.
@@ -318,8 +377,17 @@ def check_values(trajectory: pd.DataFrame) -> dict[str, tuple]:
              "end": float(last["intra/inter distance"].mean())})
     for check, metric in (("isoscore-falls", "isoscore"), ("silhouette-rises", "silhouette")):
         change = (last[metric] - first[metric]).to_numpy()
-        out[check] = (float(change.mean()), seed_interval(change),
-                      {"start": float(first[metric].mean()), "end": float(last[metric].mean())})
+        interval = seed_interval(change)
+        details = {"start": float(first[metric].mean()), "end": float(last[metric].mean())}
+        if item_changes is not None:
+            error = float(item_changes[metric].std(ddof=1))
+            half = float(stats.norm.ppf(0.975)) * error
+            interval = combine_independent(float(change.mean()), interval, Interval(
+                change.mean() - half, change.mean() + half,
+                f"normal, standard error {error:.3g} from {len(item_changes)} half-samples "
+                "of the items"))
+            details["item standard error"] = error
+        out[check] = (float(change.mean()), interval, details)
     wide = {m: trajectory.pivot(index="update", columns="seed", values=m)
             for m in ("isoscore", "silhouette")}
     worst = None
@@ -341,20 +409,24 @@ def check_values(trajectory: pd.DataFrame) -> dict[str, tuple]:
 
 def run_seeds(embeddings: np.ndarray, task: dict, *, n_updates: int, n_seeds: int,
               seed: int = 0, bias: bool = True, metric_every: int = 1,
-              metric_sample: int | None = None, desc: str = "setup") -> pd.DataFrame:
+              metric_sample: int | None = None, desc: str = "setup",
+              return_final: bool = False):
     """:func:`optimize_embeddings` from the same initial ``embeddings`` for ``n_seeds``
     classifier initializations (run R from the stream ``run/R`` under ``seed``) of one setup
     (``task`` as :func:`anisotropy.inputs.tasks.classification_task` returns it); the
-    trajectories stacked with a ``seed`` column holding R (0 .. n_seeds - 1)."""
+    trajectories stacked with a ``seed`` column holding R (0 .. n_seeds - 1). With
+    ``return_final``, also the list of each run's optimized embeddings."""
     if n_seeds < 1:
         raise ValueError(f"n_seeds must be >= 1; got {n_seeds}.")
     runs = [optimize_embeddings(embeddings, task["targets"], pairs=task["pairs"],
                                 n_updates=n_updates, seed=stream_seed(seed, f"run/{run}"),
                                 bias=bias, metric_every=metric_every,
-                                metric_sample=metric_sample,
-                                desc=f"{desc} seed {run}").assign(seed=run)
+                                metric_sample=metric_sample, desc=f"{desc} seed {run}",
+                                return_final=True)
             for run in range(n_seeds)]
-    return pd.concat(runs, ignore_index=True)
+    trajectory = pd.concat([t.assign(seed=run) for run, (t, _) in enumerate(runs)],
+                           ignore_index=True)
+    return (trajectory, [final for _, final in runs]) if return_final else trajectory
 
 
 def setup_summary(trajectory: pd.DataFrame) -> dict:

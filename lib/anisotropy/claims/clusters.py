@@ -293,8 +293,9 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
     The paper's statements hold "in every layer", so each check reads the worst layer
     >= 1: the minimum raw S_inter; among the layers where K-means found clusters (K > 1),
     the largest |S_inter| after per-cluster centring (the mean over the K-means fits of
-    each fit's |S_inter|) minus |S_inter| after global centring (with K = 1 the two centrings are the same, so the comparison does not apply; it is
-    None when no layer has K > 1); the minimum gap S_intra - S_inter; the largest ratio of
+    each fit's |S_inter|) minus |S_inter| after global centring (with K = 1 the two
+    centrings are the same, so the comparison does not apply; it is None when no layer has
+    K > 1); the minimum gap S_intra - S_inter; the largest ratio of
     a layer's LID to the smallest static LID.
 
     Each layer gets its own percentile interval from its draws (:func:`cluster_layer_stats`:

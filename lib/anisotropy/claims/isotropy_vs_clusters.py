@@ -100,6 +100,8 @@ NOT_RUN = {"anticorrelation-word2vec": (
 CHECKS = SETUP_CHECKS + APPENDIX_CHECKS + tuple(NOT_RUN)
 FINDINGS = ("classes-collapse",)
 SETUP_NAMES = {"polarity": "polarity", "snli": "SNLI"}
+#: Half-samples of the items behind the IsoScore and silhouette changes' intervals.
+ITEM_DRAWS = 40
 
 
 # --------------------------------------------------------------------------- measurements
@@ -135,23 +137,30 @@ class Setup:
     n_items: int
     n_points: int
     checks: dict = field(default_factory=dict)
+    item_changes: object = None
 
 
 def run_setup(settings: Settings, encoders: EncoderPool, task_name: str, model_name: str, *,
               updates: int, max_items: int | None, every: int, sample: int | None,
-              bias: bool, seeds: int) -> Setup:
+              bias: bool, seeds: int, item_draws: int = 0) -> Setup:
     """Train the linear classifier of one (task, encoder) setup from ``seeds``
-    initialisations (:func:`anisotropy.claims.classifier.run_seeds`)."""
-    from anisotropy.claims.classifier import run_seeds
+    initialisations (:func:`anisotropy.claims.classifier.run_seeds`); with ``item_draws``,
+    also the half-sample draws of the metrics' change over the items, from the first
+    run (:func:`anisotropy.claims.classifier.item_change_draws`)."""
+    from anisotropy.claims.classifier import item_change_draws, run_seeds
 
     task = setup_task(settings, task_name, max_items)
     X = encoders(model_name).encode_sentences(task["sentences"], pooling="mean",
                                               normalize=True)
-    trajectory = run_seeds(X, task, n_updates=updates, n_seeds=seeds,
-                           seed=stream_seed(settings.seed, f"claim5/{task_name}/{model_name}"),
-                           bias=bias, metric_every=every, metric_sample=sample,
-                           desc=f"{task_name}/{model_name.split('/')[-1]}")
-    return Setup(task_name, model_name, trajectory, task["n_items"], len(task["sentences"]))
+    seed = stream_seed(settings.seed, f"claim5/{task_name}/{model_name}")
+    trajectory, finals = run_seeds(X, task, n_updates=updates, n_seeds=seeds, seed=seed,
+                                   bias=bias, metric_every=every, metric_sample=sample,
+                                   desc=f"{task_name}/{model_name.split('/')[-1]}",
+                                   return_final=True)
+    changes = (item_change_draws(X, finals[0], task, item_draws, stream_seed(seed, "items"),
+                                 limit=sample) if item_draws else None)
+    return Setup(task_name, model_name, trajectory, task["n_items"], len(task["sentences"]),
+                 item_changes=changes)
 
 
 def measure_setups(settings: Settings, encoders: EncoderPool) -> dict[str, Setup]:
@@ -164,8 +173,9 @@ def measure_setups(settings: Settings, encoders: EncoderPool) -> dict[str, Setup
     for task_name, name in SETUP_NAMES.items():
         setup = run_setup(s, encoders, task_name, s.model, updates=s.n_updates,
                           max_items=s.n_items, every=s.metric_every, sample=None,
-                          bias=task_name != "polarity", seeds=s.n_seeds)
-        setup.checks = check_values(setup.trajectory)
+                          bias=task_name != "polarity", seeds=s.n_seeds,
+                          item_draws=ITEM_DRAWS)
+        setup.checks = check_values(setup.trajectory, setup.item_changes)
         out[name] = setup
     return out
 
