@@ -96,3 +96,29 @@ def test_calibration_runs_end_to_end_on_a_fake_encoder(tmp_path):
     table = page.task_change_table(calibrated, ["STS-B"])
     assert list(table.index) == ["STS-B"] and "fake flow" in table.columns
     assert table.loc["STS-B", "Paper whitening (BERT-base)"] == "12.4"  # 71.43 - 59.04
+    # whitening's interval refits it in every draw, around the measured change
+    whitening = calibrated["org/fake"].checks["whitening-helps"]
+    assert "refitted" in whitening[1].method
+    assert whitening[1].low < whitening[0] < whitening[1].high
+
+
+@pytest.mark.parametrize("with_subsets", [False, True])
+def test_whitening_refit_draws_score_the_whitening_they_fit(with_subsets):
+    """A draw of all pairs once each is the point estimate; the draws spread around it."""
+    from anisotropy.claims import calibration, sts
+    from anisotropy.geometry.transforms import Whitening
+
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(200, 5)) @ np.diag([6, 1, 1, 1, 1]) + 3
+    first, second = np.arange(100), np.arange(100, 200)
+    gold = (base[first] - base[second])[:, 1:].sum(axis=1) + rng.normal(size=100)
+    subsets = np.repeat(["a", "b"], 50) if with_subsets else None
+    key = "spearman_wmean" if with_subsets else "spearman_all"
+    whitening = Whitening(n_components=3).fit(base)
+    point = (sts.evaluate_sts(whitening.transform(base[first]),
+                              whitening.transform(base[second]), gold, subsets)[key]
+             - sts.evaluate_sts(base[first], base[second], gold, subsets)[key])
+    draws = calibration.whitening_refit_draws(base, first, second, gold, subsets, 3, 40, 1)
+    assert draws.shape == (40,) and np.isfinite(draws).all()
+    assert draws.min() < point < draws.max()
+    assert abs(np.median(draws) - point) < 2 * draws.std()

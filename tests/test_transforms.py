@@ -113,3 +113,18 @@ def test_with_components_equals_refitting():
                                atol=1e-8)
     with pytest.raises(ValueError, match="Can only reduce"):
         full.with_components(6)
+
+
+def test_whitening_matches_the_svd_of_the_covariance():
+    """The eigendecomposition gives Su et al.'s SVD whitening: the same cosines between
+    whitened vectors (columns may differ in sign), at full and reduced dimension."""
+    X = np.random.default_rng(5).normal(size=(200, 6)) @ np.diag([5, 3, 2, 1, 0.5, 0.2])
+    mean = X.mean(axis=0)
+    u, s, _ = np.linalg.svd(np.cov(X - mean, rowvar=False))
+    for k in (6, 3):
+        reference = (X - mean) @ (u / np.sqrt(s + 1e-8))[:, :k]
+        ours = Whitening(n_components=k).fit_transform(X)
+        assert np.allclose(np.abs(ours), np.abs(reference), atol=1e-8)
+        unit = reference / np.linalg.norm(reference, axis=1, keepdims=True)
+        ours_unit = ours / np.linalg.norm(ours, axis=1, keepdims=True)
+        assert np.allclose(ours_unit @ ours_unit.T, unit @ unit.T, atol=1e-10)

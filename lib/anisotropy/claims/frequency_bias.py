@@ -53,6 +53,8 @@ class Settings(ClaimSettings):
                                                            "embeddings-last-avg"])
     flow_steps: int = param(400, "training steps of each flow", min=1)
     n_flow_seeds: int = param(3, "flow fits per task; their spread gives the interval", min=2)
+    whitening_refits: int = param(50, "bootstrap draws with the whitening refitted, behind its "
+                                  "interval", min=20)
     include_sink: bool = param(False, "decoders: keep position-0 tokens in sentence means")
     n_boot: int = param(1000, "bootstrap resamples behind every 95% interval", min=20)
 
@@ -200,7 +202,8 @@ def measure_calibration(settings: Settings, encoders: dict,
         table, pairs, curves = calibration.calibrate_and_score(
             pooled, nli_pooled, sentences, scored, pooling=s.calibration_pooling,
             flow_steps=s.flow_steps, n_flow_seeds=s.n_flow_seeds, max_pairs=s.max_pairs,
-            seed=stream_seed(s.seed, "claim3/calibration"), data_seed=stream_seed(s.seed, "data"))
+            seed=stream_seed(s.seed, "claim3/calibration"), data_seed=stream_seed(s.seed, "data"),
+            n_refit=s.whitening_refits)
         draws = calibration.change_draws(table, pairs, scored, s.calibration_pooling,
                                          s.n_boot, stream_seed(s.seed, "claim3/calibration"))
         checks = calibration.check_values(table, pairs, scored, s.calibration_pooling,
