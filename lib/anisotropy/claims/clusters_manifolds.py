@@ -231,9 +231,16 @@ def grade_drivers(results, drivers: dict) -> None:
                                  "dims": row["top-3 between-cluster dims"]})
 
 
+#: The book's layer behind Cai et al.'s Fig. 4 ("GPT2 layer 2"): their code counts layers
+#: from the first transformer block (its layer 0 is the book's layer 1; the book's layer 0 is
+#: the input embeddings), so their layer k is the book's layer k + 1.
+CAI_LAYER_2 = 3
+
+
 def measure_manifolds(settings: Settings, measured: dict[str, ModelClusters]):
-    """Manifold indicators (LID, geodesic ratio) of a 3-D PCA of layers 1, 2, L/2 and L
-    per model, and the projections with each token's kind and log frequency."""
+    """Manifold indicators (LID, geodesic ratio) of a 3-D PCA of layers 1, 2,
+    :data:`CAI_LAYER_2`, L/2 and L per model, and the projections with each token's kind and
+    log frequency."""
     import numpy as np
 
     from anisotropy.claims import clusters, manifolds
@@ -241,7 +248,8 @@ def measure_manifolds(settings: Settings, measured: dict[str, ModelClusters]):
 
     rows, projections = [], {}
     for name, m in measured.items():
-        picks = sorted({1, 2, m.n_layers // 2, m.n_layers})
+        picks = sorted({1, 2, CAI_LAYER_2, m.n_layers // 2, m.n_layers} & set(
+            range(1, m.n_layers + 1)))
         kinds = clusters.token_kinds(m.tokens.tokens[m.keep])
         ids = m.tokens.token_ids[m.keep]
         log_frequency = np.log10(clusters.type_frequencies(ids).to_numpy())

@@ -143,41 +143,51 @@ def manifold_texts(manifold: pd.DataFrame) -> dict:
 
 
 def manifold_figure(measured: dict, projections: dict):
-    """3-D PCA of layer 2 and the middle layer, word and symbol tokens apart."""
+    """3-D PCA of Cai et al.'s layer 2 (the book's :data:`~anisotropy.claims.
+    clusters_manifolds.CAI_LAYER_2`) and the middle layer, word and symbol tokens apart."""
+    from anisotropy.claims.clusters_manifolds import CAI_LAYER_2
+
     fig = plt.figure(figsize=(13, 3.3 * len(measured)))
     points = None
     for row, (name, m) in enumerate(measured.items()):
-        panels = [(layer, kind) for layer in (2, m.n_layers // 2) for kind in ("word", "symbol")]
+        panels = [(layer, kind) for layer in (CAI_LAYER_2, m.n_layers // 2)
+                  for kind in ("word", "symbol")]
         for column, (layer, kind) in enumerate(panels):
             P, kinds, log_frequency = projections[(name, layer)]
             ax = fig.add_subplot(len(measured), 4, 4 * row + column + 1, projection="3d")
             mask = kinds == kind
             points = ax.scatter(P[mask, 0], P[mask, 1], P[mask, 2], c=log_frequency[mask], s=2,
                                 cmap="viridis")
-            ax.set_title(f"{_short(name)}, layer {layer}, {kind} tokens", fontsize=8)
+            cai = " (Cai's 2)" if layer == CAI_LAYER_2 else ""
+            ax.set_title(f"{_short(name)}, layer {layer}{cai}, {kind} tokens", fontsize=8)
             ax.set_xticks([])
             ax.set_yticks([])
             ax.set_zticks([])
     fig.colorbar(points, ax=fig.axes, shrink=0.6, label="log10 frequency in sample")
-    fig.suptitle("3-D PCA of layer 2 and the middle layer, word and symbol tokens apart")
+    fig.suptitle(f"3-D PCA of layer {CAI_LAYER_2} (Cai et al.'s layer 2) and the middle layer, "
+                 "word and symbol tokens apart")
     return fig
 
 
 def interactive_roll(measured: dict, projections: dict) -> str | None:
-    """The first decoder's layer 2 as an interactive 3-D scatter (HTML), or None."""
+    """The first decoder's layer :data:`~anisotropy.claims.clusters_manifolds.CAI_LAYER_2`
+    (Cai et al.'s layer 2) as an interactive 3-D scatter (HTML), or None."""
     import plotly.graph_objects as go
+
+    from anisotropy.claims.clusters_manifolds import CAI_LAYER_2
 
     decoders = [n for n, m in measured.items() if m.decoder]
     if not decoders:
         return None
-    P, kinds, log_frequency = projections[(decoders[0], 2)]
+    P, kinds, log_frequency = projections[(decoders[0], CAI_LAYER_2)]
     figure = go.Figure([go.Scatter3d(x=P[kinds == kind, 0], y=P[kinds == kind, 1],
                                      z=P[kinds == kind, 2], mode="markers", name=f"{kind} tokens",
                                      marker=dict(size=2, color=log_frequency[kinds == kind],
                                                  colorscale="Viridis"))
                         for kind in ("word", "symbol")])
     figure.update_layout(height=520, margin=dict(l=0, r=0, t=30, b=0),
-                         title=f"{_short(decoders[0])}, layer 2 (3-D PCA)")
+                         title=f"{_short(decoders[0])}, layer {CAI_LAYER_2} (Cai et al.'s "
+                               "layer 2; 3-D PCA)")
     return figure.to_html(include_plotlyjs=True, full_html=False)
 
 
