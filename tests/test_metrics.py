@@ -374,3 +374,23 @@ def test_uncentred_share_draws_match_truncated_svd_on_resamples():
         metrics.uncentred_share_draws(M[rows], np.ones((1, 20)))[0], rel=1e-9)
     with pytest.raises(ValueError, match="counts must be"):
         metrics.uncentred_share_draws(M, np.ones((2, 5)))
+
+
+def test_knn_among_a_pool_searches_every_point():
+    """Queries that are the whole pool give knn_distances; a subset's neighbours come from
+    the whole pool (brute force), not from the subset."""
+    from anisotropy.geometry.dimension import knn_distances_among
+
+    rng = np.random.default_rng(11)
+    pool = rng.normal(size=(300, 7)) * 3 + 1
+    full = knn_distances_among(pool, np.arange(300), 4)
+    assert np.allclose(full, metrics.knn_distances(pool, 4), rtol=1e-5)
+    rows = rng.choice(300, size=40, replace=False)
+    distance = np.linalg.norm(pool[rows, None, :] - pool[None, :, :], axis=2)
+    distance[np.arange(40), rows] = np.inf
+    brute = np.sort(distance, axis=1)[:, :4]
+    got = knn_distances_among(pool, rows, 4, memory=1000)  # several blocks of queries
+    assert np.allclose(got, brute, rtol=1e-5)
+    assert (got <= metrics.knn_distances(pool[rows], 4) * (1 + 1e-5)).all()
+    with pytest.raises(ValueError, match="index the pool"):
+        knn_distances_among(pool, np.array([300]), 4)

@@ -21,6 +21,7 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from anisotropy.geometry import metrics
+from anisotropy.geometry.dimension import knn_distances_among
 from anisotropy.geometry.intervals import (
     boot_method,
     percentile_interval,
@@ -53,10 +54,14 @@ def corpus_word_counts(texts: list[str]) -> Counter:
     return counts
 
 
-def knn_mean_distance(X: np.ndarray, k: int = 10) -> np.ndarray:
+def knn_mean_distance(X: np.ndarray, k: int = 10, pool: tuple | None = None) -> np.ndarray:
     """Mean Euclidean distance of each row to its k nearest other rows (exact;
-    :func:`anisotropy.geometry.metrics.knn_distances`)."""
-    return metrics.knn_distances(X, k, "euclidean").mean(axis=1)
+    :func:`anisotropy.geometry.metrics.knn_distances`); with ``pool = (vectors, rows)``,
+    to its k nearest among all of ``vectors`` (``X`` is ``vectors[rows]``;
+    :func:`anisotropy.geometry.dimension.knn_distances_among`)."""
+    if pool is None:
+        return metrics.knn_distances(X, k, "euclidean").mean(axis=1)
+    return knn_distances_among(pool[0], pool[1], k).mean(axis=1)
 
 
 def rho_interval(values: np.ndarray, log_frequency: np.ndarray, n_boot: int = 1000,
@@ -89,13 +94,16 @@ def rank_bins(frequency: np.ndarray, edges) -> pd.Series:
     return pd.cut(rank, bins=edges, right=False, labels=labels)
 
 
-def frequency_table(X: np.ndarray, frequency: np.ndarray, edges, ks=(3, 5, 7)) -> pd.DataFrame:
-    """Mean l2 norm and mean distance to the k nearest neighbours (among all rows) per
+def frequency_table(X: np.ndarray, frequency: np.ndarray, edges, ks=(3, 5, 7),
+                    pool: tuple | None = None) -> pd.DataFrame:
+    """Mean l2 norm and mean distance to the k nearest neighbours (among all rows, or with
+    ``pool`` among all of the space's points, as :func:`knn_mean_distance`) per
     frequency-rank range: the layout of Li et al. (2020), Table 1."""
     X = np.asarray(metrics.check_embeddings(X, min_points=max(ks) + 2), dtype=np.float64)
     table = pd.DataFrame({"range": rank_bins(frequency, edges),
                           "mean l2 norm": np.linalg.norm(X, axis=1)})
-    distances = metrics.knn_distances(X, max(ks), "euclidean")
+    distances = (metrics.knn_distances(X, max(ks), "euclidean") if pool is None
+                 else knn_distances_among(pool[0], pool[1], max(ks)))
     for k in ks:
         table[f"mean {k}-NN l2 distance"] = distances[:, :k].mean(axis=1)
     return table.groupby("range", observed=False).mean()
@@ -103,7 +111,7 @@ def frequency_table(X: np.ndarray, frequency: np.ndarray, edges, ks=(3, 5, 7)) -
 
 def frequency_geometry(X: np.ndarray, frequency: np.ndarray, k: int = 5,
                        edges=(0, 100, 500, 5000, 10000), n_boot: int | None = None,
-                       seed: int = 0) -> tuple[dict, pd.DataFrame]:
+                       seed: int = 0, pool: tuple | None = None) -> tuple[dict, pd.DataFrame]:
     """Norm and neighbourhood density against log frequency for one space.
 
     Returns a dict of Spearman correlations (norm and kNN distance, raw and after centring;
@@ -119,7 +127,7 @@ def frequency_geometry(X: np.ndarray, frequency: np.ndarray, k: int = 5,
     log_frequency = np.log(frequency)
     norms = np.linalg.norm(X, axis=1)
     centred_norms = np.linalg.norm(X - X.mean(axis=0), axis=1)
-    distances = knn_mean_distance(X, k)
+    distances = knn_mean_distance(X, k, pool)
     summary = {
         "n": int(X.shape[0]),
         "rho norm": float(spearmanr(norms, log_frequency)[0]),
@@ -164,41 +172,51 @@ def fixed_count_average(X: np.ndarray, type_ids: np.ndarray, occurrences: int,
 
 
 def model_spaces(encoder, counts: Counter, tokens, layers, max_types: int,
-                 occurrences: int = 5, seed: int = 0) -> dict:
-    """The spaces of one transformer for Part A, each ``(vectors, frequencies)``.
+                 occurrences: int = 5, seed: int = 0) -> tuple[dict, dict]:
+    """The spaces of one transformer for Part A, each ``(vectors, frequencies)``, and where
+    their neighbours are searched, each ``(pool, rows)`` with ``vectors = pool[rows]``.
 
     - ``input embeddings``: the input-embedding rows of the ``max_types`` most frequent
-      non-special token ids (the word-embedding space Li et al. analyse);
+      non-special token ids (the word-embedding space Li et al. analyse), their neighbours
+      among every non-special row of the matrix;
     - for each layer, ``type average``: the mean contextual vector of those ids over
       exactly ``occurrences`` of their occurrences in ``tokens`` (special tokens and
-      position 0 dropped; :func:`fixed_count_average`), for the ids that occur that often.
+      position 0 dropped; :func:`fixed_count_average`), for the ids that occur that often,
+      their neighbours among the type averages of every id that does.
     """
     special = set(encoder.tokenizer.all_special_ids)
     frequent = [t for t, _ in counts.most_common() if t not in special][:max_types]
     matrix, _ = encoder.input_embedding_matrix()
     name = short_name(encoder.name)
-    spaces = {f"{name}: input embeddings": (matrix[frequent],
-                                            np.array([counts[t] for t in frequent]))}
+    ordinary = np.array([t for t in range(matrix.shape[0]) if t not in special])
+    position = np.full(matrix.shape[0], -1)
+    position[ordinary] = np.arange(ordinary.size)
+    space = f"{name}: input embeddings"
+    spaces = {space: (matrix[frequent], np.array([counts[t] for t in frequent]))}
+    pools = {space: (matrix[ordinary], position[frequent])}
     keep = ~tokens.special_mask & (tokens.position != 0)
     ids = tokens.token_ids[keep]
-    wanted_rows = np.isin(ids, frequent)
     for layer in layers:
-        vectors, types = fixed_count_average(np.asarray(tokens.layer(layer))[keep][wanted_rows],
-                                             ids[wanted_rows], occurrences, seed)
-        spaces[f"{name}: layer {layer} (type average of {occurrences})"] = (
-            vectors, np.array([counts[t] for t in types]))
-    return spaces
+        vectors, types = fixed_count_average(np.asarray(tokens.layer(layer))[keep], ids,
+                                             occurrences, seed)
+        wanted = np.flatnonzero(np.isin(types, frequent))
+        space = f"{name}: layer {layer} (type average of {occurrences})"
+        spaces[space] = (vectors[wanted], np.array([counts[t] for t in types[wanted]]))
+        pools[space] = (vectors, wanted)
+    return spaces, pools
 
 
-def static_spaces(vectors, counts: Counter, max_types: int) -> dict:
+def static_spaces(vectors, counts: Counter, max_types: int) -> tuple[dict, dict]:
     """GloVe-like static vectors with two frequency sources: corpus counts of the words it
-    knows, and its own frequency-ordered vocabulary (rank r as frequency 1/r)."""
+    knows, and its own frequency-ordered vocabulary (rank r as frequency 1/r); and, as
+    :func:`model_spaces`, their neighbour pools: the whole vocabulary."""
     index = {word: i for i, word in enumerate(vectors.vocab)}
     seen = [w for w, _ in counts.most_common() if w in index][:max_types]
     label = f"GloVe {vectors.dim}d" if "glove" in vectors.name.lower() else vectors.name
-    return {
-        f"{label}: corpus counts": (np.asarray(vectors.vectors[[index[w] for w in seen]]),
-                                   np.array([counts[w] for w in seen])),
-        f"{label}: GloVe rank" if "GloVe" in label else f"{label}: vocabulary rank": (
-            np.asarray(vectors.vectors[:max_types]), 1.0 / (np.arange(max_types) + 1)),
-    }
+    every = np.asarray(vectors.vectors)
+    by_counts = f"{label}: corpus counts"
+    by_rank = f"{label}: GloVe rank" if "GloVe" in label else f"{label}: vocabulary rank"
+    rows = np.array([index[w] for w in seen])
+    spaces = {by_counts: (every[rows], np.array([counts[w] for w in seen])),
+              by_rank: (every[:max_types], 1.0 / (np.arange(max_types) + 1))}
+    return spaces, {by_counts: (every, rows), by_rank: (every, np.arange(max_types))}

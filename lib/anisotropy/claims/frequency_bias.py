@@ -123,6 +123,7 @@ class FrequencyGeometry:
     frequency-rank range (``bins``)."""
 
     spaces: dict = field(default_factory=dict)
+    pools: dict = field(default_factory=dict)
     owners: dict = field(default_factory=dict)
     geometry: dict = field(default_factory=dict)
     intervals: dict = field(default_factory=dict)
@@ -142,19 +143,22 @@ def measure_frequency(settings: Settings, encoders: dict, static, corpus: list[s
     windows = tasks.windows("lm", s.window_words, s.n_windows, stream_seed(s.seed, "data"))
     for name, encoder in encoders.items():
         counts = frequency.corpus_token_counts(encoder.tokenizer, corpus)
-        spaces = frequency.model_spaces(encoder, counts, encoder.encode_tokens(windows),
-                                        (encoder.n_layers // 2, encoder.n_layers),
-                                        s.max_types, s.type_occurrences,
-                                        stream_seed(s.seed, "claim3/type-averages"))
+        spaces, pools = frequency.model_spaces(
+            encoder, counts, encoder.encode_tokens(windows),
+            (encoder.n_layers // 2, encoder.n_layers), s.max_types, s.type_occurrences,
+            stream_seed(s.seed, "claim3/type-averages"))
         out.spaces.update(spaces)
+        out.pools.update(pools)
         out.owners.update({space: (name, encoder.resolved.kind) for space in spaces})
-    spaces = frequency.static_spaces(static, frequency.corpus_word_counts(corpus), s.max_types)
+    spaces, pools = frequency.static_spaces(static, frequency.corpus_word_counts(corpus),
+                                            s.max_types)
     out.spaces.update(spaces)
+    out.pools.update(pools)
     out.owners.update({space: (s.static_model, "static") for space in spaces})
     for space, (X, counts) in out.spaces.items():
         row, out.bins[space] = frequency.frequency_geometry(
             X, counts, k=s.knn_k, edges=edges, n_boot=s.n_boot,
-            seed=stream_seed(s.seed, f"claim3/frequency/{space}"))
+            seed=stream_seed(s.seed, f"claim3/frequency/{space}"), pool=out.pools.get(space))
         out.intervals[space] = {key: row.pop(f"{key} interval")
                                 for key in FREQUENCY_CHECKS.values()}
         out.geometry[space] = row

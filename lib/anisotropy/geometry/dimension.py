@@ -6,7 +6,7 @@ import numpy as np
 
 from anisotropy.geometry.validation import check_embeddings, unit_rows
 
-__all__ = ["knn_distances", "lid_mle"]
+__all__ = ["knn_distances", "knn_distances_among", "lid_mle"]
 
 
 # --------------------------------------------------------------------------- LID
@@ -55,6 +55,42 @@ def knn_distances(X, k: int, metric: str = "euclidean", chunk_size: int = 2048) 
         block[rows, rows + i0] = np.inf
         part = np.sort(np.maximum(np.partition(block, k - 1, axis=1)[:, :k], 0.0), axis=1)
         out[i0 : i0 + chunk_size] = part if cosine else np.sqrt(part)
+    return out
+
+
+def knn_distances_among(pool, rows, k: int, memory: float = 5e7) -> np.ndarray:
+    """Euclidean distances of the points ``pool[rows]`` to their ``k`` nearest other points
+    of the whole ``pool``, sorted ascending.
+
+    The neighbours of a point are searched among every point of the space it lives in, not
+    only among the points analysed: a frequency analysis of the 10,000 most frequent types
+    must not leave the rarer types' neighbours out, which would make the rarest analysed
+    types look isolated. With ``rows = arange(len(pool))`` this is :func:`knn_distances`.
+    The products run in float32 on the centred pool (distances of nearest neighbours, for a
+    rank correlation), ``memory`` floats per block of queries.
+
+    Returns
+    -------
+    ndarray of shape (len(rows), k), float64.
+    """
+    if not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be an integer >= 1, got {k!r}.")
+    P = np.asarray(check_embeddings(pool, min_points=k + 1), dtype=np.float64)
+    rows = np.asarray(rows)
+    if rows.ndim != 1 or (rows.size and (rows.min() < 0 or rows.max() >= P.shape[0])):
+        raise ValueError(f"rows must index the pool's {P.shape[0]} points.")
+    Y = (P - P.mean(axis=0)).astype(np.float32)
+    sq = np.einsum("ij,ij->i", Y, Y).astype(np.float64)
+    chunk = max(1, int(memory // P.shape[0]))
+    out = np.empty((rows.size, k))
+    for i0 in range(0, rows.size, chunk):
+        query = rows[i0:i0 + chunk]
+        scale = sq[query, None] + sq[None, :]
+        block = scale - 2.0 * (Y[query] @ Y.T).astype(np.float64)
+        block[block < _ZERO_DISTANCE * scale] = 0.0
+        block[np.arange(query.size), query] = np.inf
+        part = np.sort(np.maximum(np.partition(block, k - 1, axis=1)[:, :k], 0.0), axis=1)
+        out[i0:i0 + chunk] = np.sqrt(part)
     return out
 
 
