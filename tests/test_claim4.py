@@ -105,7 +105,8 @@ def test_attainable_share_is_the_gain_over_what_is_left_to_gain():
 
     fits = pd.DataFrame({"task": ["a", "b"] * 3, "fit": [0, 0, 1, 1, 2, 2],
                          "baseline": [-4.0, -2.0] * 3,
-                         "method": [-1.0, -1.0, -0.4, -1.0, -0.4, -0.5]})
+                         "method": [-1.0, -1.0, -0.4, -1.0, -0.4, -0.5],
+                         "global": [-2.0, -1.5] * 3})
     values = isotropy_check_values(fits, ["a", "b"])
     share, interval, details = values["isotropy-gain"]
     # per fit the smaller share: min(0.75, 0.5), min(0.9, 0.5), min(0.9, 0.75)
@@ -113,3 +114,8 @@ def test_attainable_share_is_the_gain_over_what_is_left_to_gain():
     assert interval.low < share < interval.high
     end = values["isotropy-end-state"][0]
     assert end == pytest.approx((10 ** -1 + 10 ** -1 + 10 ** -0.5) / 3)
+    # over the best global method (-2 on a, -1.5 on b): per fit the smaller share,
+    # min(0.5, 1/3), min(0.8, 1/3), min(0.8, 2/3)
+    over, _, details = values["isotropy-beats-global"]
+    assert over == pytest.approx((1 / 3 + 1 / 3 + 2 / 3) / 3)
+    assert details["best global log10 I(W) per task"] == {"a": -2.0, "b": -1.5}

@@ -94,7 +94,8 @@ def inputs(settings: Settings) -> list[Extraction]:
 
 # --------------------------------------------------------------------------- checks
 #: Graded per model from :func:`anisotropy.claims.cluster_methods.check_values`.
-STS_CHECKS = ("isotropy-gain", "isotropy-end-state", "sts-improves", "beats-global")
+STS_CHECKS = ("isotropy-gain", "isotropy-end-state", "isotropy-beats-global", "sts-improves",
+              "beats-global")
 PER_TASK_CHECK = "sts-improves-per-task"
 SST2_CHECK = "sst2-probe"
 #: Fine-tuning checks, each read from the column of the runs' check values.
