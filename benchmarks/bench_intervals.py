@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from anisotropy.claims import cluster_similarities, clusters, frequency, layerwise, sts
+from anisotropy.claims.sentence_units import SentenceUnits
 from anisotropy.geometry.intervals import dirichlet_weights
 
 B = 1000
@@ -36,7 +37,9 @@ def claim1() -> None:
     per_word = pd.DataFrame({"type": words, "layer": np.tile(layers, 2000),
                              "self_similarity": RNG.random(26000), "mev": RNG.random(26000),
                              "n": RNG.integers(5, 50, 26000)})
-    layerwise.check_values(per_layer, per_word, RNG.random((13, 1000)), n_boot=B)
+    units = SentenceUnits(RNG.integers(0, 4000, size=(2, 1000)),
+                          {f"w{i}": RNG.integers(0, 4000, size=20) for i in range(2000)}, 4000)
+    layerwise.check_values(per_layer, per_word, RNG.random((13, 1000)), units, n_boot=B)
 
 
 def claim2_inter() -> None:

@@ -21,6 +21,7 @@ from anisotropy.book.results import Results, ResultsError, load_results
 from anisotropy.book.runner import SLUGS
 from anisotropy.claims import cluster_similarities, clusters, layerwise, sts
 from anisotropy.claims.classifier import check_values as classifier_checks
+from anisotropy.claims.sentence_units import SentenceUnits
 from anisotropy.geometry import intervals
 from anisotropy.geometry.intervals import Interval
 from anisotropy.inputs.data import PROJECT_ROOT as ROOT
@@ -417,7 +418,8 @@ def test_layerwise_check_values_on_a_synthetic_table():
                          "mev": 0.03 + 0.001 * (i % 5), "n": 60 + i})
     per_word = pd.DataFrame(rows)
     base = 0.1 + 0.1 * layers[:, None] + RNG.normal(scale=0.05, size=(5, 300))
-    values = layerwise.check_values(per_layer, pd.DataFrame(per_word), base, n_boot=200)
+    units = SentenceUnits.independent(300, words)
+    values = layerwise.check_values(per_layer, pd.DataFrame(per_word), base, units, n_boot=200)
     rises, interval, details = values["baseline-rises"]
     assert rises == pytest.approx(base[3:].mean() - base[1:3].mean())
     assert interval.low < rises < interval.high and interval.low > 0
@@ -425,7 +427,7 @@ def test_layerwise_check_values_on_a_synthetic_table():
     assert set(values) == {"baseline-positive", "baseline-rises", "decoder-baseline-high",
                            "selfsim-falls", "mev-low", "last-layer-rise"}
     with pytest.raises(ValueError, match="layers"):
-        layerwise.check_values(per_layer, per_word, base[:3], n_boot=200)
+        layerwise.check_values(per_layer, per_word, base[:3], units, n_boot=200)
     # MEV's floor: the mean of 1/(n-1) over the words, less the random-word baseline
     floor = np.mean(1 / (60 + np.arange(40) - 1))
     mev_details = values["mev-low"][2]
@@ -433,19 +435,34 @@ def test_layerwise_check_values_on_a_synthetic_table():
     assert mev_details["attainable minimum"] == pytest.approx(floor - 0.02)
     assert mev_details["contexts needed"] == int(np.ceil(1 + 1 / (0.05 + 0.02))) + 1
     few = per_word.assign(n=5)  # five contexts a word: the floor 0.25 is above 0.05
-    assert layerwise.check_values(per_layer, few, base, n_boot=50)["mev-low"][2][
+    assert layerwise.check_values(per_layer, few, base, units, n_boot=50)["mev-low"][2][
         "attainable minimum"] == pytest.approx(0.25 - 0.02)
     # a resampled random-word baseline widens the MEV interval; a fixed one says so
     fixed = values["mev-low"][1]
     assert "baseline (uncentred TruncatedSVD, as the original code) fixed" in fixed.method
-    varied = layerwise.check_values(per_layer, per_word, base, n_boot=200,
+    varied = layerwise.check_values(per_layer, per_word, base, units, n_boot=200,
                                     mev_baseline_draws=0.02 + np.random.default_rng(3).normal(
                                         scale=0.01, size=(5, 200)))
     assert varied["mev-low"][0] == values["mev-low"][0]
     assert varied["mev-low"][1].high - varied["mev-low"][1].low > fixed.high - fixed.low
+    # pairs drawn from 10 sentences whose cosines share a sentence's offset move together:
+    # read as 10 sentences, the interval carries that offset; read as 600 it does not
+    sentences = np.arange(600).reshape(2, 300) % 10
+    offset = RNG.normal(scale=0.1, size=10)
+    clustered_base = base + offset[sentences[0]] * (layers[:, None] > 2)
+    shared = SentenceUnits(sentences, units.words, units.n_sentences)
+
+    def width(u):
+        out = layerwise.check_values(per_layer, per_word, clustered_base, u, n_boot=200)
+        return out["baseline-rises"][1].high - out["baseline-rises"][1].low
+
+    assert width(shared) > 2 * width(units)
+    # the worst layer's interval holds its point and reaches every layer's own
+    low_point, low_interval, _ = values["baseline-positive"]
+    assert low_interval.low <= low_point <= low_interval.high
     assert "refitted in every draw" in varied["mev-low"][1].method
     with pytest.raises(ValueError, match="mev_baseline_draws must be"):
-        layerwise.check_values(per_layer, per_word, base, n_boot=200,
+        layerwise.check_values(per_layer, per_word, base, units, n_boot=200,
                                mev_baseline_draws=np.zeros((5, 3)))
 
 

@@ -14,10 +14,18 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from anisotropy.claims.sentence_units import (
+    SentenceUnits,
+    pair_weights,
+    weighted_means,
+    word_weights,
+)
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import (
     boot_method,
-    bootstrap_means,
+    dirichlet_weights,
+    interval_of_max,
+    interval_of_min,
     percentile_interval,
     resample_counts,
 )
@@ -71,7 +79,7 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
                          mev_threshold: float = 0.05, isoscore_sample: int = 5000, seed: int = 0,
                          n_boot: int | None = None, progress: bool = True
                          ) -> tuple[pd.DataFrame, pd.DataFrame, dict, np.ndarray,
-                                    np.ndarray | None]:
+                                    np.ndarray | None, SentenceUnits]:
     """Per-layer and per-word statistics of Ethayarajh (2019).
 
     Parameters
@@ -114,6 +122,9 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
         random words resampled (the same resample in every layer) and the share refitted
         (:func:`anisotropy.geometry.metrics.uncentred_share_draws`), for
         :func:`check_values`.
+    units : SentenceUnits
+        The sentences of the baseline's pairs and of each analysed word's occurrences, for
+        :func:`check_values`' bootstrap over sentences.
     """
     table = tokens.word_table(exclude_positions)
     mask = eligible_words(table, min_contexts).to_numpy()
@@ -205,8 +216,13 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
              "n_random_words": int(min(RANDOM_WORDS, np.unique(sentences).size)),
              # 1: every sentence starts with a special (BOS/CLS) token; 0: with its first word
              "position0_special_share": float(tokens.special_mask[tokens.position == 0].mean())}
+    units = SentenceUnits(
+        np.vstack([sentences[first], sentences[second]]),
+        {word: group.to_numpy() for word, group in pd.Series(sentences[word_rows]).groupby(
+            word_types)},
+        int(max(len(tokens.words), sentences.max() + 1)))
     return (pd.DataFrame(records), per_word, facts, np.vstack(cosines_by_layer),
-            np.vstack(baseline_draws) if n_boot else None)
+            np.vstack(baseline_draws) if n_boot else None, units)
 
 
 def sink_effect(tokens: TokenEmbeddings, layers: list[int], n_pairs: int = 1000,
@@ -324,32 +340,35 @@ def stable_word(per_word: pd.DataFrame, min_contexts: int = 20) -> str | None:
     return str(above_floor.groupby(frequent["type"]).mean().idxmax())
 
 
-def baseline_band(pair_cosines: np.ndarray, n_boot: int = 1000, seed: int = 0
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Per-layer 95% percentile-bootstrap band of the baseline, over its random pairs."""
-    counts = resample_counts(pair_cosines.shape[1], n_boot, stream_seed(seed, "bootstrap/pairs"))
-    draws = bootstrap_means(pair_cosines.T, counts=counts)
+def baseline_band(pair_cosines: np.ndarray, units: SentenceUnits, n_boot: int = 1000,
+                  seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Per-layer 95% band of the baseline: the bootstrap over sentences of
+    :func:`check_values` (the same stream), read layer by layer."""
+    weights = dirichlet_weights(units.n_sentences, n_boot,
+                                stream_seed(seed, "bootstrap/sentences"))
+    draws = weighted_means(pair_cosines.T, pair_weights(units, weights))
     return np.quantile(draws, 0.025, axis=0), np.quantile(draws, 0.975, axis=0)
 
 
 def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: np.ndarray,
-                 n_boot: int = 1000, seed: int = 0,
+                 units: SentenceUnits, n_boot: int = 1000, seed: int = 0,
                  mev_baseline_draws: np.ndarray | None = None,
                  mev_threshold: float = 0.05) -> dict[str, tuple]:
     """The measured value and 95% interval of every claim-1 check for one model.
 
-    Two kinds of sampled units carry the uncertainty, each resampled with replacement
-    ``n_boot`` times from the cached per-unit values (no new forward pass):
-
-    - the baseline's random word pairs, resampled jointly across layers (every layer uses
-      the same pairs);
-    - the analysed words, resampled jointly across layers for self-similarity and MEV.
-
-    Adjusted self-similarity combines both, each draw with an independent resample. The
-    random-word MEV baseline is a third sample: ``mev_baseline_draws`` (layers x
-    ``n_boot``, from :func:`layerwise_word_stats`) resample its random words and refit the
-    uncentred share in every draw; without them the baseline is held fixed and the
-    interval says so.
+    The sampled unit is the sentence: the bootstrap gives every sentence of ``units`` a
+    Bayesian-bootstrap weight (stream ``bootstrap/sentences`` under ``seed``; the same in
+    every layer), a baseline pair the product of its two sentences' weights and an analysed
+    word the mean weight of its sentences (:mod:`anisotropy.claims.sentence_units`), and
+    recomputes the baseline, self-similarity and MEV means from the cached per-unit values
+    (no new forward pass). Pairs and words drawn from the same sentences move together, as
+    between two samples of sentences. The random-word MEV baseline is another sample:
+    ``mev_baseline_draws`` (layers x ``n_boot``, from :func:`layerwise_word_stats`)
+    resample its random words and refit the uncentred share in every draw; without them
+    the baseline is held fixed and the interval says so. A statement about every layer
+    (``baseline-positive``, ``mev-low``) is read on the worst layer, with the interval of a
+    minimum or maximum of the layers' own intervals
+    (:func:`~anisotropy.geometry.intervals.interval_of_min`).
 
     MEV has a floor: the first principal component of ``n`` centred points explains at
     least ``1/(n-1)`` of their variance (they span at most ``n-1`` directions, fewer than
@@ -367,32 +386,43 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     if pair_cosines.shape[0] != layers.size:
         raise ValueError(f"pair_cosines has {pair_cosines.shape[0]} layers, per_layer "
                          f"{layers.size}.")
+    if units.pairs.shape != (2, pair_cosines.shape[1]):
+        raise ValueError(f"units.pairs must be (2, {pair_cosines.shape[1]}); got "
+                         f"{units.pairs.shape}.")
     last = layers.max()
     contextual, lower, upper = layers >= 1, (layers >= 1) & (layers <= last / 2), \
         layers > last / 2
     if not lower.any() or not upper.any():
         raise ValueError("Need at least one layer in each half (layers 1..L/2 and above L/2); "
                          f"got layers {layers.tolist()}.")
-    n_pairs = pair_cosines.shape[1]
-    pair_counts = resample_counts(n_pairs, n_boot, stream_seed(seed, "bootstrap/pairs"))
+    weights = dirichlet_weights(units.n_sentences, n_boot,
+                                stream_seed(seed, "bootstrap/sentences"))
     base = pair_cosines.mean(axis=1)
-    base_draws = bootstrap_means(pair_cosines.T, counts=pair_counts)
-    pairs_method = boot_method(n_boot, n_pairs, "random word pairs (shared by all layers)")
+    base_draws = weighted_means(pair_cosines.T, pair_weights(units, weights))
 
     def table(column: str) -> np.ndarray:
         wide = per_word.pivot(index="type", columns="layer", values=column)
         return wide[layers].to_numpy()
 
+    words = per_word.pivot(index="type", columns="layer", values="self_similarity").index
     self_sim, mev = table("self_similarity"), table("mev")
-    n_words = self_sim.shape[0]
-    word_counts = resample_counts(n_words, n_boot, stream_seed(seed, "bootstrap/words"))
+    per_word_weights = word_weights(units, list(words), weights)
     # NaN entries (a word whose occurrences share one vector in a layer, e.g. a decoder's
     # layer 0, has no MEV) are left out of that layer's mean, as in the per-layer table
-    self_draws = bootstrap_means(self_sim, counts=word_counts, skip_nan=True)
-    mev_draws = bootstrap_means(mev, counts=word_counts, skip_nan=True)
+    self_draws = weighted_means(self_sim, per_word_weights)
+    mev_draws = weighted_means(mev, per_word_weights)
     mev_base = per_layer["mev_uncentred_baseline"].to_numpy()  # the paper's combination
-    words_method = boot_method(n_boot, n_words, "words (shared by all layers)")
-    both = f"{words_method}, and independently over {n_pairs:,} baseline pairs"
+    pairs_method = boot_method(n_boot, units.n_sentences, "sentences (Bayesian bootstrap, "
+                               "the same weights in every layer), each random pair weighted "
+                               "by its two sentences")
+    words_method = boot_method(n_boot, units.n_sentences, "sentences (Bayesian bootstrap, "
+                               "the same weights in every layer), each word weighted by its "
+                               "sentences")
+    both = (f"{words_method}; the baseline's pairs by the same sentence weights")
+
+    def per_layer_interval(draws: np.ndarray, rows: np.ndarray, method: str, extreme):
+        return extreme([percentile_interval(draws[:, i], method=method)
+                        for i in np.flatnonzero(rows)], "layers >= 1")
 
     def halves(values: np.ndarray) -> np.ndarray:
         return values[..., upper].mean(axis=-1) - values[..., lower].mean(axis=-1)
@@ -408,8 +438,8 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
             raise ValueError(f"mev_baseline_draws must be (layers, n_boot) = "
                              f"{(layers.size, n_boot)}; got {mev_baseline_draws.shape}.")
         mev_adj_draws = mev_draws - mev_baseline_draws.T
-        mev_method = (words_method + ", and independently over the random words of the "
-                      "uncentred random-word MEV baseline (refitted in every draw)")
+        mev_method = (words_method + "; independently, the random words of the uncentred "
+                      "random-word MEV baseline (refitted in every draw)")
     else:
         mev_adj_draws = mev_draws - mev_base
         mev_method = (words_method + "; random-word MEV baseline (uncentred TruncatedSVD, as "
@@ -425,7 +455,7 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     out = {
         "baseline-positive": (
             float(base[contextual].min()),
-            percentile_interval(base_draws[:, contextual].min(axis=1), method=pairs_method),
+            per_layer_interval(base_draws, contextual, pairs_method, interval_of_min),
             {"layer of the minimum": int(layers[contextual][base[contextual].argmin()])}),
         "baseline-rises": (
             float(halves(base)), percentile_interval(halves(base_draws), method=pairs_method),
@@ -445,7 +475,7 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
              "lower half": float(adjusted[lower].mean())}),
         "mev-low": (
             float(mev_adj[contextual].max()),
-            percentile_interval(mev_adj_draws[:, contextual].max(axis=1), method=mev_method),
+            per_layer_interval(mev_adj_draws, contextual, mev_method, interval_of_max),
             {"layer of the maximum": int(layers[contextual][mev_adj[contextual].argmax()]),
              "MEV floor": float(np.nanmax(mev_floor[contextual])),
              "attainable minimum": attainable, "contexts needed": needed,
