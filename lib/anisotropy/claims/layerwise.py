@@ -359,7 +359,8 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     The sampled unit is the sentence: the bootstrap gives every sentence of ``units`` a
     Bayesian-bootstrap weight (stream ``bootstrap/sentences`` under ``seed``; the same in
     every layer), a baseline pair the product of its two sentences' weights and an analysed
-    word the mean weight of its sentences (:mod:`anisotropy.claims.sentence_units`), and
+    word the mean weight of its sentences (:mod:`anisotropy.claims.sentence_units`) times
+    how often an ordinary bootstrap over the words draws it (stream ``bootstrap/words``), and
     recomputes the baseline, self-similarity and MEV means from the cached per-unit values
     (no new forward pass). Pairs and words drawn from the same sentences move together, as
     between two samples of sentences. The random-word MEV baseline is another sample:
@@ -406,7 +407,11 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
 
     words = per_word.pivot(index="type", columns="layer", values="self_similarity").index
     self_sim, mev = table("self_similarity"), table("mev")
-    per_word_weights = word_weights(units, list(words), weights)
+    # a word weighs its sentences' mean weight times how often it is drawn: which words a
+    # sample of sentences holds (and so their MEV floors) moves more than their sentences'
+    # mean weight says, and the coverage test finds the mean weight alone too narrow
+    per_word_weights = word_weights(units, list(words), weights) * resample_counts(
+        len(words), n_boot, stream_seed(seed, "bootstrap/words"))
     # NaN entries (a word whose occurrences share one vector in a layer, e.g. a decoder's
     # layer 0, has no MEV) are left out of that layer's mean, as in the per-layer table
     self_draws = weighted_means(self_sim, per_word_weights)
@@ -416,8 +421,8 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
                                "the same weights in every layer), each random pair weighted "
                                "by its two sentences")
     words_method = boot_method(n_boot, units.n_sentences, "sentences (Bayesian bootstrap, "
-                               "the same weights in every layer), each word weighted by its "
-                               "sentences")
+                               "the same weights in every layer) and words, each word drawn "
+                               "and weighted by its sentences")
     both = (f"{words_method}; the baseline's pairs by the same sentence weights")
 
     def per_layer_interval(draws: np.ndarray, rows: np.ndarray, method: str, extreme):
