@@ -11,8 +11,10 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -79,11 +81,13 @@ class Chromium:
     def __enter__(self) -> Chromium:
         import websocket
 
-        self._profile = tempfile.TemporaryDirectory()
+        # Chromium's helper processes write to the profile after the main one dies: the
+        # whole process group is killed on exit, and a file left behind is not an error
+        self._profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
         self._process = subprocess.Popen(
             [self.executable, *FLAGS, f"--user-data-dir={self._profile.name}",
              f"--window-size={self.width},{self.height}", "about:blank"],
-            stderr=subprocess.PIPE, text=True)
+            stderr=subprocess.PIPE, text=True, start_new_session=True)
         url = None
         deadline = time.monotonic() + 60
         while url is None and time.monotonic() < deadline:
@@ -108,7 +112,10 @@ class Chromium:
         try:
             self._socket.close()
         finally:
-            self._process.kill()
+            try:
+                os.killpg(self._process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             self._process.wait(timeout=30)
             self._profile.cleanup()
 
