@@ -397,3 +397,27 @@ def test_dirichlet_weights_are_a_bayesian_bootstrap():
     assert np.array_equal(w, dirichlet_weights(40, 4000, 3))
     with pytest.raises(ValueError, match="at least 2"):
         dirichlet_weights(1, 100, 0)
+
+
+def test_weighted_mean_draws_matches_a_loop_and_skips_non_finite_entries():
+    """Each draw and column is sum_i w_bi v_ij / sum_i w_bi over the finite v_ij (a loop
+    with np.average); all-ones weights give the plain nanmean; a 1-D input gives one
+    column; weights of the wrong width are refused."""
+    from anisotropy.geometry.intervals import dirichlet_weights, weighted_mean_draws
+
+    values = RNG.normal(size=(30, 4))
+    values[[2, 7], 1] = np.nan
+    values[5, 3] = np.inf
+    w = dirichlet_weights(30, 50, 1)
+    got = weighted_mean_draws(values, w)
+    assert got.shape == (50, 4)
+    for b in range(50):
+        for j in range(4):
+            keep = np.isfinite(values[:, j])
+            assert got[b, j] == pytest.approx(np.average(values[keep, j], weights=w[b, keep]))
+    ones = weighted_mean_draws(values, np.ones((1, 30)))[0]
+    finite = np.where(np.isfinite(values), values, np.nan)
+    assert np.allclose(ones, np.nanmean(finite, axis=0))
+    assert np.allclose(weighted_mean_draws(values[:, 0], w), got[:, 0])
+    with pytest.raises(ValueError, match=r"\(n_boot, 30\)"):
+        weighted_mean_draws(values, w[:, :29])

@@ -22,11 +22,12 @@ import pandas as pd
 from sklearn.cluster import KMeans
 
 from anisotropy.geometry import metrics
+from anisotropy.geometry.intervals import weighted_mean_draws
 from anisotropy.geometry.sampling import sample_indices
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.geometry.validation import unit_rows
 
-__all__ = ["pair_cosine_draws", "window_sums", "weighted_mean_draws", "type_similarities",
+__all__ = ["pair_cosine_draws", "window_sums", "type_similarities",
            "per_cluster_similarities", "restart_labels", "mix_restarts"]
 
 
@@ -108,15 +109,6 @@ def pair_cosine_draws(vectors: np.ndarray, unit_windows: np.ndarray, weights: np
         denominator = n_c * n_c - own - (extra * (kept * kept - kept)).sum(axis=1)
         out[first:first + block] = numerator / denominator
     return out
-
-
-def weighted_mean_draws(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Draws ``sum_i w_bi v_i / sum_i w_bi`` of a mean under per-draw unit weights
-    ``(n_boot, n_units)``; non-finite values are left out of every draw alike."""
-    values = np.asarray(values, dtype=np.float64)
-    finite = np.isfinite(values)
-    w = weights[:, finite]
-    return (w @ values[finite]) / w.sum(axis=1)
 
 
 def _type_shares(types: np.ndarray, windows: np.ndarray, n_windows: int,

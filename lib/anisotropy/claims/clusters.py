@@ -26,7 +26,6 @@ from anisotropy.claims.cluster_similarities import (
     per_cluster_similarities,
     restart_labels,
     type_similarities,
-    weighted_mean_draws,
 )
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import (
@@ -37,6 +36,7 @@ from anisotropy.geometry.intervals import (
     interval_of_min,
     percentile_interval,
     resample_counts,
+    weighted_mean_draws,
 )
 from anisotropy.geometry.sampling import sample_indices
 from anisotropy.geometry.streams import stream_seed

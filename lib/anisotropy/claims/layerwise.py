@@ -17,7 +17,6 @@ from tqdm.auto import tqdm
 from anisotropy.claims.sentence_units import (
     SentenceUnits,
     pair_weights,
-    weighted_means,
     word_weights,
 )
 from anisotropy.geometry import metrics
@@ -28,6 +27,7 @@ from anisotropy.geometry.intervals import (
     interval_of_min,
     percentile_interval,
     resample_counts,
+    weighted_mean_draws,
 )
 from anisotropy.geometry.streams import stream, stream_seed
 from anisotropy.inputs.extraction import TokenEmbeddings
@@ -346,7 +346,7 @@ def baseline_band(pair_cosines: np.ndarray, units: SentenceUnits, n_boot: int = 
     :func:`check_values` (the same stream), read layer by layer."""
     weights = dirichlet_weights(units.n_sentences, n_boot,
                                 stream_seed(seed, "bootstrap/sentences"))
-    draws = weighted_means(pair_cosines.T, pair_weights(units, weights))
+    draws = weighted_mean_draws(pair_cosines.T, pair_weights(units, weights))
     return np.quantile(draws, 0.025, axis=0), np.quantile(draws, 0.975, axis=0)
 
 
@@ -399,7 +399,7 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     weights = dirichlet_weights(units.n_sentences, n_boot,
                                 stream_seed(seed, "bootstrap/sentences"))
     base = pair_cosines.mean(axis=1)
-    base_draws = weighted_means(pair_cosines.T, pair_weights(units, weights))
+    base_draws = weighted_mean_draws(pair_cosines.T, pair_weights(units, weights))
 
     def table(column: str) -> np.ndarray:
         wide = per_word.pivot(index="type", columns="layer", values=column)
@@ -414,8 +414,8 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
         len(words), n_boot, stream_seed(seed, "bootstrap/words"))
     # NaN entries (a word whose occurrences share one vector in a layer, e.g. a decoder's
     # layer 0, has no MEV) are left out of that layer's mean, as in the per-layer table
-    self_draws = weighted_means(self_sim, per_word_weights)
-    mev_draws = weighted_means(mev, per_word_weights)
+    self_draws = weighted_mean_draws(self_sim, per_word_weights)
+    mev_draws = weighted_mean_draws(mev, per_word_weights)
     mev_base = per_layer["mev_uncentred_baseline"].to_numpy()  # the paper's combination
     pairs_method = boot_method(n_boot, units.n_sentences, "sentences (Bayesian bootstrap, "
                                "the same weights in every layer), each random pair weighted "

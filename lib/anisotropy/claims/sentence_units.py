@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SentenceUnits", "pair_weights", "word_weights", "weighted_means"]
+__all__ = ["SentenceUnits", "pair_weights", "word_weights"]
 
 
 @dataclass(frozen=True)
@@ -68,10 +68,3 @@ def word_weights(units: SentenceUnits, types, weights: np.ndarray) -> np.ndarray
     return np.asarray((shares.T @ weights.T).T)
 
 
-def weighted_means(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """``(n_boot, n_columns)`` draws of each column's weighted mean of ``values`` (units x
-    columns) under unit ``weights`` (``(n_boot, n_units)``); a NaN entry is left out of its
-    column's mean in every draw alike (a word with no MEV in a layer)."""
-    values = np.asarray(values, dtype=np.float64)
-    finite = np.isfinite(values)
-    return (weights @ np.where(finite, values, 0.0)) / (weights @ finite.astype(np.float64))

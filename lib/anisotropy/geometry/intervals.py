@@ -34,7 +34,8 @@ __all__ = ["Interval", "LEVEL", "DEFAULT_BOOT", "resample_counts", "resample_ind
            "spearman_interval",
            "percentile_interval", "boot_method", "bootstrap_means", "seed_interval",
            "sd_interval", "interval_of_max", "interval_of_min", "combine_independent",
-           "rowwise_spearman", "rowwise_pearson", "dirichlet_weights"]
+           "rowwise_spearman", "rowwise_pearson", "dirichlet_weights",
+           "weighted_mean_draws"]
 
 LEVEL = 0.95
 DEFAULT_BOOT = 1000
@@ -111,6 +112,32 @@ def dirichlet_weights(n_units: int, n_boot: int = DEFAULT_BOOT, seed: int = 0) -
     _check_boot(n_boot)
     gaps = np.random.default_rng(seed).standard_exponential((n_boot, n_units))
     return gaps * (n_units / gaps.sum(axis=1, keepdims=True))
+
+
+def weighted_mean_draws(values, weights: np.ndarray) -> np.ndarray:
+    """Draws of weighted means under per-draw unit weights.
+
+    For draw ``b`` and column ``j``, ``m_bj = sum_i w_bi v_ij / sum_i w_bi`` over the units
+    ``i`` whose ``v_ij`` is finite: a non-finite entry (a word with no MEV in a layer) is
+    left out of its column's mean in every draw alike.
+
+    Parameters
+    ----------
+    values : array, ``(n_units,)`` or ``(n_units, n_columns)``
+    weights : array, ``(n_boot, n_units)``
+        Unit weights per draw, as :func:`dirichlet_weights` or :func:`resample_counts` give.
+
+    Returns
+    -------
+    ndarray, ``(n_boot,)`` or ``(n_boot, n_columns)``, float64.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    weights = np.asarray(weights, dtype=np.float64)
+    if weights.ndim != 2 or weights.shape[1] != values.shape[0]:
+        raise ValueError(f"weights must be (n_boot, {values.shape[0]}) for {values.shape[0]} "
+                         f"units; got shape {weights.shape}.")
+    finite = np.isfinite(values)
+    return (weights @ np.where(finite, values, 0.0)) / (weights @ finite.astype(np.float64))
 
 
 def percentile_interval(draws, level: float = LEVEL, *, method: str) -> Interval:
