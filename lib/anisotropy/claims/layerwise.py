@@ -401,12 +401,10 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     base = pair_cosines.mean(axis=1)
     base_draws = weighted_mean_draws(pair_cosines.T, pair_weights(units, weights))
 
-    def table(column: str) -> np.ndarray:
-        wide = per_word.pivot(index="type", columns="layer", values=column)
-        return wide[layers].to_numpy()
-
-    words = per_word.pivot(index="type", columns="layer", values="self_similarity").index
-    self_sim, mev = table("self_similarity"), table("mev")
+    wide = per_word.pivot(index="type", columns="layer", values=["self_similarity", "mev", "n"])
+    words = wide.index
+    self_sim, mev, contexts = (wide[column][layers].to_numpy()
+                               for column in ("self_similarity", "mev", "n"))
     # a word weighs its sentences' mean weight times how often it is drawn: which words a
     # sample of sentences holds (and so their MEV floors) moves more than their sentences'
     # mean weight says, and the coverage test finds the mean weight alone too narrow
@@ -450,7 +448,7 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
         mev_method = (words_method + "; random-word MEV baseline (uncentred TruncatedSVD, as "
                       "the original code) fixed")
     # the floor of each layer's mean MEV: 1/(n-1) averaged over the words it is defined for
-    floor_each = np.where(np.isfinite(mev), 1.0 / np.maximum(table("n") - 1, 1), np.nan)
+    floor_each = np.where(np.isfinite(mev), 1.0 / np.maximum(contexts - 1, 1), np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         mev_floor = np.nanmean(floor_each, axis=0)
@@ -484,7 +482,7 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
             {"layer of the maximum": int(layers[contextual][mev_adj[contextual].argmax()]),
              "MEV floor": float(np.nanmax(mev_floor[contextual])),
              "attainable minimum": attainable, "contexts needed": needed,
-             "median contexts": float(np.nanmedian(table("n")[:, 0]))}),
+             "median contexts": float(np.nanmedian(contexts[:, 0]))}),
     }
     intra = per_layer["intra_similarity_adj"].to_numpy()
     out["last-layer-rise"] = ({"self-sim change": float(adjusted[-1] - adjusted[-2]),
