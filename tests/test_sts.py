@@ -41,8 +41,6 @@ def test_bad_inputs():
         sts.cosine_scores(np.full((3, 2), np.nan), np.ones((3, 2)))
 
 
-
-
 def test_wmean_weights_subsets_by_their_pairs():
     rng = np.random.default_rng(4)
     A, B = rng.normal(size=(60, 5)), rng.normal(size=(60, 5))
@@ -55,6 +53,7 @@ def test_wmean_weights_subsets_by_their_pairs():
     assert result["spearman_mean"] == pytest.approx(np.mean(per))
     alone = sts.evaluate_sts(A, B, gold)
     assert alone["spearman_wmean"] == alone["spearman_all"]
+    assert sts.score_correlations(scores, gold, subsets) == result
 
 
 def test_stratified_change_draws_centre_on_the_wmean_change():

@@ -242,6 +242,7 @@ def whitening_refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarra
     groups = ([np.arange(gold.size)] if subsets is None
               else [np.flatnonzero(subsets == s) for s in pd.unique(subsets)])
     key = "spearman_all" if subsets is None else "spearman_wmean"
+    base_scores = sts.cosine_scores(base[first], base[second])
     out = np.empty(n_draws)
     for draw in range(n_draws):
         rows = np.concatenate([rng.choice(g, size=g.size) for g in groups])
@@ -250,7 +251,7 @@ def whitening_refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarra
         part = None if subsets is None else subsets[rows]
         new = sts.evaluate_sts(whitening.transform(base[a]), whitening.transform(base[b]),
                                gold[rows], part)
-        old = sts.evaluate_sts(base[a], base[b], gold[rows], part)
+        old = sts.score_correlations(base_scores[rows], gold[rows], part)
         out[draw] = new[key] - old[key]
     return out
 

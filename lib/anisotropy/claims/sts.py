@@ -26,7 +26,7 @@ from anisotropy.geometry.metrics import check_embeddings
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs.tasks import sts_task
 
-__all__ = ["cosine_scores", "evaluate_sts", "evaluate_tasks",
+__all__ = ["cosine_scores", "evaluate_sts", "score_correlations", "evaluate_tasks",
            "spearman_change_draws", "mean_change_interval"]
 
 def cosine_scores(A, B) -> np.ndarray:
@@ -40,7 +40,8 @@ def cosine_scores(A, B) -> np.ndarray:
 
 
 def evaluate_sts(A, B, gold, subsets=None) -> dict[str, float]:
-    """Correlations x 100 between cosine(A_i, B_i) and gold scores.
+    """Correlations x 100 between cosine(A_i, B_i) and gold scores: :func:`score_correlations`
+    of :func:`cosine_scores`.
 
     Returns
     -------
@@ -49,7 +50,14 @@ def evaluate_sts(A, B, gold, subsets=None) -> dict[str, float]:
         ``pearson_wmean``, ``spearman_wmean`` (the subset aggregations equal the ``all``
         values without subsets), ``n_pairs`` and ``primary`` (= ``spearman_all``).
     """
-    scores = cosine_scores(A, B)
+    return score_correlations(cosine_scores(A, B), gold, subsets)
+
+
+def score_correlations(scores, gold, subsets=None) -> dict[str, float]:
+    """Correlations x 100 between per-pair similarity ``scores`` and gold scores, pooled
+    (``all``) and over ``subsets`` (``mean``, and ``wmean`` weighted by the subsets' pair
+    counts); the keys of :func:`evaluate_sts`."""
+    scores = np.asarray(scores, dtype=np.float64)
     gold = np.asarray(gold, dtype=np.float64)
     if gold.shape != scores.shape:
         raise ValueError(f"gold has {gold.shape[0]} scores for {scores.shape[0]} pairs.")
