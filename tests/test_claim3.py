@@ -79,7 +79,8 @@ class _FakeEncoder:
 
 def test_calibration_runs_end_to_end_on_a_fake_encoder(tmp_path):
     settings = claim.Settings(models=["fake"], tasks=["STS-B"], max_pairs=60,
-                              n_nli_sentences=80, flow_steps=5, n_flow_seeds=2, n_boot=50)
+                              n_nli_sentences=80, flow_steps=5, n_flow_seeds=2, flow_refits=3,
+                              n_boot=50)
     calibrated = claim.measure_calibration(settings, {"org/fake": _FakeEncoder(tmp_path)},
                                            claim.sts_corpus(settings)[1]())
     results = Results(claim.SLUG, parameters={}, profile="test")
@@ -88,6 +89,7 @@ def test_calibration_runs_end_to_end_on_a_fake_encoder(tmp_path):
     flow = calibrated["org/fake"].checks["flow-helps"]
     assert sorted(flow[2]["per seed"]) == [0, 1]  # one fit per flow seed
     assert flow[1].low <= flow[0] <= flow[1].high
+    assert "flow refitted in every draw" in flow[1].method  # 3 refits behind the interval
     # the per-task rows: one task here, so its change is the graded average's
     value, interval = calibrated["org/fake"].per_task["STS-B"]["flow"]
     assert value == pytest.approx(flow[0]) and interval.low <= value <= interval.high
@@ -122,3 +124,42 @@ def test_whitening_refit_draws_score_the_whitening_they_fit(with_subsets):
     assert draws.shape == (40,) and np.isfinite(draws).all()
     assert draws.min() < point < draws.max()
     assert abs(np.median(draws) - point) < 2 * draws.std()
+
+
+def test_refit_interval_is_satterthwaite_over_tasks():
+    """Two tasks' refit draws: the half-width is t(df) sqrt(s1^2 + s2^2) / 2 with the
+    Welch-Satterthwaite df; no draws give None; many draws give about the normal's 1.96."""
+    from scipy import stats
+
+    from anisotropy.claims import calibration
+
+    rng = np.random.default_rng(2)
+    a, b = rng.normal(0, 1, 5), rng.normal(0, 3, 5)
+    pairs = {("x", "gold"): np.zeros(10), ("y", "gold"): np.zeros(20),
+             ("x", "flow refit"): a, ("y", "flow refit"): b}
+    got = calibration.refit_interval(1.0, pairs, ["x", "y"], "flow")
+    v = np.array([a.var(ddof=1), b.var(ddof=1)])
+    df = v.sum() ** 2 / (v ** 2 / 4).sum()
+    half = stats.t.ppf(0.975, df) * np.sqrt(v.sum()) / 2
+    assert (got.low, got.high) == pytest.approx((1 - half, 1 + half))
+    assert "df = " in got.method and "30 pairs in 2 tasks" in got.method
+    assert calibration.refit_interval(1.0, pairs, ["x", "y"], "whitening") is None
+    many = {("x", "gold"): np.zeros(10), ("x", "whitening refit"): rng.normal(0, 1, 4000)}
+    wide = calibration.refit_interval(0.0, many, ["x"], "whitening")
+    assert wide.high == pytest.approx(1.96 * many[("x", "whitening refit")].std(ddof=1),
+                                      rel=0.01)
+
+
+def test_flow_refit_draws_refit_a_flow_per_draw():
+    """Each draw fits a new flow (its own stream), so draws differ and are reproducible;
+    the flow's check then takes its interval from them."""
+    from anisotropy.claims import calibration
+
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(120, 4)) @ np.diag([5, 1, 1, 1]) + 2
+    first, second = np.arange(60), np.arange(60, 120)
+    gold = (base[first] - base[second])[:, 1:].sum(axis=1) + rng.normal(size=60)
+    draws = calibration.flow_refit_draws(base, first, second, gold, None, 5, 3, 7)
+    assert draws.shape == (3,) and np.isfinite(draws).all() and np.unique(draws).size == 3
+    assert np.array_equal(draws, calibration.flow_refit_draws(base, first, second, gold,
+                                                              None, 5, 3, 7))

@@ -31,7 +31,8 @@ from anisotropy.inputs import tasks as task_registry
 
 __all__ = ["FlowCalibration", "POOLINGS", "WHITENING_GRADED", "pooled_vectors",
            "calibrate_and_score", "change_draws", "check_values", "task_changes",
-           "whitening_refit_draws"]
+           "refit_draws", "whitening_refit_draws", "flow_refit_draws", "refit_interval",
+           "whitening_interval", "flow_interval"]
 
 
 @dataclass
@@ -142,7 +143,7 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
                         sentences: list[str], tasks: list[str], *, pooling: str,
                         flow_steps: int = 400, n_flow_seeds: int = 3,
                         max_pairs: int | None = None, seed: int = 0, data_seed: int = 0,
-                        n_refit: int = 0, progress: bool = True
+                        n_refit: int = 0, n_flow_refit: int = 0, progress: bool = True
                         ) -> tuple[pd.DataFrame, dict, dict]:
     """Whitening and flows on STS tasks, for one model.
 
@@ -221,22 +222,25 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
             pair_scores[(task, "whitening refit")] = whitening_refit_draws(
                 base, first, second, gold, subsets, max(2, dim // 3), n_refit,
                 stream_seed(seed, f"refit/{task}"))
+        if n_flow_refit:
+            pair_scores[(task, "flow refit")] = flow_refit_draws(
+                base, first, second, gold, subsets, flow_steps, n_flow_refit,
+                stream_seed(seed, f"flow-refit/{task}"))
     return pd.DataFrame(rows), pair_scores, curves
 
 
-def whitening_refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarray,
-                          gold: np.ndarray, subsets: np.ndarray | None, n_components: int,
-                          n_draws: int, seed: int) -> np.ndarray:
-    """Bootstrap draws of whitening's Spearman x 100 change over ``base`` on one task, the
-    whitening refitted in every draw.
+def refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarray, gold: np.ndarray,
+                subsets: np.ndarray | None, make_fit, n_draws: int, seed: int) -> np.ndarray:
+    """Bootstrap draws of a calibration's Spearman x 100 change over ``base`` on one task,
+    the calibration refitted in every draw.
 
     Each draw resamples the task's pairs with replacement (within each subset when
     ``subsets`` is given, scored as :func:`anisotropy.claims.sts.evaluate_sts`'s pair-weighted
-    mean), fits :class:`~anisotropy.geometry.transforms.Whitening` to ``n_components`` on
-    the resampled pairs' sentences (with their multiplicity), and scores whitened and
-    unwhitened vectors on the same pairs. The whitening is fitted on the sentences it is
-    scored on, so a rerun with other pairs also refits it: holding the fit fixed, as the
-    pairs-only bootstrap does, leaves that variation out.
+    mean), fits ``make_fit(draw)`` (an unfitted transform with ``fit`` and ``transform``) on
+    the resampled pairs' sentences (with their multiplicity), and scores calibrated and
+    uncalibrated vectors on the same pairs. A calibration fitted on the sentences it scores
+    is refitted by a rerun with other pairs too: holding the fit fixed, as the pairs-only
+    bootstrap does, leaves that variation out.
     """
     rng = np.random.default_rng(seed)
     groups = ([np.arange(gold.size)] if subsets is None
@@ -247,13 +251,34 @@ def whitening_refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarra
     for draw in range(n_draws):
         rows = np.concatenate([rng.choice(g, size=g.size) for g in groups])
         a, b = first[rows], second[rows]
-        whitening = Whitening(n_components=n_components).fit(base[np.r_[a, b]])
+        fitted = make_fit(draw).fit(base[np.r_[a, b]])
         part = None if subsets is None else subsets[rows]
-        new = sts.evaluate_sts(whitening.transform(base[a]), whitening.transform(base[b]),
+        new = sts.evaluate_sts(fitted.transform(base[a]), fitted.transform(base[b]),
                                gold[rows], part)
         old = sts.score_correlations(base_scores[rows], gold[rows], part)
         out[draw] = new[key] - old[key]
     return out
+
+
+def whitening_refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarray,
+                          gold: np.ndarray, subsets: np.ndarray | None, n_components: int,
+                          n_draws: int, seed: int) -> np.ndarray:
+    """:func:`refit_draws` of :class:`~anisotropy.geometry.transforms.Whitening` to
+    ``n_components``."""
+    return refit_draws(base, first, second, gold, subsets,
+                       lambda draw: Whitening(n_components=n_components), n_draws, seed)
+
+
+def flow_refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarray,
+                     gold: np.ndarray, subsets: np.ndarray | None, flow_steps: int,
+                     n_draws: int, seed: int) -> np.ndarray:
+    """:func:`refit_draws` of the target flow (:class:`FlowCalibration` of ``flow_steps``
+    steps), each fit from its own stream ``fit/DRAW`` under ``seed``: a draw moves the
+    pairs, the sentences the flow is fitted on, and its initialisation and batches."""
+    return refit_draws(base, first, second, gold, subsets,
+                       lambda draw: FlowCalibration(n_steps=flow_steps,
+                                                    seed=stream_seed(seed, f"fit/{draw}")),
+                       n_draws, seed)
 
 
 def change_draws(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pooling: str,
@@ -271,23 +296,62 @@ def change_draws(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
         for t in tasks for m, ms in methods}
 
 
+def refit_interval(change: float, pair_scores: dict, tasks: list[str], method: str
+                   ) -> Interval | None:
+    """95% interval of a calibration's mean change over ``tasks`` from its refit draws
+    (:func:`refit_draws`, ``pair_scores[(task, method + " refit")]``), or None without them.
+
+    The tasks' draws are independent, so the variance of the mean over tasks is
+    ``sum_t s_t^2 / T^2`` (``s_t`` the standard deviation of task t's B draws), and the
+    interval is ``change +- t_q sqrt(that)`` with Welch-Satterthwaite's degrees of freedom
+    ``(sum s_t^2)^2 / sum (s_t^4 / (B - 1))``: a few refits of a costly flow give a wider
+    quantile, fifty of the whitening about the normal's 1.96. Percentiles of a few dozen
+    refits would be noisier than their spread.
+
+    References
+    ----------
+    Satterthwaite, F. E. (1946). An approximate distribution of estimates of variance
+    components. Biometrics Bulletin 2(6), 110-114.
+    """
+    keys = [(t, f"{method} refit") for t in tasks]
+    if not all(k in pair_scores for k in keys):
+        return None
+    variances = np.array([np.var(pair_scores[k], ddof=1) for k in keys])
+    n_draws = min(pair_scores[k].size for k in keys)
+    df = variances.sum() ** 2 / max(float(np.sum(variances ** 2 / (n_draws - 1))), 1e-300)
+    half = float(stats.t.ppf(0.975, df) * np.sqrt(variances.sum()) / len(tasks))
+    n_pairs = sum(pair_scores[(t, "gold")].size for t in tasks)
+    return Interval(change - half, change + half, (
+        f"95% t interval from B={n_draws} bootstrap draws per task over its sentence pairs "
+        f"({n_pairs:,} pairs in {len(tasks)} task{'s' if len(tasks) > 1 else ''}), the "
+        f"{method} refitted in every draw; Welch-Satterthwaite df = {df:.0f}"))
+
+
 def whitening_interval(change: float, pair_scores: dict, tasks: list[str],
                        fixed_draws: dict[str, np.ndarray], n_boot: int) -> Interval:
-    """95% interval of whitening's mean change over ``tasks``: with refit draws
-    (:func:`whitening_refit_draws`, in ``pair_scores``) the normal bootstrap interval
-    ``change +- 1.96 sd`` of their mean over tasks, taken draw by draw (the percentiles of
-    a few dozen refits would be noisier than their spread); without them, the paired
-    percentile bootstrap of ``fixed_draws`` with the fit held fixed."""
+    """95% interval of whitening's mean change over ``tasks``: :func:`refit_interval` with
+    refit draws; without them, the paired percentile bootstrap of ``fixed_draws`` with the
+    fit held fixed."""
+    refitted = refit_interval(change, pair_scores, tasks, "whitening")
+    if refitted is not None:
+        return refitted
     n_pairs = {t: pair_scores[(t, "gold")].size for t in tasks}
-    keys = [(t, "whitening refit") for t in tasks]
-    if not all(k in pair_scores for k in keys):
-        return sts.mean_change_interval(fixed_draws, n_boot, n_pairs)
-    draws = np.mean([pair_scores[k] for k in keys], axis=0)
-    half = float(stats.norm.ppf(0.975) * draws.std(ddof=1))
-    return Interval(change - half, change + half, (
-        f"95% normal bootstrap, B={draws.size} over the sentence pairs of each task "
-        f"({sum(n_pairs.values()):,} pairs in {len(tasks)} tasks), the whitening refitted "
-        "in every draw; tasks averaged draw by draw"))
+    return sts.mean_change_interval(fixed_draws, n_boot, n_pairs)
+
+
+def flow_interval(change: float, per_seed: np.ndarray, pair_scores: dict, tasks: list[str],
+                  mean_draws: dict[str, np.ndarray], n_boot: int) -> Interval:
+    """95% interval of the target flow's mean change over ``tasks``: :func:`refit_interval`
+    with refit draws (each a new fit, so they carry the seeds' spread too); without them,
+    a t-interval over the ``per_seed`` changes combined with the paired bootstrap of the
+    seeds' mean (``mean_draws``, fits held fixed), half-widths added in quadrature."""
+    refitted = refit_interval(change, pair_scores, tasks, "flow")
+    if refitted is not None:
+        return refitted
+    n_pairs = {t: pair_scores[(t, "gold")].size for t in tasks}
+    return combine_independent(change, seed_interval(per_seed, unit="flow seeds (fits per "
+                                                     "task)"),
+                               sts.mean_change_interval(mean_draws, n_boot, n_pairs))
 
 
 def check_values(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pooling: str,
@@ -301,8 +365,10 @@ def check_values(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
     the variant behind Su et al.'s headline numbers) is deterministic given its sentences:
     its interval (:func:`whitening_interval`) resamples each task's pairs (within subsets
     for ``wmean`` tasks) and refits the whitening in every draw when ``calibrate_and_score``
-    was given ``n_refit``. The flow is a trained part: a t-interval over its seeds is
-    combined with the paired bootstrap of the seeds' mean, half-widths added in quadrature.
+    was given ``n_refit``. The flow is a trained part fitted on the sentences it scores:
+    with ``n_flow_refit`` its interval comes from refits on resampled pairs, each with a new
+    initialisation (:func:`flow_interval`); without, a t-interval over its seeds is combined
+    with the paired bootstrap of the seeds' mean, half-widths added in quadrature.
     Each task's pairs are resampled from its own stream ``bootstrap/TASK`` under ``seed``,
     shared by the methods compared on it (the bootstrap is paired); ``draws_by_key`` are
     :func:`change_draws`' (computed here when not given).
@@ -310,7 +376,6 @@ def check_values(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
     per_task = scores.pivot_table(index=["method", "seed"], columns="task",
                                   values="spearman")[tasks]
     baseline = float(per_task.loc[(pooling, 0)].mean())
-    n_pairs = {t: pair_scores[(t, "gold")].size for t in tasks}
     if draws_by_key is None:
         draws_by_key = change_draws(scores, pair_scores, tasks, pooling, n_boot, seed)
 
@@ -327,9 +392,8 @@ def check_values(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
         "whitening-helps": (whitening, whitening_interval(
             whitening, pair_scores, tasks, draws(WHITENING_GRADED, 0), n_boot),
                             {"baseline average": baseline}),
-        "flow-helps": (flow, combine_independent(
-            flow, seed_interval(per_seed.to_numpy(), unit="flow seeds (fits per task)"),
-            sts.mean_change_interval(mean_draws, n_boot, n_pairs)),
+        "flow-helps": (flow, flow_interval(flow, per_seed.to_numpy(), pair_scores, tasks,
+                                           mean_draws, n_boot),
             {"baseline average": baseline,
              "per seed": {int(k): float(v) for k, v in per_seed.items()}}),
     }
@@ -340,8 +404,8 @@ def task_changes(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
                  draws_by_key: dict | None = None) -> dict[str, dict[str, tuple]]:
     """Per task, the Spearman x 100 change over the ``pooling`` baseline of whitening
     (:data:`WHITENING_GRADED`) and of the target flow (mean over its seeds), each with its
-    95% interval as in :func:`check_values` (paired bootstrap over the task's pairs; for the
-    flow combined with a t-interval over its seeds), for the rows set beside the papers'
+    95% interval as in :func:`check_values` (:func:`whitening_interval`,
+    :func:`flow_interval`), for the rows set beside the papers'
     per-task tables. ``{task: {"whitening": (change, Interval), "flow": (...)}}``;
     ``draws_by_key`` are :func:`change_draws`' (computed here when not given)."""
     per_task = scores.pivot_table(index=["method", "seed"], columns="task",
@@ -350,18 +414,16 @@ def task_changes(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
         draws_by_key = change_draws(scores, pair_scores, tasks, pooling, n_boot, seed)
     out = {}
     for task in tasks:
-        n_pairs = {task: pair_scores[(task, "gold")].size}
         base_value = float(per_task.loc[(pooling, 0), task])
         whitening = float(per_task.loc[(WHITENING_GRADED, 0), task]) - base_value
         flow_seeds = per_task.loc["flow (target)", task] - base_value
         flow = float(flow_seeds.mean())
-        pairs = sts.mean_change_interval(
-            {task: np.mean([draws_by_key[(task, "flow (target)", s)]
-                            for s in flow_seeds.index], axis=0)}, n_boot, n_pairs)
+        mean_draws = {task: np.mean([draws_by_key[(task, "flow (target)", s)]
+                                     for s in flow_seeds.index], axis=0)}
         out[task] = {
             "whitening": (whitening, whitening_interval(
                 whitening, pair_scores, [task],
                 {task: draws_by_key[(task, WHITENING_GRADED, 0)]}, n_boot)),
-            "flow": (flow, combine_independent(flow, seed_interval(
-                flow_seeds.to_numpy(), unit="flow seeds"), pairs))}
+            "flow": (flow, flow_interval(flow, flow_seeds.to_numpy(), pair_scores, [task],
+                                         mean_draws, n_boot))}
     return out

@@ -55,6 +55,8 @@ class Settings(ClaimSettings):
     n_flow_seeds: int = param(3, "flow fits per task; their spread gives the interval", min=2)
     whitening_refits: int = param(50, "bootstrap draws with the whitening refitted, behind its "
                                   "interval", min=20)
+    flow_refits: int = param(5, "bootstrap draws per task with the target flow refitted (a "
+                             "new fit on resampled pairs), behind its interval", min=3)
     include_sink: bool = param(False, "decoders: keep position-0 tokens in sentence means")
     n_boot: int = param(1000, "bootstrap resamples behind every 95% interval", min=20)
 
@@ -207,7 +209,7 @@ def measure_calibration(settings: Settings, encoders: dict,
             pooled, nli_pooled, sentences, scored, pooling=s.calibration_pooling,
             flow_steps=s.flow_steps, n_flow_seeds=s.n_flow_seeds, max_pairs=s.max_pairs,
             seed=stream_seed(s.seed, "claim3/calibration"), data_seed=stream_seed(s.seed, "data"),
-            n_refit=s.whitening_refits)
+            n_refit=s.whitening_refits, n_flow_refit=s.flow_refits)
         draws = calibration.change_draws(table, pairs, scored, s.calibration_pooling,
                                          s.n_boot, stream_seed(s.seed, "claim3/calibration"))
         checks = calibration.check_values(table, pairs, scored, s.calibration_pooling,
