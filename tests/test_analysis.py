@@ -244,6 +244,15 @@ def test_frequency_geometry_detects_rare_words_far_out():
         np.linalg.norm(X[np.argsort(-counts)[:100]], axis=1).mean())
     with pytest.raises(ValueError, match="edges must start at 0"):
         frequency.rank_bins(counts, [5, 10])
+    # one neighbour search can serve both: the same numbers from precomputed distances
+    near = frequency.neighbour_distances(X, 7)
+    assert np.all(np.diff(near, axis=1) >= 0)
+    assert frequency.frequency_table(X, counts, (0, 100, 500), distances=near).equals(table)
+    again, _ = frequency.frequency_geometry(X, counts, k=5, edges=(0, 100, 250, 500),
+                                            distances=near)
+    assert again == summary
+    with pytest.raises(ValueError, match=r"distances must be \(500, >= 7\)"):
+        frequency.frequency_table(X, counts, (0, 100, 500), distances=near[:, :5])
 
 
 def test_fixed_count_average_uses_exactly_m_occurrences():

@@ -32,7 +32,7 @@ from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs.resolved import short_name
 
 __all__ = ["corpus_token_counts", "corpus_word_counts", "frequency_geometry", "frequency_table",
-           "rank_bins", "knn_mean_distance", "fixed_count_average",
+           "rank_bins", "knn_mean_distance", "neighbour_distances", "fixed_count_average",
            "model_spaces", "static_spaces"]
 
 
@@ -54,14 +54,20 @@ def corpus_word_counts(texts: list[str]) -> Counter:
     return counts
 
 
-def knn_mean_distance(X: np.ndarray, k: int = 10, pool: tuple | None = None) -> np.ndarray:
-    """Mean Euclidean distance of each row to its k nearest other rows (exact;
-    :func:`anisotropy.geometry.metrics.knn_distances`); with ``pool = (vectors, rows)``,
-    to its k nearest among all of ``vectors`` (``X`` is ``vectors[rows]``;
-    :func:`anisotropy.geometry.dimension.knn_distances_among`)."""
+def neighbour_distances(X: np.ndarray, k: int = 10, pool: tuple | None = None) -> np.ndarray:
+    """``(n, k)`` Euclidean distances of each row to its k nearest other rows, sorted
+    ascending (exact; :func:`anisotropy.geometry.metrics.knn_distances`); with
+    ``pool = (vectors, rows)``, to its k nearest among all of ``vectors`` (``X`` is
+    ``vectors[rows]``; :func:`anisotropy.geometry.dimension.knn_distances_among`)."""
     if pool is None:
-        return metrics.knn_distances(X, k, "euclidean").mean(axis=1)
-    return knn_distances_among(pool[0], pool[1], k).mean(axis=1)
+        return metrics.knn_distances(X, k, "euclidean")
+    return knn_distances_among(pool[0], pool[1], k)
+
+
+def knn_mean_distance(X: np.ndarray, k: int = 10, pool: tuple | None = None) -> np.ndarray:
+    """Mean Euclidean distance of each row to its k nearest other rows (or among ``pool``):
+    the row means of :func:`neighbour_distances`."""
+    return neighbour_distances(X, k, pool).mean(axis=1)
 
 
 def rho_interval(values: np.ndarray, log_frequency: np.ndarray, n_boot: int = 1000,
@@ -95,15 +101,20 @@ def rank_bins(frequency: np.ndarray, edges) -> pd.Series:
 
 
 def frequency_table(X: np.ndarray, frequency: np.ndarray, edges, ks=(3, 5, 7),
-                    pool: tuple | None = None) -> pd.DataFrame:
+                    pool: tuple | None = None, distances: np.ndarray | None = None
+                    ) -> pd.DataFrame:
     """Mean l2 norm and mean distance to the k nearest neighbours (among all rows, or with
-    ``pool`` among all of the space's points, as :func:`knn_mean_distance`) per
-    frequency-rank range: the layout of Li et al. (2020), Table 1."""
+    ``pool`` among all of the space's points, as :func:`neighbour_distances`; or the sorted
+    ``distances`` already computed, at least ``max(ks)`` per row) per frequency-rank range:
+    the layout of Li et al. (2020), Table 1."""
     X = np.asarray(metrics.check_embeddings(X, min_points=max(ks) + 2), dtype=np.float64)
     table = pd.DataFrame({"range": rank_bins(frequency, edges),
                           "mean l2 norm": np.linalg.norm(X, axis=1)})
-    distances = (metrics.knn_distances(X, max(ks), "euclidean") if pool is None
-                 else knn_distances_among(pool[0], pool[1], max(ks)))
+    if distances is None:
+        distances = neighbour_distances(X, max(ks), pool)
+    elif distances.shape[0] != X.shape[0] or distances.shape[1] < max(ks):
+        raise ValueError(f"distances must be ({X.shape[0]}, >= {max(ks)}); got "
+                         f"{distances.shape}.")
     for k in ks:
         table[f"mean {k}-NN l2 distance"] = distances[:, :k].mean(axis=1)
     return table.groupby("range", observed=False).mean()
@@ -111,14 +122,17 @@ def frequency_table(X: np.ndarray, frequency: np.ndarray, edges, ks=(3, 5, 7),
 
 def frequency_geometry(X: np.ndarray, frequency: np.ndarray, k: int = 5,
                        edges=(0, 100, 500, 5000, 10000), n_boot: int | None = None,
-                       seed: int = 0, pool: tuple | None = None) -> tuple[dict, pd.DataFrame]:
+                       seed: int = 0, pool: tuple | None = None,
+                       distances: np.ndarray | None = None) -> tuple[dict, pd.DataFrame]:
     """Norm and neighbourhood density against log frequency for one space.
 
     Returns a dict of Spearman correlations (norm and kNN distance, raw and after centring;
     Euclidean kNN distances do not change with centring, so they are given once) and a
     table of the mean norm and kNN distance per frequency-rank range (:func:`rank_bins`,
     Li et al.'s ranges by default). With ``n_boot``, the dict also holds ``"rho norm
-    interval"`` and ``"rho kNN distance interval"`` (:func:`rho_interval`).
+    interval"`` and ``"rho kNN distance interval"`` (:func:`rho_interval`). ``distances``:
+    the rows' sorted neighbour distances (:func:`neighbour_distances`, at least ``k`` per
+    row) when already computed.
     """
     X = np.asarray(metrics.check_embeddings(X, min_points=k + 2), dtype=np.float64)
     frequency = np.asarray(frequency, dtype=np.float64)
@@ -127,7 +141,11 @@ def frequency_geometry(X: np.ndarray, frequency: np.ndarray, k: int = 5,
     log_frequency = np.log(frequency)
     norms = np.linalg.norm(X, axis=1)
     centred_norms = np.linalg.norm(X - X.mean(axis=0), axis=1)
-    distances = knn_mean_distance(X, k, pool)
+    if distances is None:
+        distances = neighbour_distances(X, k, pool)
+    elif distances.shape[0] != X.shape[0] or distances.shape[1] < k:
+        raise ValueError(f"distances must be ({X.shape[0]}, >= {k}); got {distances.shape}.")
+    distances = distances[:, :k].mean(axis=1)
     summary = {
         "n": int(X.shape[0]),
         "rho norm": float(spearmanr(norms, log_frequency)[0]),

@@ -118,14 +118,21 @@ def load_models(settings: Settings, on_model=None, load=None) -> tuple[dict, obj
     return encoders, static
 
 
+#: The neighbour counts of Li et al.'s Table 1 (mean k-NN distance per rank range).
+TABLE1_KS = (3, 5, 7)
+
+
 @dataclass
 class FrequencyGeometry:
-    """Part A: each space's vectors and frequencies, the model and kind that own it, its
+    """Part A: each space's vectors and frequencies (and the pool its neighbours are
+    searched in, with the sorted distances to them: ``neighbours``), the model and kind
+    that own it, its
     correlations (``geometry``: one row per space) with their intervals, and its means per
     frequency-rank range (``bins``)."""
 
     spaces: dict = field(default_factory=dict)
     pools: dict = field(default_factory=dict)
+    neighbours: dict = field(default_factory=dict)
     owners: dict = field(default_factory=dict)
     geometry: dict = field(default_factory=dict)
     intervals: dict = field(default_factory=dict)
@@ -158,9 +165,13 @@ def measure_frequency(settings: Settings, encoders: dict, static, corpus: list[s
     out.pools.update(pools)
     out.owners.update({space: (s.static_model, "static") for space in spaces})
     for space, (X, counts) in out.spaces.items():
+        # one neighbour search per space serves the check (knn_k) and Table 1's k = 3, 5, 7
+        out.neighbours[space] = frequency.neighbour_distances(
+            X, max(s.knn_k, *TABLE1_KS), out.pools.get(space))
         row, out.bins[space] = frequency.frequency_geometry(
             X, counts, k=s.knn_k, edges=edges, n_boot=s.n_boot,
-            seed=stream_seed(s.seed, f"claim3/frequency/{space}"), pool=out.pools.get(space))
+            seed=stream_seed(s.seed, f"claim3/frequency/{space}"),
+            distances=out.neighbours[space])
         out.intervals[space] = {key: row.pop(f"{key} interval")
                                 for key in FREQUENCY_CHECKS.values()}
         out.geometry[space] = row

@@ -79,7 +79,9 @@ def table1(geometry) -> pd.DataFrame:
     paper = reference("claim3", "frequency_table")
     edges = paper["rank_bins"]
     layout = [frequency.frequency_table(*geometry.spaces[space], edges,
-                                        pool=geometry.pools.get(space)).assign(space=space)
+                                        pool=geometry.pools.get(space),
+                                        distances=geometry.neighbours.get(space))
+              .assign(space=space)
               for space in geometry.spaces if "input embeddings" in space]
     published = pd.DataFrame({"mean l2 norm": paper["mean_l2_norm"],
                               **{f"mean {k}-NN l2 distance": v
