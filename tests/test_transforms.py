@@ -128,3 +128,34 @@ def test_whitening_matches_the_svd_of_the_covariance():
         unit = reference / np.linalg.norm(reference, axis=1, keepdims=True)
         ours_unit = ours / np.linalg.norm(ours, axis=1, keepdims=True)
         assert np.allclose(ours_unit @ ours_unit.T, unit @ unit.T, atol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(40, 90), (200, 30), (30, 30)])
+def test_top_directions_span_the_svd_directions(shape):
+    """The Gram-matrix route gives the SVD's leading right singular vectors (up to sign):
+    orthonormal rows, |<v_i, v_i^svd>| = 1, with fewer rows than asked when the data has
+    fewer dimensions."""
+    from anisotropy.geometry.transforms import _top_directions
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=shape) @ np.diag(np.linspace(4, 0.5, shape[1]))
+    X -= X.mean(axis=0)
+    vt = np.linalg.svd(X, full_matrices=False)[2]
+    got = _top_directions(X, 5)
+    assert got.shape == (5, shape[1])
+    np.testing.assert_allclose(got @ got.T, np.eye(5), atol=1e-10)
+    np.testing.assert_allclose(np.abs(np.sum(got * vt[:5], axis=1)), 1.0, atol=1e-8)
+    assert _top_directions(X[:3] - X[:3].mean(axis=0), 5).shape[0] <= 3
+
+
+def test_top_directions_of_rank_deficient_data_match_the_svd():
+    """Directions without variance are not determined by the data: the SVD's are used, so
+    the projection removes exactly what the SVD route removed."""
+    from anisotropy.geometry.transforms import _top_directions
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(50, 2)) @ rng.normal(size=(2, 20))  # rank 2
+    X -= X.mean(axis=0)
+    np.testing.assert_array_equal(_top_directions(X, 4),
+                                  np.linalg.svd(X, full_matrices=False)[2][:4])
+    assert _top_directions(np.zeros((6, 4)), 2).shape == (2, 4)

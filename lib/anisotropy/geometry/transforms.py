@@ -56,11 +56,34 @@ class _Transform:
 
 
 def _top_directions(centred: np.ndarray, n_components: int) -> np.ndarray:
-    """The top ``n_components`` principal directions (rows) of already-centred data."""
+    """The top ``n_components`` principal directions (rows) of already-centred data ``X``
+    (``n x d``), at most ``min(n, d)`` of them: the leading right singular vectors of X.
+
+    They are computed from the smaller of the two Gram matrices, only the ``k`` leading
+    eigenpairs (``scipy.linalg.eigh`` with ``subset_by_index``): for ``n < d`` the
+    eigenvectors ``u`` of ``X X^T`` give ``v = X^T u / ||X^T u||``, otherwise the
+    eigenvectors of ``X^T X`` are the directions. The SVD of X gives the same directions
+    (up to sign, which the projections do not see) at several times the cost; it is used
+    when a wanted direction has no variance (rank-deficient data), where the directions are
+    not determined by the data and the Gram route cannot normalise them.
+    """
     if n_components == 0:
         return np.zeros((0, centred.shape[1]))
-    _, _, vt = np.linalg.svd(centred, full_matrices=False)
-    return vt[:n_components]
+    from scipy.linalg import eigh
+
+    n, d = centred.shape
+    k = min(n_components, n, d)
+    small = min(n, d)
+    gram = centred @ centred.T if n < d else centred.T @ centred
+    values, vectors = eigh(gram, subset_by_index=[small - k, small - 1])
+    if values[0] <= 1e-10 * max(values[-1], np.finfo(float).tiny):
+        _, _, vt = np.linalg.svd(centred, full_matrices=False)
+        return vt[:n_components]
+    vectors = vectors[:, ::-1]
+    if n >= d:
+        return vectors.T
+    directions = centred.T @ vectors
+    return (directions / np.linalg.norm(directions, axis=0)).T
 
 
 def _remove(centred: np.ndarray, directions: np.ndarray) -> np.ndarray:
