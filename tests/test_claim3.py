@@ -144,6 +144,9 @@ def test_refit_interval_is_satterthwaite_over_tasks():
     assert (got.low, got.high) == pytest.approx((1 - half, 1 + half))
     assert "df = " in got.method and "30 pairs in 2 tasks" in got.method
     assert calibration.refit_interval(1.0, pairs, ["x", "y"], "whitening") is None
+    tied = {("x", "gold"): np.zeros(10), ("x", "flow refit"): np.full(5, 2.0)}
+    flat = calibration.refit_interval(2.0, tied, ["x"], "flow")
+    assert (flat.low, flat.high) == (2.0, 2.0)
     many = {("x", "gold"): np.zeros(10), ("x", "whitening refit"): rng.normal(0, 1, 4000)}
     wide = calibration.refit_interval(0.0, many, ["x"], "whitening")
     assert wide.high == pytest.approx(1.96 * many[("x", "whitening refit")].std(ddof=1),

@@ -318,7 +318,9 @@ def refit_interval(change: float, pair_scores: dict, tasks: list[str], method: s
         return None
     variances = np.array([np.var(pair_scores[k], ddof=1) for k in keys])
     n_draws = min(pair_scores[k].size for k in keys)
-    df = variances.sum() ** 2 / max(float(np.sum(variances ** 2 / (n_draws - 1))), 1e-300)
+    # at least B - 1 whenever a task's draws vary; draws that all tie give half-width 0
+    df = max(variances.sum() ** 2 / max(float(np.sum(variances ** 2 / (n_draws - 1))),
+                                        1e-300), 1.0)
     half = float(stats.t.ppf(0.975, df) * np.sqrt(variances.sum()) / len(tasks))
     n_pairs = sum(pair_scores[(t, "gold")].size for t in tasks)
     return Interval(change - half, change + half, (
