@@ -281,7 +281,7 @@ def test_knn_distances_brute_force(metric):
     got = metrics.knn_distances(X, 4, metric, chunk_size=7)  # chunks that do not divide n
     np.testing.assert_allclose(got, expected, atol=1e-12)
     if metric == "euclidean":
-        np.testing.assert_allclose(frequency.knn_mean_distance(X, 4), expected.mean(axis=1))
+        np.testing.assert_allclose(frequency.neighbour_distances(X, 4), expected)
     with pytest.raises(ValueError, match="metric"):
         metrics.knn_distances(X, 4, "manhattan")
     with pytest.raises(ValueError, match="k must be"):

@@ -32,7 +32,7 @@ from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs.resolved import short_name
 
 __all__ = ["corpus_token_counts", "corpus_word_counts", "frequency_geometry", "frequency_table",
-           "rank_bins", "knn_mean_distance", "neighbour_distances", "fixed_count_average",
+           "rank_bins", "neighbour_distances", "fixed_count_average",
            "model_spaces", "static_spaces"]
 
 
@@ -64,10 +64,15 @@ def neighbour_distances(X: np.ndarray, k: int = 10, pool: tuple | None = None) -
     return knn_distances_among(pool[0], pool[1], k)
 
 
-def knn_mean_distance(X: np.ndarray, k: int = 10, pool: tuple | None = None) -> np.ndarray:
-    """Mean Euclidean distance of each row to its k nearest other rows (or among ``pool``):
-    the row means of :func:`neighbour_distances`."""
-    return neighbour_distances(X, k, pool).mean(axis=1)
+def _given_or_searched(X: np.ndarray, k: int, pool: tuple | None,
+                       distances: np.ndarray | None) -> np.ndarray:
+    """``distances`` checked to hold at least ``k`` sorted neighbours per row of ``X``, or
+    :func:`neighbour_distances` searched now when none are given."""
+    if distances is None:
+        return neighbour_distances(X, k, pool)
+    if distances.shape[0] != X.shape[0] or distances.shape[1] < k:
+        raise ValueError(f"distances must be ({X.shape[0]}, >= {k}); got {distances.shape}.")
+    return distances
 
 
 def rho_interval(values: np.ndarray, log_frequency: np.ndarray, n_boot: int = 1000,
@@ -110,11 +115,7 @@ def frequency_table(X: np.ndarray, frequency: np.ndarray, edges, ks=(3, 5, 7),
     X = np.asarray(metrics.check_embeddings(X, min_points=max(ks) + 2), dtype=np.float64)
     table = pd.DataFrame({"range": rank_bins(frequency, edges),
                           "mean l2 norm": np.linalg.norm(X, axis=1)})
-    if distances is None:
-        distances = neighbour_distances(X, max(ks), pool)
-    elif distances.shape[0] != X.shape[0] or distances.shape[1] < max(ks):
-        raise ValueError(f"distances must be ({X.shape[0]}, >= {max(ks)}); got "
-                         f"{distances.shape}.")
+    distances = _given_or_searched(X, max(ks), pool, distances)
     for k in ks:
         table[f"mean {k}-NN l2 distance"] = distances[:, :k].mean(axis=1)
     return table.groupby("range", observed=False).mean()
@@ -141,11 +142,7 @@ def frequency_geometry(X: np.ndarray, frequency: np.ndarray, k: int = 5,
     log_frequency = np.log(frequency)
     norms = np.linalg.norm(X, axis=1)
     centred_norms = np.linalg.norm(X - X.mean(axis=0), axis=1)
-    if distances is None:
-        distances = neighbour_distances(X, k, pool)
-    elif distances.shape[0] != X.shape[0] or distances.shape[1] < k:
-        raise ValueError(f"distances must be ({X.shape[0]}, >= {k}); got {distances.shape}.")
-    distances = distances[:, :k].mean(axis=1)
+    distances = _given_or_searched(X, k, pool, distances)[:, :k].mean(axis=1)
     summary = {
         "n": int(X.shape[0]),
         "rho norm": float(spearmanr(norms, log_frequency)[0]),
