@@ -22,7 +22,7 @@ from anisotropy.book.runner import SLUGS
 from anisotropy.claims import cluster_similarities, clusters, layerwise, sts
 from anisotropy.claims.classifier import check_values as classifier_checks
 from anisotropy.claims.sentence_units import SentenceUnits
-from anisotropy.geometry import intervals
+from anisotropy.geometry import intervals, similarity
 from anisotropy.geometry.intervals import Interval
 from anisotropy.inputs.data import PROJECT_ROOT as ROOT
 
@@ -389,6 +389,44 @@ def test_pair_cosine_draws_match_brute_force(centre):
     centred = X - every.mean(axis=0) if centre else X
     unit = centred / np.linalg.norm(centred, axis=1, keepdims=True)
     assert ones[0] == pytest.approx(((unit @ unit.T).sum() - n) / (n * n - n))
+
+
+@pytest.mark.parametrize("centre", [False, True])
+def test_pair_cosine_draws_with_types_match_brute_force(centre):
+    """With unit types, pairs of one type are left out and a pair of types with r_t and
+    r_u units weighs 1 / (r_t r_u) more (every pair of types counts equally), on top of
+    the window weights; all-ones weights give the type-pair mean cosine."""
+    from anisotropy.geometry.intervals import dirichlet_weights
+
+    n, d, n_windows = 45, 5, 4
+    X = RNG.normal(size=(n, d)) + 0.5
+    windows = RNG.integers(0, n_windows, n)
+    types = RNG.integers(0, 7, n)
+    sums = cluster_similarities.window_sums(X, windows, n_windows) if centre else None
+    r = np.bincount(types)[types]
+
+    def brute(c):
+        mu = ((c[windows][:, None] * X).sum(0) / c[windows].sum() if centre else np.zeros(d))
+        unit = (X - mu) / np.linalg.norm(X - mu, axis=1, keepdims=True)
+        weight = np.where(windows[:, None] == windows[None, :], c[windows][:, None],
+                          np.outer(c[windows], c[windows])) / np.outer(r, r)
+        weight[types[:, None] == types[None, :]] = 0
+        return (weight * (unit @ unit.T)).sum() / weight.sum()
+
+    weights = dirichlet_weights(n_windows, 20, 2)
+    got = cluster_similarities.pair_cosine_draws(X, windows, weights, sums, block=5,
+                                                 unit_types=types)
+    assert got == pytest.approx([brute(c) for c in weights], abs=1e-12)
+    ones = cluster_similarities.pair_cosine_draws(X, windows, np.ones((1, n_windows)), sums,
+                                                  unit_types=types)
+    centred = X - X.mean(axis=0) if centre else X
+    assert ones[0] == pytest.approx(similarity.type_pair_mean_cosine(
+        centred / np.linalg.norm(centred, axis=1, keepdims=True), types))
+    # one unit per type: the same as without types
+    single = np.unique(types, return_index=True)[1]
+    assert cluster_similarities.pair_cosine_draws(
+        X[single], windows[single], weights, sums, unit_types=types[single]) == pytest.approx(
+        cluster_similarities.pair_cosine_draws(X[single], windows[single], weights, sums))
 
 
 def test_spearman_change_draws_center_on_the_change():

@@ -357,6 +357,31 @@ def test_inter_intra_type_similarity():
         X, ids)
 
 
+def test_inter_type_similarity_instances_per_type():
+    """min_units = 1 is Cai et al.'s one instance per type; more instances per type give
+    the mean over pairs of types of the mean cosine between their instances (brute force),
+    whose expectation the one-instance estimate shares (its mean over seeds)."""
+    X, ids, _ = words_data(n_words=3, per=9)
+    one = metrics.inter_type_rows(ids, seed=3)
+    assert np.unique(ids[one]).size == 3 and one.size == 3
+    assert metrics.inter_type_similarity(X, ids, seed=3) == pytest.approx(
+        metrics.mean_offdiagonal_cosine(metrics.inter_type_units(X, ids, seed=3)))
+    rows = metrics.inter_type_rows(ids, seed=3, min_units=12)          # 4 of each type
+    assert np.bincount(ids[rows]).tolist() == [4, 4, 4] and np.unique(rows).size == 12
+    every = metrics.inter_type_rows(ids, seed=3, min_units=10_000)     # all 9 of each
+    assert sorted(every) == list(range(ids.size))
+    unit = X / np.linalg.norm(X, axis=1, keepdims=True)
+    cos = unit @ unit.T
+    pairs = [cos[np.ix_(ids == t, ids == u)].mean() for t in range(3) for u in range(3)
+             if t != u]
+    full = metrics.inter_type_similarity(X, ids, min_units=10_000)
+    assert full == pytest.approx(np.mean(pairs), abs=1e-12)
+    singles = [metrics.inter_type_similarity(X, ids, seed=s) for s in range(400)]
+    assert np.mean(singles) == pytest.approx(full, abs=4 * np.std(singles) / 20)
+    with pytest.raises(ValueError, match="min_units"):
+        metrics.inter_type_rows(ids, min_units=0)
+
+
 def test_uncentred_share_draws_match_truncated_svd_on_resamples():
     """Each draw is TruncatedSVD's first explained-variance ratio of the resampled rows."""
     from sklearn.decomposition import TruncatedSVD

@@ -41,11 +41,46 @@ def window_sums(X: np.ndarray, windows: np.ndarray, n_windows: int) -> tuple:
         windows, minlength=n_windows).astype(np.float64)
 
 
+class _Groups:
+    """A grouping of the rows of ``X``: the Gram matrix of the rows within each group
+    (sparse, zero across groups), the ``(n, G)`` indicator, and per-group sums of
+    ``(b, n)`` values and of quadratic forms."""
+
+    def __init__(self, X: np.ndarray, groups: np.ndarray):
+        from scipy import sparse
+
+        self.codes, inverse = np.unique(groups, return_inverse=True)
+        n = groups.size
+        self.onehot = sparse.csr_matrix((np.ones(n), (np.arange(n), inverse)),
+                                        shape=(n, self.codes.size))
+        order = np.argsort(inverse, kind="stable")
+        bounds = np.searchsorted(inverse[order], np.arange(self.codes.size + 1))
+        rows, cols, values = [], [], []
+        for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
+            members = order[start:stop]
+            rows.append(np.repeat(members, members.size))
+            cols.append(np.tile(members, members.size))
+            values.append((X[members] @ X[members].T).ravel())
+        self.gram = sparse.csr_matrix((np.concatenate(values), (np.concatenate(rows),
+                                       np.concatenate(cols))), shape=(n, n))
+
+    def sums(self, values: np.ndarray) -> np.ndarray:
+        """``(b, G)``: the sum of ``values`` (``(b, n)``) over each group's rows."""
+        return np.asarray((self.onehot.T @ values.T).T)
+
+    def norms2(self, alpha: np.ndarray, p: np.ndarray, m: np.ndarray) -> np.ndarray:
+        r"""``(b, G)``: :math:`\lVert\sum_{i \in g} \alpha_i (x_i - \mu)\rVert^2` per group,
+        from the within-group Gram matrix, ``p = mu @ X.T`` and ``m = |mu|^2``."""
+        quad = self.sums(alpha * np.asarray(self.gram @ alpha.T).T)
+        total = self.sums(alpha)
+        return quad - 2 * self.sums(alpha * p) * total + m * total * total
+
+
 def pair_cosine_draws(vectors: np.ndarray, unit_windows: np.ndarray, weights: np.ndarray,
                       centre: tuple[np.ndarray, np.ndarray] | None = None,
-                      block: int = 100) -> np.ndarray:
-    r"""Draws of S_inter's mean cosine over pairs of distinct units under window weights,
-    the centring redone in every draw.
+                      block: int = 100, unit_types: np.ndarray | None = None) -> np.ndarray:
+    r"""Draws of S_inter's mean cosine over pairs of units of different types under window
+    weights, the centring redone in every draw.
 
     Unit :math:`i` (a row of ``vectors``) comes from window :math:`w_i` with weight
     :math:`c_{w_i}` in draw :math:`b` (a row of ``weights``). With ``centre = (sums,
@@ -54,34 +89,46 @@ def pair_cosine_draws(vectors: np.ndarray, unit_windows: np.ndarray, weights: np
     c_w n_w`, then normalises: :math:`u_i = (x_i - \mu_b) / \lVert x_i - \mu_b\rVert`.
     A pair of units from different windows weighs :math:`c_{w_i} c_{w_j}`, a pair from one
     window :math:`c_{w_i}`, so that every pair has expected weight about 1 (a window drawn
-    with weight :math:`c` repeats its own pairs :math:`c` times, not :math:`c^2`):
+    with weight :math:`c` repeats its own pairs :math:`c` times, not :math:`c^2`). With
+    ``unit_types`` (the type of each unit; by default every unit is its own), pairs of one
+    type are left out and a pair of types :math:`t \ne u` with :math:`r_t` and
+    :math:`r_u` units weighs :math:`1 / (r_t r_u)` more, so every pair of types counts
+    equally (:func:`~anisotropy.geometry.similarity.type_pair_mean_cosine`):
 
-    .. math:: \bar S_b = \frac{\sum_{i \ne j} a_{ij}\, u_i \cdot u_j}
-              {\sum_{i \ne j} a_{ij}}
+    .. math:: \bar S_b = \frac{\sum_{t_i \ne t_j} a_{ij}\, u_i \cdot u_j}
+              {\sum_{t_i \ne t_j} a_{ij}}
 
-    computed in closed form from :math:`\lVert\sum_i c_{w_i} u_i\rVert^2` and each
-    window's :math:`\lVert\sum_{i \in w} u_i\rVert^2` (a block-diagonal Gram matrix), so
+    computed in closed form from :math:`\lVert\sum_i c_{w_i} u_i / r_{t_i}\rVert^2` less
+    the same-type sums (the Gram matrix within each type) and, for the same-window pairs,
+    each window's and each (window, type) cell's sums (block-diagonal Gram matrices), so
     memory is ``block * n_units`` floats. All-ones weights give the point estimate exactly.
     Without the re-centring, a weighted draw of vectors centred once is pulled away from 0
     (its windows no longer balance), and a per-cluster S_inter of about 0 would get an
     interval far above it.
     """
-    from scipy import sparse
-
     X = np.asarray(vectors, dtype=np.float64)
-    order = np.argsort(unit_windows, kind="stable")
-    X, windows = X[order], np.asarray(unit_windows)[order]
-    present, starts = np.unique(windows, return_index=True)
-    sizes = np.diff(np.r_[starts, windows.size]).astype(np.float64)
-    gram = sparse.block_diag([X[a:a + int(n)] @ X[a:a + int(n)].T
-                              for a, n in zip(starts, sizes, strict=True)], format="csr")
+    windows = np.asarray(unit_windows)
+    n = X.shape[0]
+    if unit_types is None:
+        types, scale = np.arange(n), np.ones(n)
+    else:
+        _, types = np.unique(np.asarray(unit_types), return_inverse=True)
+        scale = 1.0 / np.bincount(types)[types]
+    by_window = _Groups(X, windows)
+    present = by_window.codes
+    singletons = scale.min() == 1.0          # one unit per type: its cells are its units
+    if not singletons:
+        by_type = _Groups(X, types)
+        _, cell = np.unique(np.stack([windows, types]), axis=1, return_inverse=True)
+        by_cell = _Groups(X, cell)
+        to_window = (by_cell.onehot.T @ by_window.onehot) > 0  # (cells, windows)
     norms2 = np.einsum("ij,ij->i", X, X)
     out = np.empty(weights.shape[0])
     for first in range(0, weights.shape[0], block):
         c_w = weights[first:first + block]                                  # (b, W)
         if centre is None:  # no mean to subtract: skip the (b, n) products with it
             mu = np.zeros((c_w.shape[0], X.shape[1]))
-            p, m = np.zeros((c_w.shape[0], X.shape[0])), np.zeros((c_w.shape[0], 1))
+            p, m = np.zeros((c_w.shape[0], n)), np.zeros((c_w.shape[0], 1))
         else:
             mu = (c_w @ centre[0]) / (c_w @ centre[1])[:, None]             # (b, d)
             p = mu @ X.T                                                    # (b, n)
@@ -90,23 +137,27 @@ def pair_cosine_draws(vectors: np.ndarray, unit_windows: np.ndarray, weights: np
         q = np.where(r2 > 0, 1 / np.sqrt(np.maximum(r2, 1e-300)), 0.0)    # 1 / norm
         nonzero = (r2 > 0).astype(np.float64)
         c = c_w[:, windows]                                                 # (b, n)
-        cq = c * q
-        total = cq @ X - mu * cq.sum(axis=1, keepdims=True)
-        full = np.einsum("ij,ij->i", total, total) - (c * c * nonzero).sum(axis=1)
-
-        def per_window(values: np.ndarray) -> np.ndarray:
-            return np.add.reduceat(values, starts, axis=1)                  # (b, windows)
-
-        quad = per_window(q * (gram @ q.T).T)          # sum_{i,j in w} q_i q_j x_i . x_j
-        qp, qs = per_window(q * p), per_window(q)
-        within = quad - 2 * qp * qs + m * qs * qs - per_window(nonzero)     # i != j in w
+        g, h = scale * q, scale * nonzero          # a unit's coefficient and weight, no c
+        a, e = c * g, c * h
+        total = a @ X - mu * a.sum(axis=1, keepdims=True)
+        numerator = np.einsum("ij,ij->i", total, total)
+        denominator = e.sum(axis=1) ** 2
+        if singletons:                             # same-type pairs: each unit with itself
+            numerator -= (c * c * nonzero).sum(axis=1)
+            denominator -= (e * e).sum(axis=1)
+            cell_num, cell_den = by_window.sums(nonzero), by_window.sums(nonzero)
+        else:
+            numerator -= by_type.norms2(a, p, m).sum(axis=1)
+            denominator -= (by_type.sums(e) ** 2).sum(axis=1)
+            cell_num = np.asarray(to_window.T.astype(float) @ by_cell.norms2(g, p, m).T).T
+            cell_den = np.asarray(to_window.T.astype(float) @ (by_cell.sums(h) ** 2).T).T
+        # pairs of different types within one window weigh c_w, not c_w^2
+        within = by_window.norms2(g, p, m) - cell_num
+        within_den = by_window.sums(h) ** 2 - cell_den
         cw = c_w[:, present]
         extra = cw * cw - cw
-        numerator = full - (extra * within).sum(axis=1)
-        n_c = (c * nonzero).sum(axis=1)
-        own = (c * c * nonzero).sum(axis=1)
-        kept = per_window(nonzero)
-        denominator = n_c * n_c - own - (extra * (kept * kept - kept)).sum(axis=1)
+        numerator -= (extra * within).sum(axis=1)
+        denominator -= (extra * within_den).sum(axis=1)
         out[first:first + block] = numerator / denominator
     return out
 
@@ -124,13 +175,15 @@ def _type_shares(types: np.ndarray, windows: np.ndarray, n_windows: int,
 
 def _similarities(X: np.ndarray, types: np.ndarray, max_instances: int, seed: int,
                   windows: np.ndarray | None = None, weights: np.ndarray | None = None,
-                  centre: bool = False) -> tuple:
+                  centre: bool = False, min_units: int = 1) -> tuple:
     """S_inter and S_intra of one point set (after subtracting its mean, with ``centre``),
     and with window ``weights`` (``(n_boot, n_windows)``; ``windows`` gives the window of
     each row) their draws: S_inter from :func:`pair_cosine_draws` (each chosen instance
     weighted by its window, the mean re-taken under the weights in every draw), S_intra
     weighting each type by the mean weight of the windows its instances come from (its
-    vectors centred once). The instances are chosen with ``seed``.
+    vectors centred once). The instances are chosen with ``seed``; S_inter takes up to
+    ``ceil(min_units / T)`` of each of the T types (:func:`~anisotropy.geometry.similarity.
+    inter_type_rows`), every pair of types weighted equally.
 
     Returns ``(inter, intra, inter_draws, intra_draws)``; the draws are None without
     ``weights``.
@@ -141,8 +194,8 @@ def _similarities(X: np.ndarray, types: np.ndarray, max_instances: int, seed: in
         empty = np.full(n_boot, nan) if n_boot else None
         return nan, nan, empty, empty
     centred = X - X.mean(axis=0) if centre else X
-    rows = metrics.inter_type_rows(types, seed)
-    inter = metrics.mean_offdiagonal_cosine(unit_rows(centred[rows]))
+    rows = metrics.inter_type_rows(types, seed, min_units)
+    inter = metrics.type_pair_mean_cosine(unit_rows(centred[rows]), types[rows])
     try:
         per_type = metrics.self_similarity(centred, types, max_occurrences=max_instances,
                                            seed=seed)
@@ -153,7 +206,8 @@ def _similarities(X: np.ndarray, types: np.ndarray, max_instances: int, seed: in
         return inter, intra, None, None
     inter_draws = pair_cosine_draws(
         X[rows], windows[rows], weights,
-        window_sums(X, windows, weights.shape[1]) if centre else None)
+        window_sums(X, windows, weights.shape[1]) if centre else None,
+        unit_types=types[rows])
     if per_type is None:
         intra_draws = np.full(n_boot, nan)
     else:
@@ -165,7 +219,8 @@ def _similarities(X: np.ndarray, types: np.ndarray, max_instances: int, seed: in
 def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
                       max_instances: int = 1000, seed: int = 0,
                       windows: np.ndarray | None = None,
-                      weights: np.ndarray | None = None) -> dict[str, float]:
+                      weights: np.ndarray | None = None,
+                      min_units: int = 1) -> dict[str, float]:
     """S_inter and S_intra raw, after global centring, and after per-cluster centring.
 
     Per-cluster values are computed inside each cluster (on its centred vectors, with the
@@ -179,30 +234,34 @@ def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
     draws"``, ``"S_inter per-cluster draws"`` and ``"S_intra per-cluster draws"``, every
     one under the same window weights. The instances behind S_inter and S_intra are chosen
     with ``seed``, so the raw, centred and per-cluster values are measured on the same
-    instances.
+    instances. S_inter of a set of T types takes up to ``ceil(min_units / T)`` instances
+    per type (``min_units = 1``: one, as Cai et al.), so that a small cluster's value is
+    not the cosine of a few random pairs.
     """
     X = np.asarray(metrics.check_embeddings(X), dtype=np.float64)
     out = {}
     out["S_inter raw"], out["S_intra raw"], raw_draws, _ = _similarities(
-        X, types, max_instances, seed, windows, weights)
+        X, types, max_instances, seed, windows, weights, min_units=min_units)
     out["S_inter centred"], out["S_intra centred"], centred_draws, _ = _similarities(
-        X, types, max_instances, seed, windows, weights, centre=True)
+        X, types, max_instances, seed, windows, weights, centre=True, min_units=min_units)
     if weights is not None:
         out["S_inter raw draws"] = raw_draws
         out["S_inter centred draws"] = centred_draws
     out.update(per_cluster_similarities(X, types, labels, max_instances, seed, windows,
-                                        weights))
+                                        weights, min_units))
     return out
 
 
 def per_cluster_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
                              max_instances: int = 1000, seed: int = 0,
                              windows: np.ndarray | None = None,
-                             weights: np.ndarray | None = None) -> dict[str, float]:
+                             weights: np.ndarray | None = None,
+                             min_units: int = 1) -> dict[str, float]:
     """S_inter and S_intra after per-cluster centring, averaged over the clusters with at
     least 2 types (equal weights, as the authors' ``analysis.py``), with their draws under
     the window ``weights`` (clusters held fixed, every cluster in every draw; S_intra over
-    the clusters where it is defined, in the point estimate and the draws alike)."""
+    the clusters where it is defined, in the point estimate and the draws alike). S_inter
+    takes ``min_units`` as :func:`type_similarities`."""
     X = np.asarray(X, dtype=np.float64)
     n_boot = None if weights is None else weights.shape[0]
     inter, intra, inter_draws, intra_draws = [], [], [], []
@@ -212,7 +271,7 @@ def per_cluster_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarra
             continue
         a, b, da, db = _similarities(X[rows], types[rows], max_instances, seed,
                                      None if windows is None else windows[rows], weights,
-                                     centre=True)
+                                     centre=True, min_units=min_units)
         inter.append(a)
         intra.append(b)
         inter_draws.append(da)

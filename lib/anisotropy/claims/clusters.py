@@ -142,14 +142,17 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
                         exclude_positions: tuple[int, ...] = (), k_sample: int = 2000,
                         lid_sample: int = 5000, lid_k: int = 100, max_instances: int = 1000,
                         seed: int = 0, n_boot: int = 1000, restarts: int = 1,
-                        progress: bool = True) -> tuple[pd.DataFrame, dict, dict]:
+                        inter_min_units: int = 1, progress: bool = True
+                        ) -> tuple[pd.DataFrame, dict, dict]:
     """Per-layer S_inter/S_intra (raw, centred, per cluster), K, IsoScore, LID, drivers.
 
     Types are token ids; special tokens and ``exclude_positions`` are dropped. K is chosen
     once per layer (:func:`choose_k`); with ``restarts`` > 1 K-means is fitted again at
     that K ``restarts - 1`` times (:func:`restart_labels`, stream ``restart-R``), and the
     per-cluster values are the mean over the fits, their draws the mixture of each fit's
-    bootstrap (:func:`mix_restarts`). The figures use the first fit's labels.
+    bootstrap (:func:`mix_restarts`). The figures use the first fit's labels. S_inter of
+    a set of T types takes up to ``ceil(inter_min_units / T)`` instances of each
+    (:func:`~anisotropy.geometry.similarity.inter_type_similarity`).
 
     The bootstrap resamples the context windows (``tokens.sentence_index``), the unit a
     seed draws from the corpus: one set of Bayesian-bootstrap window weights (stream
@@ -182,12 +185,13 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
                   "best silhouette": max(scores.values())}
         similarities = type_similarities(X, types, labels, max_instances,
                                          stream_seed(seed, "type-similarities"), windows,
-                                         weights)
+                                         weights, inter_min_units)
         fits = [similarities]
         if restarts > 1 and k > 1:
             fits += [per_cluster_similarities(
                 X, types, restart_labels(X, k, k_sample, stream_seed(seed, f"restart-{r}")),
-                max_instances, stream_seed(seed, "type-similarities"), windows, weights)
+                max_instances, stream_seed(seed, "type-similarities"), windows, weights,
+                inter_min_units)
                 for r in range(1, restarts)]
         # local isotropy compares sizes fit by fit: a fit with a cluster of a few types has
         # a per-cluster S_inter near -1/(n-1), and averaging signed values over fits would

@@ -46,6 +46,10 @@ class Settings(ClaimSettings):
     kmeans_restarts: int = param(3, "K-means fits per layer at the chosen K (a fresh sample "
                                  "and start each); the per-cluster values are their mean "
                                  "and the intervals mix their bootstraps", min=1)
+    inter_min_units: int = param(500, "S_inter of a set with few types: up to "
+                                 "ceil(this / types) instances per type, every pair of types "
+                                 "weighted equally (1: one per type, as Cai et al.; a cluster "
+                                 "of two types would rest on one cosine)", min=1)
     k_check_sample: int = param(10000, "K of the middle layer chosen again on this many "
                                 "points (the authors: 20,000)", min=16)
     k_check_n_init: int = param(3, "K-means initialisations of that check (the authors: 10)",
@@ -132,7 +136,7 @@ def measure_model(settings: Settings, encoder, windows: list[str]) -> ModelClust
     table, labels, draws = clusters.cluster_layer_stats(
         tokens, layers, encoder.n_layers, exclude_positions=exclude, k_sample=s.k_sample,
         lid_sample=s.lid_sample, lid_k=s.lid_k, seed=stream_seed(s.seed, "claim2/layers"),
-        n_boot=s.n_boot, restarts=s.kmeans_restarts)
+        n_boot=s.n_boot, restarts=s.kmeans_restarts, inter_min_units=s.inter_min_units)
     keep = ~tokens.special_mask & ~np.isin(tokens.position, exclude)
     embedding_matrix, _ = encoder.input_embedding_matrix()
     input_lid = manifolds.static_space_lid(embedding_matrix, s.lid_sample, s.lid_k,

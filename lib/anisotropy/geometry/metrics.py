@@ -49,6 +49,7 @@ from anisotropy.geometry.similarity import (
     pair_cosines,
     random_pairs,
     self_similarity,
+    type_pair_mean_cosine,
     uncentred_share_draws,
 )
 from anisotropy.geometry.validation import check_embeddings
@@ -67,6 +68,7 @@ __all__ = [
     "inter_type_units",
     "inter_type_rows",
     "mean_offdiagonal_cosine",
+    "type_pair_mean_cosine",
     "intra_type_similarity",
     "isoscore",
     "isotropy_defect",

@@ -13,6 +13,7 @@ __all__ = ["cosine_baseline", "random_pairs", "pair_cosines", "self_similarity",
            "intra_sentence_similarity", "max_explainable_variance", "mev_baseline",
            "mev_baseline_rows", "uncentred_share_draws", "inter_type_similarity",
            "inter_type_units", "inter_type_rows", "mean_offdiagonal_cosine",
+           "type_pair_mean_cosine",
            "intra_type_similarity"]
 
 
@@ -354,37 +355,73 @@ def uncentred_share_draws(M, counts: np.ndarray, n_iter: int = 40) -> np.ndarray
 # --------------------------------------------------------------------------- Cai et al. 2021
 
 
-def inter_type_similarity(X, type_ids, seed: int = 0) -> float:
-    """S_inter: mean cosine between different types, one random instance per type.
+def inter_type_similarity(X, type_ids, seed: int = 0, min_units: int = 1) -> float:
+    """S_inter: mean cosine between instances of different types, every pair of types
+    weighted equally.
 
     .. math:: S_\\mathrm{inter} = \\mathbb{E}_{i \\ne j}[\\cos(\\phi(t_i), \\phi(t_j))]
 
-    One occurrence of every type is drawn (seeded), then the mean cosine over all ordered
-    pairs of distinct types is computed exactly.
+    Cai et al. draw one occurrence of every type; so does this with ``min_units = 1``, and
+    the mean cosine over all ordered pairs of distinct types is computed exactly. A set with
+    few types then rests on few pairs (two types: one cosine). With ``min_units`` > 1 each
+    type contributes up to ``r = ceil(min_units / T)`` seeded instances (:func:`inter_type_rows`)
+    and a pair of types counts the mean cosine of their instances,
+    :math:`\\bar m_t \\cdot \\bar m_u` with :math:`\\bar m_t` the mean of type t's unit
+    vectors (:func:`type_pair_mean_cosine`): the same expected value, without the luck of
+    one draw.
 
     References
     ----------
     Cai, X., Huang, J., Bian, Y., Church, K. (2021). Isotropy in the contextual embedding
     space: clusters and manifolds. ICLR.
     """
-    return mean_offdiagonal_cosine(inter_type_units(X, type_ids, seed))
+    X = check_embeddings(X)
+    type_ids = check_labels(type_ids, X.shape[0], "type_ids", min_groups=2)
+    rows = inter_type_rows(type_ids, seed, min_units)
+    return type_pair_mean_cosine(unit_rows(X[rows]), type_ids[rows])
 
 
-def inter_type_rows(type_ids, seed: int = 0) -> np.ndarray:
-    """The rows S_inter averages over: one seeded random instance per type, in the order of
-    the sorted type ids (see :func:`inter_type_similarity`)."""
+def type_pair_mean_cosine(unit: np.ndarray, type_ids) -> float:
+    """Mean over ordered pairs of distinct types of the mean cosine between their rows.
+
+    With :math:`\\bar m_t` the mean of type t's unit rows and T types,
+    :math:`(\\lVert\\sum_t \\bar m_t\\rVert^2 - \\sum_t \\lVert\\bar m_t\\rVert^2) /
+    (T^2 - T)`; with one row per type, :func:`mean_offdiagonal_cosine`.
+    """
+    codes, inverse = np.unique(np.asarray(type_ids), return_inverse=True)
+    if codes.size < 2:
+        raise ValueError(f"type_ids has {codes.size} distinct value(s); need at least 2.")
+    means = group_sums(unit, inverse, codes.size) / np.bincount(inverse)[:, None]
+    total = means.sum(axis=0)
+    n = codes.size
+    return float((total @ total - np.einsum("ij,ij->", means, means)) / (n * n - n))
+
+
+def inter_type_rows(type_ids, seed: int = 0, min_units: int = 1) -> np.ndarray:
+    """The rows S_inter averages over (see :func:`inter_type_similarity`): up to
+    ``r = max(1, ceil(min_units / T))`` seeded random instances of each of the T types, the
+    first ``r`` of each type in one seeded permutation (``r = 1``: one instance per type, in
+    the order of the sorted type ids)."""
     type_ids = np.asarray(type_ids)
     check_labels(type_ids, type_ids.shape[0], "type_ids", min_groups=2)
+    if min_units < 1:
+        raise ValueError(f"min_units must be >= 1; got {min_units}.")
     order = np.random.default_rng(seed).permutation(type_ids.shape[0])
-    _, first = np.unique(type_ids[order], return_index=True)
-    return order[first]
+    codes, first, inverse = np.unique(type_ids[order], return_index=True, return_inverse=True)
+    per_type = -(-int(min_units) // codes.size)
+    if per_type <= 1:
+        return order[first]
+    by_type = np.argsort(inverse, kind="stable")        # positions in `order`, by type
+    starts = np.searchsorted(inverse[by_type], np.arange(codes.size))
+    rank = np.arange(by_type.size) - starts[inverse[by_type]]
+    return order[by_type[rank < per_type]]
 
 
-def inter_type_units(X, type_ids, seed: int = 0) -> np.ndarray:
+def inter_type_units(X, type_ids, seed: int = 0, min_units: int = 1) -> np.ndarray:
     """The unit vectors of :func:`inter_type_rows`' rows."""
     X = check_embeddings(X)
     check_labels(type_ids, X.shape[0], "type_ids", min_groups=2)
-    return unit_rows(X[inter_type_rows(type_ids, seed)])
+    return unit_rows(X[inter_type_rows(type_ids, seed, min_units)])
 
 
 def intra_type_similarity(X, type_ids, max_instances: int = 1000, seed: int = 0) -> float:
