@@ -347,6 +347,22 @@ def test_rowwise_spearman_matches_scipy():
     np.testing.assert_allclose(got, expected)
 
 
+def test_spread_half_width_by_hand():
+    """Welch-Satterthwaite over groups: t_df sqrt(sum s_g^2) / G; one group gives
+    t(n-1) s; ties give 0; fewer than 2 draws are refused."""
+    a, b = np.array([1.0, 2.0, 4.0]), np.array([0.0, 1.0, 1.0, 3.0, 5.0])
+    va, vb = a.var(ddof=1), b.var(ddof=1)
+    df = (va + vb) ** 2 / (va ** 2 / 2 + vb ** 2 / 4)
+    half, got_df = intervals.spread_half_width([a, b])
+    assert got_df == pytest.approx(df)
+    assert half == pytest.approx(stats.t.ppf(0.975, df) * np.sqrt(va + vb) / 2)
+    one, one_df = intervals.spread_half_width([b])
+    assert (one, one_df) == (pytest.approx(stats.t.ppf(0.975, 4) * np.sqrt(vb)), 4)
+    assert intervals.spread_half_width([np.ones(3)])[0] == 0
+    with pytest.raises(ValueError, match="at least 2 draws"):
+        intervals.spread_half_width([a, np.ones(1)])
+
+
 def test_interval_arithmetic():
     a, b = Interval(1, 2, "a"), Interval(0.5, 3, "b")
     combined = intervals.combine_independent(1.5, Interval(1.2, 1.8, "s"),

@@ -62,6 +62,14 @@ def test_the_method_raises_isotropy_and_every_check_is_recorded(tmp_path):
     own = table[(table["mode"] == "transductive") & (table["method"] == "K-means+Mean+PCA")]
     assert np.allclose(fits[fits["fit"] == 0].set_index("task")["method"].sort_index(),
                        own.set_index("task")["log10 I(W)"].sort_index())
+    # the STS checks' fits: fit 0's Spearman is the comparison's, refits move the method's
+    spearman = own.set_index("task")["spearman"].sort_index()
+    assert np.allclose(fits[fits["fit"] == 0].set_index("task")["spearman K-means+Mean+PCA"]
+                       .sort_index(), spearman)
+    assert fits.groupby("task")["spearman K-means+Mean+PCA"].nunique().min() > 1
+    assert fits.groupby("task")["spearman Baseline"].nunique().max() == 1
+    assert "fits per task" in checks["sts-improves"].interval_method
+    assert "quadrature" in checks["sts-improves-per-task"].interval_method
     assert checks["finetune-accuracy-falls"].verdict == "not run"
     table = measured["org/fake"].comparison
     transductive = table[table["mode"] == "transductive"]
@@ -69,6 +77,9 @@ def test_the_method_raises_isotropy_and_every_check_is_recorded(tmp_path):
         by_method = task.set_index("method")["log10 I(W)"]
         assert by_method["K-means+Mean+PCA"] > by_method["Baseline"]
     assert len(probe["dev_labels"]) > 0 and np.isfinite(checks["sst2-probe"].measured)
+    refits = checks["sst2-probe"].details["refit changes"]
+    assert len(refits) == 3 and refits[0] == checks["sst2-probe"].measured
+    assert "training sentences resampled" in checks["sst2-probe"].interval_method
     from anisotropy.book.pages import cluster_isotropy as page
 
     rows = page.task_change_table(results, measured, ["STS-B", "STS16"])
@@ -119,3 +130,22 @@ def test_attainable_share_is_the_gain_over_what_is_left_to_gain():
     over, _, details = values["isotropy-beats-global"]
     assert over == pytest.approx((1 / 3 + 1 / 3 + 2 / 3) / 3)
     assert details["best global log10 I(W) per task"] == {"a": -2.0, "b": -1.5}
+
+
+def test_fit_spread_widens_the_pairs_interval_by_one_fits_spread():
+    """One task: the spread interval is t(n-1) * s of the fits' changes (one fit, not a
+    mean), combined with the pairs' half-width in quadrature."""
+    import pandas as pd
+    from scipy import stats
+
+    from anisotropy.claims.cluster_methods import fit_spread, with_fit_spread
+    from anisotropy.geometry.intervals import Interval
+
+    fits = pd.DataFrame({"task": ["a"] * 4, "fit": range(4),
+                         "spearman Baseline": [50.0] * 4,
+                         "spearman K": [52.0, 51.0, 54.0, 53.0]})
+    changes = fit_spread(fits, ["a"], "K", "Baseline")
+    assert changes[0].tolist() == [2.0, 1.0, 4.0, 3.0]
+    got = with_fit_spread(2.0, Interval(1.0, 3.0, "pairs"), changes)
+    spread = stats.t.ppf(0.975, 3) * np.std([2, 1, 4, 3], ddof=1)
+    assert got.as_list() == [2.0 - np.hypot(1.0, spread), 2.0 + np.hypot(1.0, spread)]

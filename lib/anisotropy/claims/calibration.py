@@ -19,11 +19,15 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 from tqdm.auto import tqdm
 
 from anisotropy.claims import sts
-from anisotropy.geometry.intervals import Interval, combine_independent, seed_interval
+from anisotropy.geometry.intervals import (
+    Interval,
+    combine_independent,
+    seed_interval,
+    spread_half_width,
+)
 from anisotropy.geometry.metrics import check_embeddings
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.geometry.transforms import Whitening
@@ -316,12 +320,9 @@ def refit_interval(change: float, pair_scores: dict, tasks: list[str], method: s
     keys = [(t, f"{method} refit") for t in tasks]
     if not all(k in pair_scores for k in keys):
         return None
-    variances = np.array([np.var(pair_scores[k], ddof=1) for k in keys])
     n_draws = min(pair_scores[k].size for k in keys)
     # at least B - 1 whenever a task's draws vary; draws that all tie give half-width 0
-    df = max(variances.sum() ** 2 / max(float(np.sum(variances ** 2 / (n_draws - 1))),
-                                        1e-300), 1.0)
-    half = float(stats.t.ppf(0.975, df) * np.sqrt(variances.sum()) / len(tasks))
+    half, df = spread_half_width([pair_scores[k] for k in keys])
     n_pairs = sum(pair_scores[(t, "gold")].size for t in tasks)
     return Interval(change - half, change + half, (
         f"95% t interval from B={n_draws} bootstrap draws per task over its sentence pairs "

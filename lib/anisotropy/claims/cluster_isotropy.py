@@ -44,9 +44,10 @@ class Settings(ClaimSettings):
     fit_max_tokens: int = param(10000, "token vectors a transform is fitted on (seeded "
                                 "sample)", min=1)
     iso_max_tokens: int = param(20000, "token vectors I(W) and IsoScore are computed on", min=1)
-    fits: int = param(5, "fits of the method per STS task behind the isotropy checks (each "
-                      "redraws the fit sample, the K-means start and the measured tokens)",
-                      min=2)
+    fits: int = param(5, "fits of the method per STS task behind the isotropy and STS checks' "
+                      "intervals (each redraws the fit sample, the K-means start and the "
+                      "measured tokens), and of the SST-2 probe (each also resamples the "
+                      "training sentences)", min=2)
     sweep_task: str = param("STS-B", "the task of the K and D sweep", choices="sts_tasks")
     sweep_clusters: tuple[int, ...] = param([1, 5, 10, 27, 50], "cluster counts swept", min=1)
     sweep_components: tuple[int, ...] = param([0, 1, 3, 5, 12, 20], "directions removed, "
@@ -186,12 +187,13 @@ def grade_sts(results, settings: Settings, measured: dict[str, ModelComparison])
         scores = m.comparison.drop(columns=FIT_COLUMNS)
         values = {**ci.isotropy_check_values(m.fits, tasks),
                   **ci.check_values(scores, m.pair_scores, tasks, n_boot=settings.n_boot,
-                                    seed=stream_seed(settings.seed, "claim4/sts"))}
+                                    seed=stream_seed(settings.seed, "claim4/sts"),
+                                    fits=m.fits)}
         for check, (value, interval, details) in values.items():
             results.grade(check, name, value, interval, model_kind=m.kind, details=details)
         for task, (value, interval, _) in ci.task_changes(
                 m.pair_scores, tasks, settings.n_boot,
-                stream_seed(settings.seed, "claim4/sts")).items():
+                stream_seed(settings.seed, "claim4/sts"), fits=m.fits).items():
             results.grade(PER_TASK_CHECK, name, value, interval, model_kind=m.kind,
                           subject=task)
 
@@ -229,7 +231,7 @@ def measure_sst2(settings: Settings, measured: dict[str, ModelComparison]) -> tu
             probe["dev_labels"], n_clusters=s.n_clusters, n_components=s.n_components,
             seed=stream_seed(s.seed, "claim4/sst2"), exclude_positions=m.exclude,
             fit_max_tokens=s.fit_max_tokens,
-            iso_max_tokens=s.iso_max_tokens, n_boot=s.n_boot)
+            iso_max_tokens=s.iso_max_tokens, n_boot=s.n_boot, refits=s.fits)
     return probe, out
 
 

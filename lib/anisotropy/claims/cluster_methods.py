@@ -24,10 +24,13 @@ from anisotropy.claims.sts import (
 )
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import (
+    Interval,
     boot_method,
     bootstrap_means,
+    combine_independent,
     percentile_interval,
     seed_interval,
+    spread_half_width,
 )
 from anisotropy.geometry.sampling import sample_indices
 from anisotropy.geometry.streams import stream_seed
@@ -87,14 +90,21 @@ def fit_methods(X: np.ndarray, n_clusters: int, n_components: int, seed: int = 0
     return {name: fitted[name] for name in methods if name in fitted}
 
 
-def _score(transform, X: np.ndarray, tokens, rows: np.ndarray, frame: pd.DataFrame,
-           index: dict, iso_max_tokens: int, seed: int, pairs_out: list | None = None) -> dict:
-    Y = X if transform is None else transform.transform(X)
+def _pooled_pairs(Y: np.ndarray, tokens, rows: np.ndarray, frame: pd.DataFrame,
+                  index: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The mean-pooled sentence vectors of each pair of ``frame``, from token vectors ``Y``
+    (the rows ``rows`` of ``tokens``)."""
     ids, means = tokens.pool(Y, rows)
     where = dict(zip(ids.tolist(), range(ids.size), strict=True))
     pooled = {sentence: means[where[sentence]] for sentence in where}
-    a = np.stack([pooled[index[s]] for s in frame["sentence1"]])
-    b = np.stack([pooled[index[s]] for s in frame["sentence2"]])
+    return (np.stack([pooled[index[s]] for s in frame["sentence1"]]),
+            np.stack([pooled[index[s]] for s in frame["sentence2"]]))
+
+
+def _score(transform, X: np.ndarray, tokens, rows: np.ndarray, frame: pd.DataFrame,
+           index: dict, iso_max_tokens: int, seed: int, pairs_out: list | None = None) -> dict:
+    Y = X if transform is None else transform.transform(X)
+    a, b = _pooled_pairs(Y, tokens, rows, frame, index)
     scores = evaluate_sts(a, b, frame["score"], frame["subset"])
     if pairs_out is not None:
         pairs_out.append(cosine_scores(a, b))
@@ -197,7 +207,9 @@ def isotropy_fits(tokens, layer: int, sentences: list[str], tasks, *, fits: int,
                   data_seed: int = 0, method: str = "K-means+Mean+PCA",
                   progress: bool = True) -> pd.DataFrame:
     """log10 I(W) of the Baseline, of ``method`` and of the most isotropic of the
-    :data:`GLOBAL_METHODS` (column ``global``) per task and fit, transductive.
+    :data:`GLOBAL_METHODS` (column ``global``) per task and fit, transductive, and the
+    Spearman x 100 of the baseline, ``method`` and each global method (columns
+    ``spearman METHOD``), from which the STS checks take the spread between fits.
 
     Fit 0 is the comparison's own (:func:`evaluate_methods`, streams ``fit/TASK`` and
     ``iso-sample/TASK``), read from ``comparison``; fits 1 to ``fits - 1`` redraw what moves
@@ -208,31 +220,61 @@ def isotropy_fits(tokens, layer: int, sentences: list[str], tasks, *, fits: int,
     index = {sentence: i for i, sentence in enumerate(sentences)}
     H = np.asarray(tokens.layer(layer))
     own = comparison[comparison["mode"] == "transductive"].set_index(["task", "method"])
+    scored = ("Baseline", method, *GLOBAL_METHODS)
     rows = []
     for task in tqdm(tasks, desc="isotropy fits", disable=not progress):
         rows.append({"task": task, "fit": 0,
                      "baseline": float(own.loc[(task, "Baseline"), "log10 I(W)"]),
                      "method": float(own.loc[(task, method), "log10 I(W)"]),
                      "global": max(float(own.loc[(task, g), "log10 I(W)"])
-                                   for g in GLOBAL_METHODS)})
+                                   for g in GLOBAL_METHODS),
+                     **{f"spearman {name}": float(own.loc[(task, name), "spearman"])
+                        for name in scored}})
         if fits < 2:
             continue
-        _, _, task_rows = _task_rows(tokens, index, task, max_pairs, data_seed,
-                                     exclude_positions)
+        frame, _, task_rows = _task_rows(tokens, index, task, max_pairs, data_seed,
+                                         exclude_positions)
         X = H[task_rows].astype(np.float64)
+        baseline_spearman = rows[-1]["spearman Baseline"]  # no fit: the same in every fit
         for fit in range(1, fits):
             fitted = fit_methods(X, n_clusters, n_components,
                                  stream_seed(seed, f"fit/{task}/fit-{fit}"), fit_max_tokens,
-                                 ("Baseline", method, *GLOBAL_METHODS))
+                                 scored)
             sample = _sample(X, iso_max_tokens, stream_seed(seed, f"iso-sample/{task}/fit-{fit}"))
 
             log10_iw = {name: metrics.partition_isotropy(fitted[name].transform(sample)).log10
                         for name in (method, *GLOBAL_METHODS)}
+            spearman = {name: evaluate_sts(*_pooled_pairs(fitted[name].transform(X), tokens,
+                                                          task_rows, frame, index),
+                                           frame["score"], frame["subset"])["spearman_all"]
+                        for name in (method, *GLOBAL_METHODS)}
             rows.append({"task": task, "fit": fit,
                          "baseline": metrics.partition_isotropy(sample).log10,
                          "method": log10_iw[method],
-                         "global": max(log10_iw[g] for g in GLOBAL_METHODS)})
+                         "global": max(log10_iw[g] for g in GLOBAL_METHODS),
+                         "spearman Baseline": baseline_spearman,
+                         **{f"spearman {name}": float(v) for name, v in spearman.items()}})
     return pd.DataFrame(rows)
+
+
+def fit_spread(fits: pd.DataFrame, tasks, method: str, other: str) -> list[np.ndarray]:
+    """Per task (in the order of ``tasks``), the Spearman x 100 change of ``method`` over
+    ``other`` in each fit of :func:`isotropy_fits`: the spread a rerun's refit gives."""
+    return [(fits.loc[fits["task"] == t, f"spearman {method}"]
+             - fits.loc[fits["task"] == t, f"spearman {other}"]).to_numpy() for t in tasks]
+
+
+def with_fit_spread(value: float, pairs: Interval, changes: list[np.ndarray],
+                    redrawn: str = "fit sample and K-means start redrawn") -> Interval:
+    """``pairs`` (the paired bootstrap, fits held fixed) widened by the spread between
+    refits of the method: one fit per task, averaged over the tasks of ``changes``
+    (:func:`~anisotropy.geometry.intervals.spread_half_width`), half-widths added in
+    quadrature (:func:`~anisotropy.geometry.intervals.combine_independent`)."""
+    half, df = spread_half_width(changes)
+    spread = Interval(value - half, value + half,
+                      f"t interval of one fit's change from {changes[0].size} fits per task "
+                      f"({redrawn}; df = {df:.0f})")
+    return combine_independent(value, pairs, spread)
 
 
 def attainable_share(baseline_log10: np.ndarray, method_log10: np.ndarray) -> np.ndarray:
@@ -297,7 +339,8 @@ def isotropy_check_values(fits: pd.DataFrame, tasks) -> dict[str, tuple]:
 
 def check_values(comparison: pd.DataFrame, pair_scores: dict, tasks, n_boot: int = 1000,
                  seed: int = 0, method: str = "K-means+Mean+PCA",
-                 global_methods=GLOBAL_METHODS) -> dict[str, tuple]:
+                 global_methods=GLOBAL_METHODS, fits: pd.DataFrame | None = None
+                 ) -> dict[str, tuple]:
     """Measured value and 95% interval of the claim-4 STS checks for one model
     (transductive); the isotropy checks are :func:`isotropy_check_values`'.
 
@@ -307,6 +350,9 @@ def check_values(comparison: pd.DataFrame, pair_scores: dict, tasks, n_boot: int
       Spearman over tasks.
 
     Each task's pairs are resampled from its own stream ``bootstrap/TASK`` under ``seed``.
+    With ``fits`` (:func:`isotropy_fits`), the interval also holds the spread between refits
+    of the method (:func:`with_fit_spread`): the method is fitted on the sentences it
+    scores, from a sample and a K-means start that a rerun redraws.
     """
     part = comparison[(comparison["mode"] == "transductive") & comparison["task"].isin(tasks)]
     wide = part.pivot(index="task", columns="method", values=["spearman", "log10 I(W)"])
@@ -320,7 +366,10 @@ def check_values(comparison: pd.DataFrame, pair_scores: dict, tasks, n_boot: int
                                           gold[t], n_boot, stream_seed(seed, f"bootstrap/{t}"))
                  for t in tasks}
         value = float((wide["spearman"][method] - wide["spearman"][other]).mean())
-        return value, mean_change_interval(draws, n_boot, n_pairs)
+        interval = mean_change_interval(draws, n_boot, n_pairs)
+        if fits is not None:
+            interval = with_fit_spread(value, interval, fit_spread(fits, tasks, method, other))
+        return value, interval
 
     improve, improve_interval = change("Baseline")
     beat, beat_interval = change(best)
@@ -337,10 +386,12 @@ def check_values(comparison: pd.DataFrame, pair_scores: dict, tasks, n_boot: int
 
 
 def task_changes(pair_scores: dict, tasks, n_boot: int = 1000, seed: int = 0,
-                 method: str = "K-means+Mean+PCA") -> dict[str, tuple]:
+                 method: str = "K-means+Mean+PCA", fits: pd.DataFrame | None = None
+                 ) -> dict[str, tuple]:
     """Per task: the Spearman x 100 change of ``method`` over the baseline and its 95%
     paired bootstrap interval over the task's sentence pairs ("improves all seven tasks"
-    is graded task by task)."""
+    is graded task by task), with ``fits`` widened by the spread between refits of the
+    method on the task (:func:`with_fit_spread`)."""
     out = {}
     for task in tasks:
         gold = pair_scores[(task, "gold")]
@@ -349,8 +400,11 @@ def task_changes(pair_scores: dict, tasks, n_boot: int = 1000, seed: int = 0,
                                       stream_seed(seed, f"bootstrap/{task}"))
         change = 100 * (spearmanr(pair_scores[(task, method)], gold)[0]
                         - spearmanr(pair_scores[(task, "Baseline")], gold)[0])
-        out[task] = (float(change), mean_change_interval({task: draws}, n_boot,
-                                                         {task: gold.size}), None)
+        interval = mean_change_interval({task: draws}, n_boot, {task: gold.size})
+        if fits is not None:
+            interval = with_fit_spread(float(change), interval,
+                                       fit_spread(fits, [task], method, "Baseline"))
+        out[task] = (float(change), interval, None)
     return out
 
 
@@ -369,10 +423,21 @@ def sst2_probe_data(n_train: int | None, min_words: int = 3, seed: int = 0) -> d
             "dev_labels": dev["targets"]}
 
 
+def _probe_accuracy(pooled_train: np.ndarray, train_labels, pooled_dev: np.ndarray,
+                    dev_labels) -> np.ndarray:
+    """Whether each dev sentence is classified right by a logistic regression trained on
+    the standardised training sentence vectors (the methods change the scale of the
+    vectors, and an unscaled L2-penalised logistic regression would read that)."""
+    classifier = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)).fit(
+        pooled_train, train_labels)
+    return classifier.predict(pooled_dev) == np.asarray(dev_labels)
+
+
 def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
                n_clusters: int = 27, n_components: int = 12, seed: int = 0,
                exclude_positions=(), fit_max_tokens: int | None = 10000,
-               iso_max_tokens: int = 20000, n_boot: int = 1000) -> tuple[pd.DataFrame, tuple]:
+               iso_max_tokens: int = 20000, n_boot: int = 1000, refits: int = 0,
+               method: str = "K-means+Mean+PCA") -> tuple[pd.DataFrame, tuple]:
     """The seed's SST-2 classification probe, for one model.
 
     ``tokens`` holds the training sentences first (``n_train`` of them), then the dev
@@ -382,37 +447,62 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
 
     Returns one row per method (dev accuracy, log10 I(W) of the dev tokens) and the
     ``sst2-probe`` check's ``(measured, interval, details)``: the accuracy change in points,
-    with a paired bootstrap over the dev sentences (the classifiers held fixed).
+    with a paired bootstrap over the dev sentences (the classifiers held fixed). With
+    ``refits`` >= 2, each refit resamples the training sentences (with replacement, stream
+    ``refit-R/train``), fits the method again on their tokens (stream ``refit-R/fit``) and
+    trains both classifiers again: the spread of their changes on the dev set, a rerun's
+    other training sample and K-means start, joins the interval in quadrature
+    (:func:`with_fit_spread`).
     """
     n_sentences = len(tokens.words)
     train_rows = tokens.sentence_rows(np.arange(n_train), exclude_positions)
     dev_rows = tokens.sentence_rows(np.arange(n_train, n_sentences), exclude_positions)
     H = np.asarray(tokens.layer(layer))
     fitted = fit_methods(H[train_rows], n_clusters, n_components, stream_seed(seed, "fit"),
-                         fit_max_tokens,
-                         methods=("Baseline", "K-means+Mean+PCA"))
-    rows, correct = [], {}
-    for method, transform in fitted.items():
+                         fit_max_tokens, methods=("Baseline", method))
+    rows, correct, pooled_of = [], {}, {}
+    for name, transform in fitted.items():
         pooled = {}
         for part, part_rows in (("train", train_rows), ("dev", dev_rows)):
             X = H[part_rows].astype(np.float64)
             Y = X if transform is None else transform.transform(X)
             pooled[part] = (tokens.pool(Y, part_rows)[1], Y)
-        # features standardised on the training sentences: the methods change the scale of
-        # the vectors, and an unscaled L2-penalised logistic regression would read that
-        classifier = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)).fit(
-            pooled["train"][0], train_labels)
-        correct[method] = classifier.predict(pooled["dev"][0]) == np.asarray(dev_labels)
+        pooled_of[name] = pooled
+        correct[name] = _probe_accuracy(pooled["train"][0], train_labels, pooled["dev"][0],
+                                        dev_labels)
         sample = _sample(pooled["dev"][1], iso_max_tokens, stream_seed(seed, "iso-sample"))
-        rows.append({"method": method, "dev accuracy": 100 * float(correct[method].mean()),
+        rows.append({"method": name, "dev accuracy": 100 * float(correct[name].mean()),
                      "log10 I(W) dev tokens": metrics.partition_isotropy(sample).log10})
-    difference = (correct["K-means+Mean+PCA"].astype(float)
-                  - correct["Baseline"].astype(float))
+    difference = correct[method].astype(float) - correct["Baseline"].astype(float)
+    change = 100 * float(difference.mean())
     draws = 100 * bootstrap_means(difference, n_boot, stream_seed(seed, "bootstrap/dev"))[:, 0]
     interval = percentile_interval(draws, method=boot_method(
         n_boot, difference.size, "dev sentences (paired; classifiers held fixed)"))
-    return pd.DataFrame(rows), (100 * float(difference.mean()), interval,
-                                {"dev sentences": int(difference.size)})
+    details = {"dev sentences": int(difference.size)}
+    if refits >= 2:
+        changes = [change]
+        train_labels = np.asarray(train_labels)
+        of_row = tokens.sentence_index[train_rows]
+        base_train, base_dev = pooled_of["Baseline"]["train"][0], pooled_of["Baseline"]["dev"][0]
+        for refit in range(1, refits):
+            drawn = np.random.default_rng(stream_seed(seed, f"refit-{refit}/train")).choice(
+                n_train, n_train)
+            counts = np.bincount(drawn, minlength=n_train)
+            redo = fit_methods(np.repeat(H[train_rows], counts[of_row], axis=0), n_clusters,
+                               n_components, stream_seed(seed, f"refit-{refit}/fit"),
+                               fit_max_tokens, methods=(method,))[method]
+            new_train = tokens.pool(redo.transform(H[train_rows].astype(np.float64)),
+                                    train_rows)[1]
+            new_dev = tokens.pool(redo.transform(H[dev_rows].astype(np.float64)), dev_rows)[1]
+            right = _probe_accuracy(new_train[drawn], train_labels[drawn], new_dev, dev_labels)
+            base = _probe_accuracy(base_train[drawn], train_labels[drawn], base_dev,
+                                   dev_labels)
+            changes.append(100 * float(right.mean() - base.mean()))
+        interval = with_fit_spread(change, interval, [np.asarray(changes)],
+                                   "training sentences resampled, method and classifiers "
+                                   "refitted")
+        details["refit changes"] = changes
+    return pd.DataFrame(rows), (change, interval, details)
 
 
 def sweep(tokens, layer: int, sentences: list[str], task: str, cluster_counts, component_counts,

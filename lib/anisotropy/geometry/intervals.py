@@ -35,7 +35,7 @@ __all__ = ["Interval", "LEVEL", "DEFAULT_BOOT", "resample_counts", "resample_ind
            "percentile_interval", "boot_method", "bootstrap_means", "seed_interval",
            "sd_interval", "interval_of_max", "interval_of_min", "combine_independent",
            "rowwise_spearman", "rowwise_pearson", "dirichlet_weights",
-           "weighted_mean_draws"]
+           "weighted_mean_draws", "spread_half_width"]
 
 LEVEL = 0.95
 DEFAULT_BOOT = 1000
@@ -213,6 +213,36 @@ def seed_interval(values: Sequence[float], level: float = LEVEL,
         values.size)
     return Interval(mean - half, mean + half,
                     f"{level:.0%} t-interval of the mean over {values.size} {unit}")
+
+
+def spread_half_width(groups: Sequence[Sequence[float]], level: float = LEVEL
+                      ) -> tuple[float, float]:
+    """Half-width and degrees of freedom of a mean over G groups of one draw each, from
+    each group's spread of draws.
+
+    Group g's draws (refits, seeds, bootstrap refits) have standard deviation
+    :math:`s_g` over :math:`n_g \\ge 2` draws. One draw per group, averaged over the
+    groups, varies with variance :math:`\\sum_g s_g^2 / G^2`; the half-width is
+    :math:`t_{\\nu} \\sqrt{\\sum_g s_g^2} / G` with Welch-Satterthwaite's degrees of
+    freedom :math:`\\nu = (\\sum_g s_g^2)^2 / \\sum_g s_g^4 / (n_g - 1)`, floored at 1
+    (draws that all tie give a half-width of 0). With one group it is
+    :math:`t_{n-1}\\, s`, the spread of a single draw (not of the mean of the draws).
+
+    References
+    ----------
+    Satterthwaite, F. E. (1946). An approximate distribution of estimates of variance
+    components. Biometrics Bulletin 2(6), 110-114.
+    """
+    arrays = [np.asarray(g, dtype=np.float64).ravel() for g in groups]
+    if not arrays or min(a.size for a in arrays) < 2:
+        raise ValueError("Every group needs at least 2 draws to give a spread; got sizes "
+                         f"{[a.size for a in arrays]}.")
+    if not all(np.isfinite(a).all() for a in arrays):
+        raise ValueError("The draws must be finite.")
+    variances = np.array([a.var(ddof=1) for a in arrays])
+    dof = np.array([a.size - 1 for a in arrays], dtype=np.float64)
+    df = max(variances.sum() ** 2 / max(float(np.sum(variances ** 2 / dof)), 1e-300), 1.0)
+    return float(stats.t.ppf(0.5 + level / 2, df) * np.sqrt(variances.sum()) / len(arrays)), df
 
 
 def sd_interval(values: Sequence[float], level: float = LEVEL,
