@@ -17,7 +17,7 @@ Usage (never in CI; about 10 to 20 minutes per seed on 2 cores, resumable)::
     .venv/bin/python scripts/coverage.py                        # 10 seeds, every claim
     .venv/bin/python scripts/coverage.py --seeds 5 --slugs 02-clusters-manifolds
     .venv/bin/python scripts/coverage.py --report-only          # from finished runs
-    .venv/bin/python scripts/coverage.py --perturb --seeds 8    # the band recorder's seeds
+    .venv/bin/python scripts/coverage.py --perturb --seeds 10   # the recorder's 8, 2 more
 
 Runs are kept under ``_build/coverage/seed-N`` and skipped when their results exist.
 """
@@ -50,16 +50,20 @@ FLAG = 0.70
 #: (``_build/perturb``: seed 0 is its ``baseline`` run, seed N its ``seed-N``), which holds
 #: seeds 0-7 of every claim with a seed check (``--perturb``).
 PERTURB = ROOT / "_build" / "perturb"
+#: Seeds the band recorder runs (``baseline`` and ``seed-1`` .. ``seed-7``).
+PERTURB_SEEDS = 8
+
+
 def results_path(seed: int, slug: str, perturb: bool = False) -> Path:
     """Seed ``seed``'s results of ``slug``: this script's run, or with ``perturb`` the band
-    recorder's."""
-    if perturb:
+    recorder's for the seeds it runs (this script's own beyond them)."""
+    if perturb and seed < PERTURB_SEEDS:
         name = "baseline" if seed == 0 else f"seed-{seed}"
         return PERTURB / name / "build" / "smoke" / "results" / f"{slug}.json"
     return WORK / f"seed-{seed}" / "build" / "smoke" / "results" / f"{slug}.json"
 
 
-def run(seed: int, slugs: list[str], keep_cache: bool = False) -> None:
+def run(seed: int, slugs: list[str], keep_cache: bool = False, perturb: bool = False) -> None:
     """The smoke profile of ``slugs`` with ``seed``, in its own build and cache. The cache
     (each seed samples other sentences, so nothing is shared; about 1-2 GB a seed) is
     removed once the seed's results are written, unless ``keep_cache``."""
@@ -67,7 +71,7 @@ def run(seed: int, slugs: list[str], keep_cache: bool = False) -> None:
     env = {**os.environ, "ANISOTROPY_BUILD": str(base / "build"),
            "ANISOTROPY_CACHE": str(base / "cache")}
     for slug in slugs:
-        if results_path(seed, slug).exists():
+        if results_path(seed, slug, perturb).exists():
             continue
         command = [str(ROOT / ".venv" / "bin" / "anisotropy"), "run", slug, "--profile",
                    "smoke", "-p", f"seed={seed}"]
@@ -131,17 +135,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-cache", action="store_true",
                         help="keep each seed's extraction cache (1-2 GB a seed)")
     parser.add_argument("--perturb", action="store_true",
-                        help="report from the smoke band recorder's seed runs "
-                             "(_build/perturb: seeds 0-7 of the claims with a seed check)")
+                        help="seeds 0-7 from the smoke band recorder's runs (_build/perturb, "
+                             "the claims with a seed check); seeds from 8 on are run here")
     args = parser.parse_args(argv)
-    if args.perturb:
-        args.report_only = True
     seeds = list(range(args.seeds))
     if args.seeds < 2:
         parser.error(f"--seeds {args.seeds}: coverage needs at least 2 seeds")
     if not args.report_only:
         for seed in seeds:
-            run(seed, args.slugs, args.keep_cache)
+            if not (args.perturb and seed < PERTURB_SEEDS):
+                run(seed, args.slugs, args.keep_cache, args.perturb)
     report(seeds, args.slugs, args.perturb)
     return 0
 

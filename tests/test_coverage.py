@@ -46,3 +46,6 @@ def test_the_band_recorders_seed_runs_are_read_as_seeds():
     assert script.results_path(0, "x", perturb=True).parts[-6:-4] == ("perturb", "baseline")
     assert script.results_path(3, "x", perturb=True).parts[-6:-4] == ("perturb", "seed-3")
     assert script.results_path(3, "x").parts[-6:-4] == ("coverage", "seed-3")
+    # beyond the recorder's seeds, --perturb reads (and runs) this script's own
+    assert script.results_path(script.PERTURB_SEEDS, "x", perturb=True).parts[-6:-4] == (
+        "coverage", f"seed-{script.PERTURB_SEEDS}")
