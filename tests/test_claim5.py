@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from anisotropy.book.checks import load_checks
 from anisotropy.book.results import Results
@@ -128,6 +129,24 @@ def test_measure_and_grade_run_end_to_end_on_a_fake_encoder():
     assert {c.check for c in results.checks} == set(claim.CHECKS)
     assert set(setups) == {"polarity", "SNLI"} and list(appendix) == ["fake/rte"]
     assert setups["polarity"].trajectory["update"].max() == 6
+    # a subset of items (n_items): each seed trains on its own subset, and the seeds' spread
+    # carries the items (no half-sample draws); with every item, one shared sample does
+    assert sorted(setups["SNLI"].trajectory["seed"].unique()) == [0, 1]
+    assert setups["SNLI"].item_changes is None and len(setups["SNLI"].subset_changes) == 2
+    rises = next(c for c in results.checks if c.check == "silhouette-rises"
+                 and c.subject == "SNLI")
+    assert "subsets of the items" in rises.interval_method
+    seed0 = setups["SNLI"].trajectory.query("seed == 0")
+    own = (seed0.loc[seed0["update"] == seed0["update"].max(), "silhouette"].iloc[0]
+           - seed0.loc[seed0["update"] == 0, "silhouette"].iloc[0])
+    assert rises.details["subset changes"][0] == pytest.approx(own)  # run 0 is seed 0
+    first, second = (claim.setup_task(settings, "snli", 40, run) for run in (0, 1))
+    assert first["sentences"] != second["sentences"]
+    assert first["sentences"] == claim.setup_task(settings, "snli", 40)["sentences"]
+    assert list(claim.setup_runs(settings)) == [0, 1]
+    assert list(claim.setup_runs(claim.Settings(n_items=None))) == [0]
+    names = [job.corpus for job in claim.inputs(settings) if "snli" in job.corpus]
+    assert any(name.endswith("-run1") for name in names)
 
 
 def test_the_limit_cases_are_their_extremes():

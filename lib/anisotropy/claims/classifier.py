@@ -34,6 +34,7 @@ from anisotropy.geometry.intervals import (
     sd_interval,
     seed_interval,
     spearman_interval,
+    spread_half_width,
 )
 from anisotropy.geometry.streams import stream, stream_seed
 
@@ -324,7 +325,8 @@ def trajectory_correlations(trajectory: pd.DataFrame) -> dict[str, float]:
 
 
 def check_values(trajectory: pd.DataFrame,
-                 item_changes: pd.DataFrame | None = None) -> dict[str, tuple]:
+                 item_changes: pd.DataFrame | None = None,
+                 subset_changes: pd.DataFrame | None = None) -> dict[str, tuple]:
     """Measured value and 95% interval of the claim-5 checks for one setup.
 
     ``trajectory`` holds the recorded updates of every seed (columns ``seed, update,
@@ -343,7 +345,9 @@ def check_values(trajectory: pd.DataFrame,
       (t-interval over seeds; with ``item_changes``, the half-sample draws of
       :func:`item_change_draws`, combined in quadrature with the normal interval of their
       standard error: the seeds share one sample of items, whose own variation the
-      seeds' spread does not carry);
+      seeds' spread does not carry; with ``subset_changes``, the change of one seed trained
+      on each of R subsets of the items, the spread of one such change,
+      :func:`~anisotropy.geometry.intervals.spread_half_width`, in its place);
     - ``seed-spread``: the largest standard deviation across seeds (over recorded updates
       and both metrics) divided by the range the mean curve travels; its interval is the
       chi-square interval of that standard deviation, divided by the same range.
@@ -387,6 +391,13 @@ def check_values(trajectory: pd.DataFrame,
                 f"normal, standard error {error:.3g} from {len(item_changes)} half-samples "
                 "of the items"))
             details["item standard error"] = error
+        if subset_changes is not None:
+            half, df = spread_half_width([subset_changes[metric].to_numpy()])
+            interval = combine_independent(float(change.mean()), interval, Interval(
+                change.mean() - half, change.mean() + half,
+                f"t interval of one run's change over {len(subset_changes)} subsets of the "
+                f"items, each trained (df = {df:.0f})"))
+            details["subset changes"] = subset_changes[metric].tolist()
         out[check] = (float(change.mean()), interval, details)
     wide = {m: trajectory.pivot(index="update", columns="seed", values=m)
             for m in ("isoscore", "silhouette")}

@@ -65,12 +65,22 @@ def models(settings: Settings) -> list[str]:
     return list(dict.fromkeys([settings.model, *settings.glue_models]))
 
 
-def setup_task(settings: Settings, task_name: str, max_items: int | None) -> dict:
+def setup_task(settings: Settings, task_name: str, max_items: int | None,
+               run: int = 0) -> dict:
     """A setup's labelled task (:func:`anisotropy.inputs.tasks.classification_task`), its
-    subset drawn from the data stream every claim shares."""
+    subset drawn from the data stream every claim shares (run 0) or from run R's own
+    (stream ``data/run-R``)."""
     from anisotropy.inputs import tasks
 
-    return tasks.classification_task(task_name, max_items, stream_seed(settings.seed, "data"))
+    stream = stream_seed(settings.seed, "data" if run == 0 else f"data/run-{run}")
+    return tasks.classification_task(task_name, max_items, stream)
+
+
+def setup_runs(settings: Settings) -> range:
+    """The item subsets the main setups draw: with a subset (``n_items``), ``n_seeds`` of
+    them (the seeds train on run 0's; runs 1 .. on their own, for the items' share of the
+    changes' intervals); with every item, one."""
+    return range(settings.n_seeds if settings.n_items is not None else 1)
 
 
 def inputs(settings: Settings) -> list[Extraction]:
@@ -79,8 +89,11 @@ def inputs(settings: Settings) -> list[Extraction]:
     s = settings
     out = []
     for task in SETUP_TASKS:
-        out += jobs([s.model], f"{task}-{s.n_items or 'all'}", "pooled", LAST,
-                    lambda task=task: setup_task(s, task, s.n_items)["sentences"])
+        for run in setup_runs(s):
+            out += jobs([s.model], f"{task}-{s.n_items or 'all'}" + (f"-run{run}" if run
+                                                                     else ""),
+                        "pooled", LAST, lambda task=task, run=run: setup_task(
+                            s, task, s.n_items, run)["sentences"])
     for task in s.glue_tasks:
         out += jobs(s.glue_models, f"{task}-{s.glue_max_items or 'all'}", "pooled", LAST,
                     lambda task=task: setup_task(s, task, s.glue_max_items)["sentences"])
@@ -138,29 +151,55 @@ class Setup:
     n_points: int
     checks: dict = field(default_factory=dict)
     item_changes: object = None
+    subset_changes: object = None
 
 
 def run_setup(settings: Settings, encoders: EncoderPool, task_name: str, model_name: str, *,
               updates: int, max_items: int | None, every: int, sample: int | None,
-              bias: bool, seeds: int, item_draws: int = 0) -> Setup:
+              bias: bool, seeds: int, item_draws: int = 0, runs: range = range(1)) -> Setup:
     """Train the linear classifier of one (task, encoder) setup from ``seeds``
-    initialisations (:func:`anisotropy.claims.classifier.run_seeds`); with ``item_draws``,
-    also the half-sample draws of the metrics' change over the items, from the first
-    run (:func:`anisotropy.claims.classifier.item_change_draws`)."""
+    initialisations (:func:`anisotropy.claims.classifier.run_seeds`) on the items of run 0.
+
+    A rerun with another seed draws other items when the task is a subset, and trains on
+    them: with ``runs`` (:func:`setup_runs`) whose subsets differ, runs 1 .. R-1 each train
+    the first initialisation again on their own subset, and the changes of IsoScore and
+    silhouette of all R runs (``Setup.subset_changes``) give the items' share of the
+    interval. With one shared sample and ``item_draws``, the half-sample draws of those
+    changes, from the first seed (:func:`anisotropy.claims.classifier.item_change_draws`),
+    carry the items instead."""
+    import pandas as pd
+
     from anisotropy.claims.classifier import item_change_draws, run_seeds
 
-    task = setup_task(settings, task_name, max_items)
-    X = encoders(model_name).encode_sentences(task["sentences"], pooling="mean",
-                                              normalize=True)
+    encoder = encoders(model_name)
     seed = stream_seed(settings.seed, f"claim5/{task_name}/{model_name}")
-    trajectory, finals = run_seeds(X, task, n_updates=updates, n_seeds=seeds, seed=seed,
-                                   bias=bias, metric_every=every, metric_sample=sample,
-                                   desc=f"{task_name}/{model_name.split('/')[-1]}",
-                                   return_final=True)
-    changes = (item_change_draws(X, finals[0], task, item_draws, stream_seed(seed, "items"),
-                                 limit=sample) if item_draws else None)
+
+    def train(task: dict, n_seeds: int):
+        X = encoder.encode_sentences(task["sentences"], pooling="mean", normalize=True)
+        trajectory, finals = run_seeds(X, task, n_updates=updates, n_seeds=n_seeds, seed=seed,
+                                       bias=bias, metric_every=every, metric_sample=sample,
+                                       desc=f"{task_name}/{model_name.split('/')[-1]}",
+                                       return_final=True)
+        return X, trajectory, finals
+
+    tasks_ = [setup_task(settings, task_name, max_items, run) for run in runs]
+    task = tasks_[0]
+    X, trajectory, finals = train(task, seeds)
+    subsets = [t for t in tasks_[1:] if t["sentences"] != task["sentences"]]
+    changes = subset_changes = None
+    if subsets:
+        def change(t: pd.DataFrame) -> dict:
+            first, last = t[t["update"] == 0].iloc[0], t[t["update"] == t["update"].max()].iloc[0]
+            return {m: float(last[m] - first[m]) for m in ("isoscore", "silhouette")}
+
+        subset_changes = pd.DataFrame(
+            [change(trajectory[trajectory["seed"] == 0])]
+            + [change(train(t, 1)[1]) for t in subsets])
+    elif item_draws:
+        changes = item_change_draws(X, finals[0], task, item_draws, stream_seed(seed, "items"),
+                                    limit=sample)
     return Setup(task_name, model_name, trajectory, task["n_items"], len(task["sentences"]),
-                 item_changes=changes)
+                 item_changes=changes, subset_changes=subset_changes)
 
 
 def measure_setups(settings: Settings, encoders: EncoderPool) -> dict[str, Setup]:
@@ -174,8 +213,9 @@ def measure_setups(settings: Settings, encoders: EncoderPool) -> dict[str, Setup
         setup = run_setup(s, encoders, task_name, s.model, updates=s.n_updates,
                           max_items=s.n_items, every=s.metric_every, sample=None,
                           bias=task_name != "polarity", seeds=s.n_seeds,
-                          item_draws=ITEM_DRAWS)
-        setup.checks = check_values(setup.trajectory, setup.item_changes)
+                          item_draws=ITEM_DRAWS, runs=setup_runs(s))
+        setup.checks = check_values(setup.trajectory, setup.item_changes,
+                                    setup.subset_changes)
         out[name] = setup
     return out
 
