@@ -430,3 +430,10 @@ def test_weighted_mean_draws_matches_a_loop_and_skips_non_finite_entries():
     assert np.allclose(weighted_mean_draws(values[:, 0], w), got[:, 0])
     with pytest.raises(ValueError, match=r"\(n_boot, 30\)"):
         weighted_mean_draws(values, w[:, :29])
+    empty = values.copy()
+    empty[:, 2] = np.nan  # a column with no finite entry is NaN, without a warning
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(weighted_mean_draws(empty, w)[:, 2]).all()

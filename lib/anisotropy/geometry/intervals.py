@@ -119,7 +119,7 @@ def weighted_mean_draws(values, weights: np.ndarray) -> np.ndarray:
 
     For draw ``b`` and column ``j``, ``m_bj = sum_i w_bi v_ij / sum_i w_bi`` over the units
     ``i`` whose ``v_ij`` is finite: a non-finite entry (a word with no MEV in a layer) is
-    left out of its column's mean in every draw alike.
+    left out of its column's mean in every draw alike, and a column with none is NaN.
 
     Parameters
     ----------
@@ -137,7 +137,8 @@ def weighted_mean_draws(values, weights: np.ndarray) -> np.ndarray:
         raise ValueError(f"weights must be (n_boot, {values.shape[0]}) for {values.shape[0]} "
                          f"units; got shape {weights.shape}.")
     finite = np.isfinite(values)
-    return (weights @ np.where(finite, values, 0.0)) / (weights @ finite.astype(np.float64))
+    with np.errstate(invalid="ignore", divide="ignore"):  # a column with no finite entry: NaN
+        return (weights @ np.where(finite, values, 0.0)) / (weights @ finite.astype(np.float64))
 
 
 def percentile_interval(draws, level: float = LEVEL, *, method: str) -> Interval:
