@@ -460,11 +460,12 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
     H = np.asarray(tokens.layer(layer))
     fitted = fit_methods(H[train_rows], n_clusters, n_components, stream_seed(seed, "fit"),
                          fit_max_tokens, methods=("Baseline", method))
+    parts = {"train": (train_rows, H[train_rows].astype(np.float64)),
+             "dev": (dev_rows, H[dev_rows].astype(np.float64))}
     rows, correct, pooled_of = [], {}, {}
     for name, transform in fitted.items():
         pooled = {}
-        for part, part_rows in (("train", train_rows), ("dev", dev_rows)):
-            X = H[part_rows].astype(np.float64)
+        for part, (part_rows, X) in parts.items():
             Y = X if transform is None else transform.transform(X)
             pooled[part] = (tokens.pool(Y, part_rows)[1], Y)
         pooled_of[name] = pooled
@@ -491,9 +492,8 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
             redo = fit_methods(np.repeat(H[train_rows], counts[of_row], axis=0), n_clusters,
                                n_components, stream_seed(seed, f"refit-{refit}/fit"),
                                fit_max_tokens, methods=(method,))[method]
-            new_train = tokens.pool(redo.transform(H[train_rows].astype(np.float64)),
-                                    train_rows)[1]
-            new_dev = tokens.pool(redo.transform(H[dev_rows].astype(np.float64)), dev_rows)[1]
+            new_train, new_dev = (tokens.pool(redo.transform(X), part_rows)[1]
+                                  for part_rows, X in parts.values())
             right = _probe_accuracy(new_train[drawn], train_labels[drawn], new_dev, dev_labels)
             base = _probe_accuracy(base_train[drawn], train_labels[drawn], base_dev,
                                    dev_labels)

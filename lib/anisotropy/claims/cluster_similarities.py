@@ -25,7 +25,7 @@ from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import weighted_mean_draws
 from anisotropy.geometry.sampling import sample_indices
 from anisotropy.geometry.streams import stream_seed
-from anisotropy.geometry.validation import unit_rows
+from anisotropy.geometry.validation import grouped_rows, unit_rows
 
 __all__ = ["pair_cosine_draws", "window_sums", "type_similarities",
            "per_cluster_similarities", "restart_labels", "mix_restarts"]
@@ -53,11 +53,8 @@ class _Groups:
         n = groups.size
         self.onehot = sparse.csr_matrix((np.ones(n), (np.arange(n), inverse)),
                                         shape=(n, self.codes.size))
-        order = np.argsort(inverse, kind="stable")
-        bounds = np.searchsorted(inverse[order], np.arange(self.codes.size + 1))
         rows, cols, values = [], [], []
-        for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
-            members = order[start:stop]
+        for _, members in grouped_rows(groups):
             rows.append(np.repeat(members, members.size))
             cols.append(np.tile(members, members.size))
             values.append((X[members] @ X[members].T).ravel())
@@ -121,7 +118,8 @@ def pair_cosine_draws(vectors: np.ndarray, unit_windows: np.ndarray, weights: np
         by_type = _Groups(X, types)
         _, cell = np.unique(np.stack([windows, types]), axis=1, return_inverse=True)
         by_cell = _Groups(X, cell)
-        to_window = (by_cell.onehot.T @ by_window.onehot) > 0  # (cells, windows)
+        # (windows, cells): which window each (window, type) cell lies in
+        cells_of_window = ((by_cell.onehot.T @ by_window.onehot) > 0).T.astype(float)
     norms2 = np.einsum("ij,ij->i", X, X)
     out = np.empty(weights.shape[0])
     for first in range(0, weights.shape[0], block):
@@ -145,12 +143,12 @@ def pair_cosine_draws(vectors: np.ndarray, unit_windows: np.ndarray, weights: np
         if singletons:                             # same-type pairs: each unit with itself
             numerator -= (c * c * nonzero).sum(axis=1)
             denominator -= (e * e).sum(axis=1)
-            cell_num, cell_den = by_window.sums(nonzero), by_window.sums(nonzero)
+            cell_num = cell_den = by_window.sums(nonzero)
         else:
             numerator -= by_type.norms2(a, p, m).sum(axis=1)
             denominator -= (by_type.sums(e) ** 2).sum(axis=1)
-            cell_num = np.asarray(to_window.T.astype(float) @ by_cell.norms2(g, p, m).T).T
-            cell_den = np.asarray(to_window.T.astype(float) @ (by_cell.sums(h) ** 2).T).T
+            cell_num = np.asarray(cells_of_window @ by_cell.norms2(g, p, m).T).T
+            cell_den = np.asarray(cells_of_window @ (by_cell.sums(h) ** 2).T).T
         # pairs of different types within one window weigh c_w, not c_w^2
         within = by_window.norms2(g, p, m) - cell_num
         within_den = by_window.sums(h) ** 2 - cell_den
