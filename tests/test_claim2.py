@@ -115,3 +115,27 @@ def test_restarts_mix_their_draws_evenly():
     draws = [np.full(9, float(r)) for r in range(3)]
     mixed = cluster_similarities.mix_restarts(draws)
     assert mixed.tolist() == [0.0, 1.0, 2.0] * 3
+
+
+def test_static_lid_is_the_mean_over_its_samples_and_mixes_their_draws():
+    """One sample is the previous estimator; R samples average the R samples' LIDs (each
+    checked against lid_mle on the same rows) and their draws mix the R bootstraps."""
+    from anisotropy.claims import manifolds
+    from anisotropy.geometry.dimension import lid_mle
+    from anisotropy.geometry.sampling import sample_indices
+    from anisotropy.geometry.streams import stream_seed
+
+    vectors = np.random.default_rng(5).normal(size=(900, 12)).astype(np.float32)
+    one = manifolds.static_space_lid(vectors, sample=200, k=10, seed=7, n_boot=40)
+    three = manifolds.static_space_lid(vectors, sample=200, k=10, seed=7, n_boot=40,
+                                       samples=3)
+    unique = np.unique(vectors, axis=0)
+    lids = [lid_mle(unique[sample_indices(900, 200, stream_seed(7, name))], k=10,
+                    metric="cosine") for name in ("sample", "sample-1", "sample-2")]
+    assert one["LID cosine"] == pytest.approx(lids[0], rel=1e-12)
+    assert three["LID cosine"] == pytest.approx(np.mean(lids), rel=1e-12)
+    assert three["LID euclidean"] == one["LID euclidean"]
+    assert np.array_equal(three["LID cosine draws"][::3], one["LID cosine draws"][::3])
+    assert len(set(np.round(three["LID cosine draws"], 12))) == 40
+    with pytest.raises(ValueError, match="samples"):
+        manifolds.static_space_lid(vectors, sample=200, k=10, samples=0)

@@ -142,7 +142,8 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
                         exclude_positions: tuple[int, ...] = (), k_sample: int = 2000,
                         lid_sample: int = 5000, lid_k: int = 100, max_instances: int = 1000,
                         seed: int = 0, n_boot: int = 1000, restarts: int = 1,
-                        inter_min_units: int = 1, progress: bool = True
+                        inter_min_units: int = 1, lid_samples: int = 1,
+                        progress: bool = True
                         ) -> tuple[pd.DataFrame, dict, dict]:
     """Per-layer S_inter/S_intra (raw, centred, per cluster), K, IsoScore, LID, drivers.
 
@@ -158,7 +159,11 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
     seed draws from the corpus: one set of Bayesian-bootstrap window weights (stream
     ``bootstrap/windows``) weights every instance, type and LID point by its window in
     every layer and K-means fit (:mod:`anisotropy.claims.cluster_similarities`). A distinct
-    LID point takes the window of its first occurrence.
+    LID point takes the window of its first occurrence. The cosine LID is the mean over
+    ``lid_samples`` samples of ``lid_sample`` tokens (streams ``lid-sample``,
+    ``lid-sample-R``) and its draws mix theirs: a point's neighbours move with the sample,
+    which the reweighting of one sample's points holds fixed. IsoScore and the Euclidean
+    LID (shown, not graded) use the first sample.
 
     Returns the per-layer table, ``{layer: cluster labels}`` for the figures, and
     ``{layer: {name: bootstrap draws}}`` (``n_boot`` each, draw ``b`` of every layer under
@@ -174,7 +179,11 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
     _, windows = np.unique(tokens.sentence_index[rows], return_inverse=True)
     weights = dirichlet_weights(int(windows.max()) + 1, n_boot,
                                 stream_seed(seed, "bootstrap/windows"))
-    lid_rows = sample_indices(rows.size, lid_sample, stream_seed(seed, "lid-sample"))
+    if lid_samples < 1:
+        raise ValueError(f"lid_samples must be >= 1; got {lid_samples}.")
+    lid_samples_rows = [sample_indices(rows.size, lid_sample, stream_seed(
+        seed, "lid-sample" if r == 0 else f"lid-sample-{r}")) for r in range(lid_samples)]
+    lid_rows = lid_samples_rows[0]
     iso_rows = lid_rows
     records, labels_by_layer, draws = [], {}, {}
     for layer in tqdm(layers, desc="layers", disable=not progress):
@@ -215,10 +224,19 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
         sample, first = np.unique(X[lid_rows], axis=0, return_index=True)
         record["LID points"] = sample.shape[0]
         record["LID euclidean"] = metrics.lid_mle(sample, k=lid_k, metric="euclidean")
-        record["LID cosine"], pointwise = metrics.lid_mle(sample, k=lid_k, metric="cosine",
-                                                          return_pointwise=True)
-        draws[layer]["LID cosine draws"] = weighted_mean_draws(
-            pointwise, weights[:, windows[lid_rows[first]]])
+        lids, lid_draws = [], []
+        for r, sample_rows in enumerate(lid_samples_rows):
+            if r:
+                sample, first = np.unique(X[sample_rows], axis=0, return_index=True)
+            lid, pointwise = metrics.lid_mle(sample, k=lid_k, metric="cosine",
+                                             return_pointwise=True)
+            lids.append(lid)
+            lid_draws.append(weighted_mean_draws(pointwise,
+                                                 weights[:, windows[sample_rows[first]]]))
+        record["LID cosine"] = float(np.mean(lids))
+        if len(lids) > 1:
+            record["LID cosine sample range"] = float(np.ptp(lids))
+        draws[layer]["LID cosine draws"] = mix_restarts(lid_draws)
         drivers = cluster_drivers(X, labels)
         record.update({"top-3 variance dims": drivers["top_variance_dims"],
                        "top-3 variance share": drivers["top_variance_share"],

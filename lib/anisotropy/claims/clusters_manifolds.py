@@ -56,6 +56,9 @@ class Settings(ClaimSettings):
                                 min=1)
     lid_sample: int = param(5000, "points per layer for LID and IsoScore", min=3)
     lid_k: int = param(100, "neighbours of the LID estimate", min=2)
+    lid_samples: int = param(3, "samples of `lid_sample` points per layer and static space; "
+                             "the cosine LID is their mean and its interval mixes their "
+                             "bootstraps (a point's neighbours move with the sample)", min=1)
     include_sink: bool = param(False, "decoders: keep position-0 tokens")
     static_model: str = param("glove-6B-50d", "the static-embedding control")
     n_boot: int = param(1000, "bootstrap resamples behind every 95% interval", min=20)
@@ -136,11 +139,13 @@ def measure_model(settings: Settings, encoder, windows: list[str]) -> ModelClust
     table, labels, draws = clusters.cluster_layer_stats(
         tokens, layers, encoder.n_layers, exclude_positions=exclude, k_sample=s.k_sample,
         lid_sample=s.lid_sample, lid_k=s.lid_k, seed=stream_seed(s.seed, "claim2/layers"),
-        n_boot=s.n_boot, restarts=s.kmeans_restarts, inter_min_units=s.inter_min_units)
+        n_boot=s.n_boot, restarts=s.kmeans_restarts, inter_min_units=s.inter_min_units,
+        lid_samples=s.lid_samples)
     keep = ~tokens.special_mask & ~np.isin(tokens.position, exclude)
     embedding_matrix, _ = encoder.input_embedding_matrix()
     input_lid = manifolds.static_space_lid(embedding_matrix, s.lid_sample, s.lid_k,
-                                          stream_seed(s.seed, "claim2/input-lid"), s.n_boot)
+                                          stream_seed(s.seed, "claim2/input-lid"), s.n_boot,
+                                          samples=s.lid_samples)
     input_draws = input_lid.pop("LID cosine draws")
     facts = {"tokens": int(keep.sum()), "types": int(np.unique(tokens.token_ids[keep]).size),
              "windows": int(np.unique(tokens.sentence_index[keep]).size),
@@ -291,7 +296,8 @@ def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple
     if on_model is not None:
         on_model(static)
     lid = manifolds.static_space_lid(np.asarray(static.vectors), s.lid_sample, s.lid_k,
-                                    stream_seed(s.seed, "claim2/static-lid"), s.n_boot)
+                                    stream_seed(s.seed, "claim2/static-lid"), s.n_boot,
+                                    samples=s.lid_samples)
     return static, lid, lid.pop("LID cosine draws")
 
 
