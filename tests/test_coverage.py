@@ -34,6 +34,15 @@ def test_correct_intervals_cover_about_83_percent_and_narrow_ones_less():
     assert script.coverage(narrow)[0] < script.FLAG
 
 
+def test_false_flag_rate_falls_with_more_seeds():
+    """A correct interval is flagged by chance: about 11% of studies with 10 seeds (the
+    pairs share seeds), far fewer with 20."""
+    script = _script()
+    ten, twenty = script.false_flag_rate(10, 2000), script.false_flag_rate(20, 2000)
+    assert 0.07 < ten < 0.16
+    assert twenty < 0.06 and twenty < ten
+
+
 def test_coverage_needs_two_seeds():
     script = _script()
     share, pairs = script.coverage({0: (1.0, 0.9, 1.1)})
