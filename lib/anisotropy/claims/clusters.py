@@ -375,8 +375,9 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
             float(table["LID cosine"].max() / static_point.min()),
             interval_of_max(per_layer_intervals(
                 lambda d: d["LID cosine draws"] / static_draws),
-                "layers; the static LID resampled over its points, the kNN "
-                "neighbourhoods of each full sample held fixed"),
+                "layers; each LID (a layer's and the static space's) the mean over "
+                "independent samples of points, its draws mixing their bootstraps (the static "
+                "space's over its points)"),
             {"max layer LID": float(table["LID cosine"].max()),
              "min static LID": float(static_point.min()),
              "static space of the minimum": static_names[int(static_point.argmin())]}),
