@@ -89,6 +89,8 @@ GLITCHES = [
     (r"\bnan\b|\bNaN\b", "a missing number"),
     (r"\{'|\[np\.|array\(|dtype=", "a Python repr"),
     (r"\(\s*\)|\[\s*,|,\s*\]", "an empty glue inside brackets"),
+    (r"(?<!arXiv )(?<![\w.:/-])(?:0\.0*[1-9]\d{5,}|[1-9]\d*\.\d{5,})(?![\w.])",
+     "an unrounded number (6 or more significant figures)"),
 ]
 
 
@@ -160,11 +162,13 @@ def test_generated_text_has_no_glitches(smoke_book):
 def test_the_glitch_patterns_catch_what_they_name():
     bad = ["The paper's third appendix model, all-mpnet-base-v2, all-distilroberta-v1, is "
            "not among", "held on a, , b", "rho {'rho norm': -0.38}", "measured nan [0.1, 0.2]",
-           "measured 0.5 [, 0.2]"]
+           "measured 0.5 [, 0.2]", "It must stay below 0.5055555555555555, the reason",
+           "0.375 [0.366, 0.384] < 0.505556 reproduced", "from 12.345678 to 3"]
     for text in bad:
         assert any(re.search(p, text) for p, _ in GLITCHES), text
     good = ("Of the paper's appendix models, all-mpnet-base-v2 is available here but not in "
-            "this run's glue_models; measured −6.40 [−11.1, −1.67] (needs > 0).")
+            "this run's glue_models; measured −6.40 [−11.1, −1.67] (needs > 0); I(W) 0.000785 "
+            "to 0.00299; 1,234,567 tokens; Li et al. (arXiv 2011.05864), arXiv:2103.15316.")
     assert not any(re.search(p, good) for p, _ in GLITCHES)
 
 

@@ -46,6 +46,7 @@ from anisotropy.book.checks import (
     reference_value,
     references,
 )
+from anisotropy.book.display import sig
 from anisotropy.book.verdicts import VERDICTS
 from anisotropy.geometry.intervals import Interval
 from anisotropy.inputs import cache
@@ -295,12 +296,14 @@ class Results:
 
     def table(self, check: str | None = None):
         """The recorded checks (of one declared check id, or all) as a DataFrame for display:
-        model, measured, 95% interval, threshold and verdict."""
+        model, measured, 95% interval, threshold and verdict (interval and threshold to 3
+        significant figures, :func:`anisotropy.book.display.sig`)."""
         rows = [{"check": c.id, "model": short_names(c.model) or "all",
                  "measured": c.measured,
-                 "95% interval": ("[" + ", ".join(f"{v:.3g}" for v in c.interval) + "]")
+                 "95% interval": ("[" + ", ".join(sig(float(v)) for v in c.interval) + "]")
                  if c.interval else "",
-                 "threshold": f"{c.comparator} {c.threshold:g}" if c.comparator else "",
+                 "threshold": f"{c.comparator} {sig(float(c.threshold))}" if c.comparator
+                 else "",
                  "verdict": c.verdict, "note": c.note}
                 for c in self.checks if check is None or c.check == check]
         return pd.DataFrame(rows).set_index("check") if rows else pd.DataFrame()
