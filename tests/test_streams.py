@@ -98,3 +98,13 @@ def test_each_sts_task_is_resampled_from_its_own_stream():
     assert changes["A"][1].as_list() != changes["B"][1].as_list()
     again = cluster_methods.task_changes(scores, ["A", "B"], n_boot=200, seed=3)
     assert again["A"][1].as_list() == changes["A"][1].as_list()
+
+
+def test_a_repeat_keeps_the_first_uses_stream_and_numbers_the_rest():
+    from anisotropy.geometry.streams import repeat_name
+
+    assert [repeat_name("lid-sample", r) for r in range(3)] == [
+        "lid-sample", "lid-sample-1", "lid-sample-2"]
+    for bad in (-1, 1.0):
+        with pytest.raises(ValueError, match="r must be"):
+            repeat_name("x", bad)

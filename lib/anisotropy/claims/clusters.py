@@ -27,6 +27,7 @@ from anisotropy.claims.cluster_similarities import (
     restart_labels,
     type_similarities,
 )
+from anisotropy.claims.manifolds import lid_of_samples
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import (
     Interval,
@@ -39,7 +40,7 @@ from anisotropy.geometry.intervals import (
     weighted_mean_draws,
 )
 from anisotropy.geometry.sampling import sample_indices
-from anisotropy.geometry.streams import stream_seed
+from anisotropy.geometry.streams import repeat_name, stream_seed
 
 __all__ = ["SILHOUETTE_THRESHOLD", "choose_k", "compare_k_selection", "cluster_drivers",
            "type_frequencies", "token_kinds", "cluster_layer_stats", "driver_share_draws",
@@ -182,7 +183,7 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
     if lid_samples < 1:
         raise ValueError(f"lid_samples must be >= 1; got {lid_samples}.")
     lid_samples_rows = [sample_indices(rows.size, lid_sample, stream_seed(
-        seed, "lid-sample" if r == 0 else f"lid-sample-{r}")) for r in range(lid_samples)]
+        seed, repeat_name("lid-sample", r))) for r in range(lid_samples)]
     lid_rows = lid_samples_rows[0]
     iso_rows = lid_rows
     records, labels_by_layer, draws = [], {}, {}
@@ -221,22 +222,18 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
         # LID is a property of the point set: repeated vectors (layer 0 gives every
         # occurrence of a type the same vector, the decoder's with no position at all) are
         # counted once, as in manifolds.static_space_lid.
-        sample, first = np.unique(X[lid_rows], axis=0, return_index=True)
+        # each sample's distinct points, and the row of each one's first occurrence
+        distinct = [np.unique(X[sample_rows], axis=0, return_index=True)
+                    for sample_rows in lid_samples_rows]
+        sample = distinct[0][0]
         record["LID points"] = sample.shape[0]
         record["LID euclidean"] = metrics.lid_mle(sample, k=lid_k, metric="euclidean")
-        lids, lid_draws = [], []
-        for r, sample_rows in enumerate(lid_samples_rows):
-            if r:
-                sample, first = np.unique(X[sample_rows], axis=0, return_index=True)
-            lid, pointwise = metrics.lid_mle(sample, k=lid_k, metric="cosine",
-                                             return_pointwise=True)
-            lids.append(lid)
-            lid_draws.append(weighted_mean_draws(pointwise,
-                                                 weights[:, windows[sample_rows[first]]]))
-        record["LID cosine"] = float(np.mean(lids))
-        if len(lids) > 1:
-            record["LID cosine sample range"] = float(np.ptp(lids))
-        draws[layer]["LID cosine draws"] = mix_restarts(lid_draws)
+        record["LID cosine"], spread, draws[layer]["LID cosine draws"] = lid_of_samples(
+            [points for points, _ in distinct], lid_k,
+            lambda r, pointwise, distinct=distinct: weighted_mean_draws(
+                pointwise, weights[:, windows[lid_samples_rows[r][distinct[r][1]]]]))
+        if lid_samples > 1:
+            record["LID cosine sample range"] = spread
         drivers = cluster_drivers(X, labels)
         record.update({"top-3 variance dims": drivers["top_variance_dims"],
                        "top-3 variance share": drivers["top_variance_share"],

@@ -9,7 +9,8 @@ both, apart from the clustering itself (:mod:`anisotropy.claims.clusters`):
   and geodesic-to-Euclidean distance ratio), with :func:`is_swiss_roll` the book's
   criterion and :func:`reference_shapes` the synthetic shapes that calibrate it;
 - :func:`static_space_lid`: LID of a static embedding matrix (the input layer, GloVe),
-  with :func:`lid_mean_draws` its bootstrap over points.
+  with :func:`lid_mean_draws` its bootstrap over points;
+- :func:`lid_of_samples`: the cosine LID of several samples of points, their draws mixed.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ from sklearn.neighbors import kneighbors_graph
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import bootstrap_means
 from anisotropy.geometry.sampling import sample_indices
-from anisotropy.geometry.streams import stream, stream_seed
+from anisotropy.geometry.streams import repeat_name, stream, stream_seed
 
 __all__ = ["SWISS_ROLL_MAX_LID", "SWISS_ROLL_MIN_RATIO", "pca_project",
            "manifold_indicators", "reference_shapes", "is_swiss_roll", "lid_mean_draws",
-           "static_space_lid"]
+           "lid_of_samples", "static_space_lid"]
 
 #: The Swiss-roll criterion of :func:`is_swiss_roll`.
 SWISS_ROLL_MAX_LID = 2.5
@@ -101,34 +102,51 @@ def lid_mean_draws(pointwise: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
     return bootstrap_means(finite, n_boot, seed)[:, 0]
 
 
+def lid_of_samples(samples: list[np.ndarray], k: int, draws_of=None
+                   ) -> tuple[float, float, np.ndarray | None]:
+    """The cosine LID (:func:`~anisotropy.geometry.metrics.lid_mle`) of several samples of
+    points: their mean, the range of their values, and with ``draws_of`` one set of draws
+    mixing the samples' (:func:`~anisotropy.claims.cluster_similarities.mix_restarts`).
+
+    ``draws_of(r, pointwise)`` gives sample ``r``'s bootstrap draws from its pointwise
+    estimates. The mixture carries what reweighting one sample cannot: a point's
+    neighbours move with the sample.
+    """
+    from anisotropy.claims.cluster_similarities import mix_restarts
+
+    if not samples:
+        raise ValueError("lid_of_samples needs at least one sample of points.")
+    lids, draws = [], []
+    for r, X in enumerate(samples):
+        lid, pointwise = metrics.lid_mle(X, k=k, metric="cosine", return_pointwise=True)
+        lids.append(lid)
+        if draws_of is not None:
+            draws.append(draws_of(r, pointwise))
+    return (float(np.mean(lids)), float(np.ptp(lids)),
+            mix_restarts(draws) if draws_of is not None else None)
+
+
 def static_space_lid(vectors: np.ndarray, sample: int = 5000, k: int = 100,
                      seed: int = 0, n_boot: int | None = None, samples: int = 1) -> dict:
     """LID (Euclidean and cosine) of seeded samples of distinct static vectors.
 
     The cosine LID is the mean over ``samples`` samples of ``sample`` vectors (streams
-    ``sample``, ``sample-R``); the Euclidean LID (shown, not graded) is the first
-    sample's. With ``n_boot``, ``"LID cosine draws"`` mixes each sample's bootstrap over
-    its points (:func:`~anisotropy.claims.cluster_similarities.mix_restarts`): a point's
-    neighbours move with the sample, which resampling one sample's points holds fixed.
+    ``sample``, ``sample-R``; :func:`lid_of_samples`); the Euclidean LID (shown, not
+    graded) is the first sample's. With ``n_boot``, ``"LID cosine draws"`` mixes each
+    sample's bootstrap over its points (streams ``bootstrap/lid``, ``bootstrap/lid-R``).
     """
-    from anisotropy.claims.cluster_similarities import mix_restarts
-
     if samples < 1:
         raise ValueError(f"samples must be >= 1; got {samples}.")
     vectors = np.unique(np.asarray(vectors, dtype=np.float32), axis=0)
-    lids, draws = [], []
-    for r in range(samples):
-        X = vectors[sample_indices(vectors.shape[0], sample,
-                                   stream_seed(seed, "sample" if r == 0 else f"sample-{r}"))]
-        if r == 0:
-            out = {"n": int(X.shape[0]), "dim": int(X.shape[1]),
-                   "LID euclidean": metrics.lid_mle(X, k=k, metric="euclidean")}
-        cosine, pointwise = metrics.lid_mle(X, k=k, metric="cosine", return_pointwise=True)
-        lids.append(cosine)
-        if n_boot:
-            draws.append(lid_mean_draws(pointwise, n_boot, stream_seed(
-                seed, "bootstrap/lid" if r == 0 else f"bootstrap/lid-{r}")))
-    out["LID cosine"] = float(np.mean(lids))
+    drawn = [vectors[sample_indices(vectors.shape[0], sample,
+                                    stream_seed(seed, repeat_name("sample", r)))]
+             for r in range(samples)]
+    cosine, _, draws = lid_of_samples(drawn, k, None if not n_boot else (
+        lambda r, pointwise: lid_mean_draws(pointwise, n_boot, stream_seed(
+            seed, repeat_name("bootstrap/lid", r)))))
+    out = {"n": int(drawn[0].shape[0]), "dim": int(drawn[0].shape[1]),
+           "LID euclidean": metrics.lid_mle(drawn[0], k=k, metric="euclidean"),
+           "LID cosine": cosine}
     if n_boot:
-        out["LID cosine draws"] = mix_restarts(draws)
+        out["LID cosine draws"] = draws
     return out

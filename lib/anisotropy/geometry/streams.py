@@ -32,7 +32,7 @@ import re
 
 import numpy as np
 
-__all__ = ["stream", "stream_seed", "spawn_key"]
+__all__ = ["stream", "stream_seed", "spawn_key", "repeat_name"]
 
 _NAME = re.compile(r"[^/]+(/[^/]+)*")
 
@@ -77,3 +77,11 @@ def stream_seed(seed: int, name: str) -> int:
     """A 32-bit integer seed for use ``name`` under ``seed``, for APIs that take an integer:
     the first word of ``SeedSequence(seed, spawn_key=spawn_key(name)).generate_state(1)``."""
     return int(_sequence(seed, name).generate_state(1, dtype=np.uint32)[0])
+
+
+def repeat_name(name: str, r: int) -> str:
+    """The stream name of repeat ``r`` (0, 1, ...) of use ``name``: ``name`` itself for the
+    first, ``name-r`` after it, so that one repeat draws what the single use drew."""
+    if not isinstance(r, (int, np.integer)) or r < 0:
+        raise ValueError(f"r must be an integer >= 0; got {r!r}.")
+    return name if r == 0 else f"{name}-{r}"
