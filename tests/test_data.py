@@ -93,10 +93,20 @@ def test_missing_file_is_named(copied_root):
         data.sts(13)
 
 
-def test_missing_dataset_offline_names_path_and_hub_id(copied_root, monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(data.DataError, match=r"snli.* is missing.*stanfordnlp/snli.*offline"):
+def test_missing_dataset_offline_names_dataset_revision_and_fixes(copied_root, monkeypatch,
+                                                                   tmp_path):
+    """No data root holds SNLI and the hub cannot be reached: one message names the dataset,
+    the hub copy and its revision, `anisotropy data fetch` and ANISOTROPY_DATA."""
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "empty"))
+    with pytest.raises(data.DataError) as caught:
         data.snli("dev")
+    message = str(caught.value)
+    for part in ("'snli'", "stanfordnlp/snli", "refs/convert/parquet",
+                 "anisotropy data fetch snli", "ANISOTROPY_DATA"):
+        assert part in message, (part, message)
 
 
 def test_bad_data_root(monkeypatch, tmp_path):
@@ -106,5 +116,5 @@ def test_bad_data_root(monkeypatch, tmp_path):
 
 
 def test_verify_all_and_memo():
-    assert data.verify_all() == 91
+    assert data.verify_all() == len(datafiles.expected_files()) == 93
     assert "sts12/STS.gs.MSRpar.txt" in data.verified_files()

@@ -1,48 +1,50 @@
 """The Hugging Face hub fallback returns the local readers' schema.
 
-``datasets.load_dataset`` is replaced by a fake that returns rows shaped like each hub copy
-(its column names and dtypes); no network is used.
+The hub is a fake (:mod:`fakehub`): a real Hugging Face cache holding each dataset's parquet
+export at its declared revision, with rows shaped like each hub copy (its column names and
+dtypes), read offline through the same ``snapshot_download`` call as a user's download.
 """
 
 from __future__ import annotations
 
+import huggingface_hub.constants
 import numpy as np
 import pandas as pd
 import pytest
+from fakehub import write_fake_hub
 
-from anisotropy.inputs import data
+from anisotropy.inputs import data, datafiles, hub_data
 
-datasets = pytest.importorskip("datasets")
-
-# Two or three rows per hub copy, with the hub's column names and dtypes.
+# Two or three rows per hub copy (the same in each of its splits), with the hub's column
+# names and dtypes.
 _STS = {"sentence1": ["A man is playing.", "A cat."], "sentence2": ["A man plays.", "A dog."],
         "score": np.array([4.2, 0.5], dtype=np.float64)}
 HUB_ROWS = {
-    ("mteb/stsbenchmark-sts", None): {
+    "stsbenchmark": {
         "split": ["test", "test"], "genre": ["main-captions", "main-news"],
         "dataset": ["MSRvid", "headlines"], "year": ["2012test", "2015"],
         "sid": ["0001", "0002"], **_STS},
-    **{(f"mteb/sts{year}-sts", None): _STS for year in range(12, 17)},
-    ("mteb/sickr-sts", None): {**_STS, "id": ["1", "2"]},
-    ("cornell-movie-review-data/rotten_tomatoes", None): {
+    **{f"sts{year}": _STS for year in range(12, 17)},
+    "sick": {**_STS, "id": ["1", "2"]},
+    "rt-polarity": {
         "text": ["a dull film . ", "a fine film ."], "label": np.array([0, 1], dtype=np.int64)},
-    ("stanfordnlp/snli", None): {
+    "snli": {
         "premise": ["A man sleeps.", "A dog runs.", "Kids play."],
         "hypothesis": ["A man rests.", "A cat runs.", "Adults work."],
         "label": np.array([0, -1, 2], dtype=np.int64)},
-    ("Salesforce/wikitext", "wikitext-2-v1"): {"text": ["", " = Title = \n", " Some text . \n"]},
-    ("ptb_text_only", "penn_treebank"): {"sentence": ["the market fell", " "]},
-    ("nyu-mll/glue", "sst2"): {"sentence": ["good fun ", "bad"],
+    "wikitext-2": {"text": ["", " = Title = \n", " Some text . \n"]},
+    "ptb": {"sentence": ["the market fell", " "]},
+    "sst2": {"sentence": ["good fun ", "bad"],
                                "label": np.array([1, 0], dtype=np.int64),
                                "idx": np.array([0, 1], dtype=np.int32)},
-    ("nyu-mll/glue", "cola"): {"sentence": ["The cat sat.", "Cat the sat."],
+    "cola": {"sentence": ["The cat sat.", "Cat the sat."],
                                "label": np.array([1, 0], dtype=np.int64),
                                "idx": np.array([0, 1], dtype=np.int32)},
-    ("nyu-mll/glue", "rte"): {"sentence1": ["It rains.", "It is sunny."],
+    "rte": {"sentence1": ["It rains.", "It is sunny."],
                               "sentence2": ["It is wet.", "It snows."],
                               "label": np.array([0, 1], dtype=np.int64),
                               "idx": np.array([0, 1], dtype=np.int32)},
-    ("super_glue", "wic"): {
+    "wic": {
         "word": ["board", "go"], "sentence1": ["Room and board.", "Go home."],
         "sentence2": ["He nailed boards across the windows.", "We go."],
         "start1": np.array([9, 0], dtype=np.int32), "start2": np.array([10, 3], dtype=np.int32),
@@ -51,28 +53,27 @@ HUB_ROWS = {
 }
 
 
-class FakeDataset:
-    def __init__(self, frame: pd.DataFrame):
-        self.frame = frame
-
-    def to_pandas(self) -> pd.DataFrame:
-        return self.frame.copy()
-
-
 @pytest.fixture
-def fake_hub(monkeypatch):
-    """``datasets.load_dataset`` returns :data:`HUB_ROWS`; the hub counts as online.
+def fake_hub(monkeypatch, tmp_path):
+    """A hub cache holding :data:`HUB_ROWS` in every hub split, read offline.
 
-    Returns the list of ``(hub_id, config, split)`` requested."""
+    Returns the list of ``(hub_id, hub split)`` whose files were read."""
+    frames = {(name, hub_split): pd.DataFrame(rows)
+              for name, rows in HUB_ROWS.items()
+              for hub_splits in data.HUB_ADAPTERS[name].splits.values()
+              for hub_split in hub_splits}
+    cache = write_fake_hub(tmp_path / "hf", frames)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(datafiles, "_HUB_READS", {})
     calls = []
+    original = hub_data.hub_parquet_files
 
-    def load_dataset(path, name=None, split=None, **kwargs):
-        calls.append((path, name, split))
-        return FakeDataset(pd.DataFrame(HUB_ROWS[(path, name)]))
+    def recording(name, hub_split):
+        calls.append((hub_data.hub_source(name)["id"], hub_split))
+        return original(name, hub_split)
 
-    monkeypatch.setattr(datasets, "load_dataset", load_dataset)
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
+    monkeypatch.setattr(hub_data, "hub_parquet_files", recording)
     return calls
 
 
@@ -100,8 +101,9 @@ def test_hub_schema_equals_local_schema(name, split, fake_hub, monkeypatch, tmp_
         assert fake_hub == []  # refused before any download
         return
     hub = data.load(name, split)
-    spec = data.DATASETS[name]
-    assert fake_hub == [(spec.hub_id, spec.hub_config, s) for s in adapter.splits[split]]
+    assert fake_hub == [(hub_data.hub_source(name)["id"], s) for s in adapter.splits[split]]
+    assert datafiles.verified_files()[f"hub:{name}/{split}"].startswith(
+        hub_data.hub_source(name)["id"] + "@")
     assert list(hub.columns) == list(local.columns)
     assert hub.dtypes.to_dict() == local.dtypes.to_dict()
     assert len(hub) > 0 and list(hub.index) == list(range(len(hub)))
@@ -122,6 +124,6 @@ def test_hub_values_follow_the_local_conventions(fake_hub, monkeypatch, tmp_path
     assert data.wikitext2("valid")["text"].tolist() == ["= Title =", "Some text ."]
     assert data.ptb("test")["text"].tolist() == ["the market fell"]
     assert data.wic("dev")["indices"].tolist() == ["2-2", "0-1"]
-    assert ("Salesforce/wikitext", "wikitext-2-v1", "validation") in fake_hub  # "valid"
-    assert [s for h, _, s in fake_hub if h.endswith("rotten_tomatoes")] == [
+    assert ("Salesforce/wikitext", "validation") in fake_hub  # "valid"
+    assert [s for h, s in fake_hub if h.endswith("rotten_tomatoes")] == [
         "train", "validation", "test"]  # "all"

@@ -1,5 +1,5 @@
-"""Command line: ``anisotropy models | data verify | run SLUG | book | plan | extract JOB |
-summary``."""
+"""Command line: ``anisotropy models | data verify | data fetch | run SLUG | book | plan |
+extract JOB | summary``."""
 
 from __future__ import annotations
 
@@ -18,14 +18,35 @@ def _models(_args) -> int:
 
 
 def _data_verify(_args) -> int:
-    from anisotropy.inputs.data import DataError, data_root, verify_all
+    from anisotropy.inputs.data import DataError, data_roots, verify_all
 
     try:
         count = verify_all()
     except DataError as error:
         print(f"data verify: {error}", file=sys.stderr)
         return 1
-    print(f"data verify: {count} files in {data_root()} match their sha256.")
+    print(f"data verify: {count} files in {', '.join(map(str, data_roots()))} match their "
+          "sha256.")
+    return 0
+
+
+def _data_fetch(args) -> int:
+    from anisotropy.inputs.datafiles import DataError, fetch_dir
+    from anisotropy.inputs.fetch import fetch
+
+    root = fetch_dir()
+    print(f"data fetch: into {root}")
+    try:
+        outcomes = fetch(args.names)
+    except DataError as error:
+        print(f"data fetch: {error}", file=sys.stderr)
+        return 1
+    counts = {status: sum(o.status == status for o in outcomes)
+              for status in ("downloaded", "present", "no source")}
+    size = sum(o.size_bytes for o in outcomes if o.status == "downloaded")
+    print(f"data fetch: {counts['downloaded']} downloaded ({size / 1e6:.1f} MB), "
+          f"{counts['present']} already present, {counts['no source']} without a download "
+          "address; every file kept matches its sha256.")
     return 0
 
 
@@ -157,6 +178,11 @@ def main(argv: list[str] | None = None) -> int:
     data_sub = data.add_subparsers(dest="data_command", required=True)
     data_sub.add_parser("verify", help="check every data file's sha256").set_defaults(
         func=_data_verify)
+    fetch = data_sub.add_parser(
+        "fetch", help="download the datasets (all, or NAMES) into ~/.cache/anisotropy/data "
+        "(or $ANISOTROPY_DATA) and verify every sha256")
+    fetch.add_argument("names", nargs="*", metavar="NAME")
+    fetch.set_defaults(func=_data_fetch)
     run = sub.add_parser("run", help="execute one claim notebook with papermill")
     run.add_argument("slug")
     run.add_argument("--profile", default="smoke")

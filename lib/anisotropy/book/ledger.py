@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from anisotropy.book.provenance import STALE_TEXT, short_environment
 from anisotropy.book.results import load_results
 from anisotropy.book.verdicts import GRADED as _GRADED
 from anisotropy.book.verdicts import MARKS
-from anisotropy.inputs.data import EXPECTED_SHA256_FILE, data_root
+from anisotropy.inputs.datafiles import sources
 from anisotropy.inputs.resolved import short_names
 
 __all__ = ["ledger_rows", "write_ledger", "format_value", "format_measured", "summary_by_model",
@@ -200,27 +199,23 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
 
 
 def write_data_files(out: Path) -> Path:
-    """A Markdown table of every data file: dataset, source, license, and its sha256.
-
-    Read from ``data/sha256.json`` and the manifest beside the data root; nothing is hashed
-    here (the hashes were checked when the notebooks read the files).
-    """
-
-
-    expected = json.loads(EXPECTED_SHA256_FILE.read_text())["files"]
-    manifest_path = data_root() / "MANIFEST.json"
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
-    datasets = manifest.get("datasets", {})
-    sources = {f["path"]: f for f in manifest.get("files", [])}
-    lines = ["| dataset | license | citation |", "|---|---|---|"]
-    for name, info in datasets.items():
-        lines.append(f"| {name} | {_cell(info.get('license', ''))} | "
-                     f"{_cell(info.get('citation', ''))} |")
+    """A Markdown table of every dataset (licence, citation, hub copy) and of every data
+    file (its source at a fixed commit and its sha256), from ``data/sources.yaml``.
+    Nothing is hashed here (the hashes were checked when the notebooks read the files)."""
+    declared = sources()
+    lines = ["| dataset | license | citation | hub copy |", "|---|---|---|---|"]
+    for name, info in declared.items():
+        hub = info.get("hub")
+        copy = f"`{hub['id']}` ({hub['config']}, `{hub['revision']}`)" if hub else "none"
+        lines.append(f"| {name} | {_cell(info['license'])} | {_cell(info['citation'])} | "
+                     f"{_cell(copy)} |")
     lines += ["", "| file | source repository @ commit | sha256 |", "|---|---|---|"]
-    for path, info in expected.items():
-        source = sources.get(path, {})
-        origin = (f"{source.get('source_repo', '?')} @ {source.get('source_commit', '?')[:7]}"
-                  if source else "")
-        lines.append(f"| `{path}` | {_cell(origin)} | `{info['sha256']}` |")
+    for info in declared.values():
+        for path, entry in info["files"].items():
+            origin = entry["source"].split(":")[0]
+            if "@" in origin:
+                repo, commit = origin.split("@", 1)
+                origin = f"{repo} @ {commit[:7]}"
+            lines.append(f"| `{path}` | {_cell(origin)} | `{entry['sha256']}` |")
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return out

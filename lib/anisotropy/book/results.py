@@ -4,8 +4,8 @@ A claim notebook creates a :class:`Results` (which loads and validates the claim
 declarations from ``data/checks.yaml``), records models, free-form metrics and checks, and
 calls :meth:`Results.write`, which produces ``_build/PROFILE/results/SLUG.json``::
 
-    {claim, profile, overrides, parameters, models, data_sha256, library_version, inputs_digest,
-     environment, runtime_s, cache, metrics,
+    {claim, profile, overrides, parameters, models, data, data_sha256, library_version,
+     inputs_digest, environment, runtime_s, cache, metrics,
      checks: [{id, check, model, verdict, statement, section, reference, paper, source,
                quantity, measured, interval, interval_method, comparator, threshold,
                threshold_reason, tolerance, note, details, ...}]}
@@ -51,6 +51,7 @@ from anisotropy.book.verdicts import VERDICTS
 from anisotropy.geometry.intervals import Interval
 from anisotropy.inputs import cache
 from anisotropy.inputs.data import PROJECT_ROOT, verified_files
+from anisotropy.inputs.datafiles import data_sources
 from anisotropy.inputs.resolved import short_names
 
 __all__ = ["Check", "Results", "VERDICTS", "ResultsError", "add_models_not_run", "glue",
@@ -317,6 +318,7 @@ class Results:
             "overrides": _jsonable(self.overrides),
             "parameters": parameters,
             "models": self.models,
+            "data": data_sources(),
             "data_sha256": data_sha256,
             "library_version": provenance.library_version(),
             "inputs_digest": provenance.inputs_digest(self.claim, parameters, data_sha256),

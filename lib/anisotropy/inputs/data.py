@@ -17,15 +17,15 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
 from anisotropy.inputs.datafiles import (
-    EXPECTED_SHA256_FILE,
     PROJECT_ROOT,
+    SOURCES_FILE,
     DataError,
     data_root,
+    dataset_root,
     expected_files,
     read_lines,
     read_text,
@@ -39,11 +39,12 @@ __all__ = [
     "DataError",
     "DATASETS",
     "DatasetSpec",
-    "EXPECTED_SHA256_FILE",
+    "SOURCES_FILE",
     "HUB_ADAPTERS",
     "PROJECT_ROOT",
     "SNLI_LABELS",
     "data_root",
+    "dataset_root",
     "verify_file",
     "verify_all",
     "verified_files",
@@ -68,13 +69,12 @@ __all__ = [
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """What a dataset is called, where its local files live, and its hub identity."""
+    """What a dataset is called, where its local files live (its folder in a data root)
+    and its local splits. Its sources and hub copy are in ``data/sources.yaml``."""
 
     name: str
     folder: str
     splits: tuple[str, ...]
-    hub_id: str
-    hub_config: str | None
     loader: Callable[..., pd.DataFrame]
 
 
@@ -84,15 +84,10 @@ def _check_split(name: str, split: str, splits: tuple[str, ...]) -> None:
 
 
 def _local_or_hub(spec: DatasetSpec, split: str, reader: Callable[[], pd.DataFrame]):
-    """Read locally when the dataset's folder is in the data root, else try the hub."""
-    try:
-        root = data_root()
-    except DataError:
-        root = None
-    if root is not None and (root / spec.folder).is_dir():
+    """Read locally when a data root holds the dataset's folder, else read its hub copy."""
+    if dataset_root(spec.folder) is not None:
         return reader()
-    missing = (root / spec.folder) if root is not None else Path(spec.folder)
-    return from_hub(spec, split, missing)
+    return from_hub(spec, split)
 
 
 # --------------------------------------------------------------------------- STS
@@ -336,26 +331,17 @@ def word_windows(texts: list[str], window_words: int) -> list[str]:
 DATASETS: dict[str, DatasetSpec] = {
     spec.name: spec
     for spec in [
-        DatasetSpec("stsbenchmark", "stsbenchmark", ("train", "dev", "test"),
-                    "mteb/stsbenchmark-sts", None, stsbenchmark),
-        DatasetSpec("sts12", "sts12", ("test",), "mteb/sts12-sts", None, sts),
-        DatasetSpec("sts13", "sts13", ("test",), "mteb/sts13-sts", None, sts),
-        DatasetSpec("sts14", "sts14", ("test",), "mteb/sts14-sts", None, sts),
-        DatasetSpec("sts15", "sts15", ("test",), "mteb/sts15-sts", None, sts),
-        DatasetSpec("sts16", "sts16", ("test",), "mteb/sts16-sts", None, sts),
-        DatasetSpec("sick", "sick", ("test", "train", "trial", "full"),
-                    "mteb/sickr-sts", None, sick),
-        DatasetSpec("rt-polarity", "rt-polarity", ("all",),
-                    "cornell-movie-review-data/rotten_tomatoes", None, rt_polarity),
-        DatasetSpec("snli", "snli", ("dev", "test"), "stanfordnlp/snli", None, snli),
-        DatasetSpec("wikitext-2", "wikitext-2", ("valid", "test"),
-                    "Salesforce/wikitext", "wikitext-2-v1", wikitext2),
-        DatasetSpec("ptb", "ptb", ("valid", "test"), "ptb_text_only", "penn_treebank", ptb),
-        DatasetSpec("sst2", "sst2", ("train", "dev", "test"), "nyu-mll/glue", "sst2", sst2),
-        DatasetSpec("cola", "cola", ("train", "dev", "in_domain_dev", "out_of_domain_dev"),
-                    "nyu-mll/glue", "cola", cola),
-        DatasetSpec("rte", "rte", ("train", "dev"), "nyu-mll/glue", "rte", rte),
-        DatasetSpec("wic", "wic", ("train", "dev", "test"), "super_glue", "wic", wic),
+        DatasetSpec("stsbenchmark", "stsbenchmark", ("train", "dev", "test"), stsbenchmark),
+        *(DatasetSpec(f"sts{year}", f"sts{year}", ("test",), sts) for year in range(12, 17)),
+        DatasetSpec("sick", "sick", ("test", "train", "trial", "full"), sick),
+        DatasetSpec("rt-polarity", "rt-polarity", ("all",), rt_polarity),
+        DatasetSpec("snli", "snli", ("dev", "test"), snli),
+        DatasetSpec("wikitext-2", "wikitext-2", ("valid", "test"), wikitext2),
+        DatasetSpec("ptb", "ptb", ("valid", "test"), ptb),
+        DatasetSpec("sst2", "sst2", ("train", "dev", "test"), sst2),
+        DatasetSpec("cola", "cola", ("train", "dev", "in_domain_dev", "out_of_domain_dev"), cola),
+        DatasetSpec("rte", "rte", ("train", "dev"), rte),
+        DatasetSpec("wic", "wic", ("train", "dev", "test"), wic),
     ]
 }
 

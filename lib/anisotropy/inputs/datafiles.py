@@ -1,46 +1,73 @@
-"""The local data root and the sha256 verification of every file read from it.
+"""Where the data files are, their sources, and the sha256 verification of every file read.
 
-The *data root* is the first that exists of
+Every dataset's files, with their source address, sha256, licence and hub copy, are declared
+in ``data/sources.yaml``. A dataset is read from the first *data root* that holds its folder:
 
-1. ``$ANISOTROPY_DATA``,
-2. ``data/raw/`` inside the project,
-3. ``../shared/data/`` beside the project.
+1. ``$ANISOTROPY_DATA``, when set (then the only root searched);
+2. ``data/raw/`` inside the project;
+3. ``$ANISOTROPY_CACHE/data`` (default ``~/.cache/anisotropy/data``), where
+   ``anisotropy data fetch`` puts the files;
+4. ``../shared/data/`` beside the project, unless ``ANISOTROPY_NO_SHARED=1``.
 
-Before a file is read for the first time in a process, its sha256 is checked against
-``data/sha256.json`` (copied from the data manifest); nothing is read from an unverified
-file. The dataset loaders that read these files are in :mod:`anisotropy.inputs.data`.
+A dataset in no root is read from its Hugging Face hub copy
+(:mod:`anisotropy.inputs.hub_data`). Before a local file is read for the first time in a
+process, its sha256 is checked against ``data/sources.yaml``; nothing is read from an
+unverified file. What was read (a file's sha256, or a hub copy's commit) is recorded for the
+results file (:func:`verified_files`).
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import io
-import json
 import os
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
-EXPECTED_SHA256_FILE = PROJECT_ROOT / "data" / "sha256.json"
+import yaml
 
-__all__ = ["PROJECT_ROOT", "EXPECTED_SHA256_FILE", "DataError", "data_root", "expected_files",
-           "verify_file", "verified_files", "verify_all", "read_text", "read_lines"]
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
+SOURCES_FILE = PROJECT_ROOT / "data" / "sources.yaml"
+#: Set to 1 to ignore ``../shared/data`` (what a user outside this project's machines has).
+NO_SHARED_ENV = "ANISOTROPY_NO_SHARED"
+
+__all__ = ["PROJECT_ROOT", "SOURCES_FILE", "NO_SHARED_ENV", "DataError", "sources",
+           "data_roots", "data_root", "dataset_root", "fetch_dir", "expected_files",
+           "verify_file", "verified_files", "data_sources", "record_hub_read", "verify_all",
+           "read_text", "read_lines", "sha256_of"]
 
 
 class DataError(RuntimeError):
     """A data file is missing, corrupt, unknown, or a dataset name or split is invalid."""
 
 
-# --------------------------------------------------------------------------- data root
+@functools.cache
+def sources() -> dict[str, dict]:
+    """``{dataset: {description, license, citation, hub, files}}`` from ``data/sources.yaml``."""
+    with open(SOURCES_FILE, encoding="utf-8") as handle:
+        return yaml.safe_load(handle)["datasets"]
 
 
-def data_root() -> Path:
-    """Return the data root: ``$ANISOTROPY_DATA``, else ``data/raw``, else ``../shared/data``.
+# --------------------------------------------------------------------------- data roots
+
+
+def fetch_dir() -> Path:
+    """Where ``anisotropy data fetch`` writes: ``$ANISOTROPY_DATA``, else
+    ``$ANISOTROPY_CACHE/data`` (default ``~/.cache/anisotropy/data``). Not created here."""
+    env = os.environ.get("ANISOTROPY_DATA")
+    if env:
+        return Path(env).expanduser()
+    return Path(os.environ.get("ANISOTROPY_CACHE", "~/.cache/anisotropy")).expanduser() / "data"
+
+
+def data_roots() -> list[Path]:
+    """The existing data roots, in search order (see the module docstring).
 
     Raises
     ------
     DataError
-        If ``$ANISOTROPY_DATA`` is set but does not exist, or none of the candidates exists.
+        If ``$ANISOTROPY_DATA`` is set but is not a directory.
     """
     env = os.environ.get("ANISOTROPY_DATA")
     if env:
@@ -48,30 +75,56 @@ def data_root() -> Path:
         if not root.is_dir():
             raise DataError(
                 f"ANISOTROPY_DATA={env!r} is not a directory. Point it at a copy of the "
-                "dataset folder (the layout of ../shared/data) or unset it."
+                "datasets (`anisotropy data fetch` writes one there), or unset it."
             )
-        return root
-    for candidate in (PROJECT_ROOT / "data" / "raw", PROJECT_ROOT.parent / "shared" / "data"):
-        if candidate.is_dir():
-            return candidate
-    raise DataError(
-        "No data root found: set ANISOTROPY_DATA to a copy of the datasets, or place them in "
-        f"{PROJECT_ROOT / 'data' / 'raw'} or {PROJECT_ROOT.parent / 'shared' / 'data'}."
-    )
+        return [root]
+    candidates = [PROJECT_ROOT / "data" / "raw", fetch_dir()]
+    if os.environ.get(NO_SHARED_ENV, "") not in ("1", "true", "yes"):
+        candidates.append(PROJECT_ROOT.parent / "shared" / "data")
+    return [path for path in candidates if path.is_dir()]
+
+
+def dataset_root(folder: str) -> Path | None:
+    """The first data root holding ``folder`` (a dataset's folder), or None."""
+    for root in data_roots():
+        if (root / folder).is_dir():
+            return root
+    return None
+
+
+def data_root() -> Path:
+    """The first existing data root.
+
+    Raises
+    ------
+    DataError
+        If there is none: the message says how to get the data.
+    """
+    roots = data_roots()
+    if not roots:
+        raise DataError(
+            "No data root found. Run `anisotropy data fetch` (downloads every dataset into "
+            f"{fetch_dir()}), or set ANISOTROPY_DATA to a copy of the datasets; without "
+            "either, the notebooks read each dataset's Hugging Face hub copy."
+        )
+    return roots[0]
 
 
 # --------------------------------------------------------------------------- verification
 
-_VERIFIED: dict[str, str] = {}  # relative path -> sha256, for files checked in this process
+_VERIFIED: dict[str, tuple[str, str]] = {}  # relative path -> (path, sha256), checked here
+_HUB_READS: dict[str, str] = {}  # "hub:<dataset>/<split>" -> "<hub id>@<commit>"
 
 
 def expected_files() -> dict[str, dict]:
-    """``{relative path: {"sha256": ...}}`` of every known data file (``data/sha256.json``)."""
-    with open(EXPECTED_SHA256_FILE, encoding="utf-8") as handle:
-        return json.load(handle)["files"]
+    """``{relative path: {"sha256", "size_bytes", "url", "source", "dataset"}}`` of every
+    data file declared in ``data/sources.yaml``."""
+    return {path: {**entry, "dataset": name} for name, block in sources().items()
+            for path, entry in block["files"].items()}
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
+    """The sha256 hex digest of a file, read in 1 MiB blocks."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -80,9 +133,10 @@ def _sha256(path: Path) -> str:
 
 
 def verify_file(relpath: str, root: Path | None = None) -> Path:
-    """Check one data file's sha256 against the project's expected value and return its path.
+    """Check one data file's sha256 against ``data/sources.yaml`` and return its path.
 
-    The result is remembered for the process, so each file is hashed once.
+    The file is looked up in the first data root that holds its dataset's folder (or in
+    ``root``). The result is remembered for the process, so each file is hashed once.
 
     Raises
     ------
@@ -90,37 +144,58 @@ def verify_file(relpath: str, root: Path | None = None) -> Path:
         If the path is not a known data file, is missing, or its hash differs (the message
         names the file, the expected and the actual hash).
     """
-    root = data_root() if root is None else root
-    path = root / relpath
-    key = str(path)
-    if key in _VERIFIED:
-        return path
     expected = expected_files()
     if relpath not in expected:
-        raise DataError(f"{relpath!r} is not a known data file (see {EXPECTED_SHA256_FILE}).")
+        raise DataError(f"{relpath!r} is not a known data file (see {SOURCES_FILE}).")
+    if root is None:
+        root = dataset_root(relpath.split("/")[0]) or data_root()
+    path = root / relpath
+    if _VERIFIED.get(relpath, ("", ""))[0] == str(path):
+        return path
     if not path.is_file():
-        raise DataError(f"Missing data file {path}. Restore it from its source in MANIFEST.json.")
-    actual = _sha256(path)
+        raise DataError(f"Missing data file {path}. Restore it with `anisotropy data fetch "
+                        f"{expected[relpath]['dataset']}` (source: {expected[relpath]['source']}).")
+    actual = sha256_of(path)
     want = expected[relpath]["sha256"]
     if actual != want:
         raise DataError(
             f"sha256 mismatch for {path}: expected {want}, got {actual}. The file was modified "
-            "or truncated; restore the original."
+            f"or truncated; restore the original with `anisotropy data fetch "
+            f"{expected[relpath]['dataset']}`."
         )
-    _VERIFIED[key] = actual
+    _VERIFIED[relpath] = (str(path), actual)
     return path
 
 
+def record_hub_read(dataset: str, split: str, hub_id: str, commit: str) -> None:
+    """Record that ``split`` of ``dataset`` was read from ``hub_id`` at ``commit``."""
+    _HUB_READS[f"hub:{dataset}/{split}"] = f"{hub_id}@{commit}"
+
+
 def verified_files() -> dict[str, str]:
-    """Return ``{relative path: sha256}`` of the data files verified in this process."""
-    root = str(data_root())
-    return {
-        os.path.relpath(path, root): digest for path, digest in sorted(_VERIFIED.items())
-    }
+    """What this process read: ``{relative path: sha256}`` of every verified local file and
+    ``{"hub:<dataset>/<split>": "<hub id>@<commit>"}`` of every hub copy, sorted."""
+    local = {relpath: digest for relpath, (_, digest) in _VERIFIED.items()}
+    return dict(sorted({**local, **_HUB_READS}.items()))
+
+
+def data_sources() -> dict[str, str]:
+    """Per dataset read in this process, where it came from: ``"local: N files, sha256
+    verified"`` or ``"hub:<hub id>@<commit>"`` (one entry per split read from the hub)."""
+    out: dict[str, str] = {}
+    declared = expected_files()
+    for relpath in _VERIFIED:
+        name = declared[relpath]["dataset"]
+        count = sum(declared[p]["dataset"] == name for p in _VERIFIED)
+        out[name] = f"local: {count} files, sha256 verified"
+    for key, value in _HUB_READS.items():
+        dataset, split = key.removeprefix("hub:").split("/", 1)
+        out[f"{dataset}/{split}" if dataset in out else dataset] = f"hub:{value}"
+    return dict(sorted(out.items()))
 
 
 def verify_all(root: Path | None = None) -> int:
-    """Verify every expected data file; return the count. Raises on the first problem."""
+    """Verify every declared data file; return the count. Raises on the first problem."""
     names = sorted(expected_files())
     for relpath in names:
         verify_file(relpath, root)

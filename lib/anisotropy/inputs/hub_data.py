@@ -1,14 +1,18 @@
 """The Hugging Face hub copies of the datasets, read in the local readers' schema.
 
-When the data root lacks a dataset, :mod:`anisotropy.inputs.data` falls back to
-:func:`from_hub`, which loads the dataset's hub copy through :mod:`datasets` and maps it
-onto the local reader's columns and dtypes (:data:`HUB_ADAPTERS`, one per dataset).
-Offline, it fails with a message naming the missing path and the hub id.
+When no data root holds a dataset, :mod:`anisotropy.inputs.data` falls back to
+:func:`from_hub`. It downloads the parquet files of the dataset's hub copy at the revision
+that ``data/sources.yaml`` pins (the hub's ``refs/convert/parquet`` export, laid out
+``<config>/<split>/<shard>.parquet`` for every dataset, script-based ones included) through
+``huggingface_hub.snapshot_download``, which reads the local Hugging Face cache first and so
+also works offline once a copy is cached. It maps the files onto the local reader's columns
+and dtypes (:data:`HUB_ADAPTERS`, one per dataset) and records the commit it read
+(:func:`anisotropy.inputs.datafiles.record_hub_read`). ``datasets`` is not used: version 4
+and later refuse the script-based copies (PTB, WiC).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,18 +20,57 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from anisotropy.inputs.datafiles import DataError
+from anisotropy.inputs.datafiles import DataError, fetch_dir, record_hub_read, sources
 
 if TYPE_CHECKING:
     from anisotropy.inputs.data import DatasetSpec
 
-__all__ = ["HUB_ADAPTERS", "HubAdapter", "SNLI_LABELS", "from_hub"]
+__all__ = ["HUB_ADAPTERS", "HubAdapter", "SNLI_LABELS", "from_hub", "hub_source",
+           "hub_parquet_files"]
 
 #: SNLI's labels in the order of the hub copy's label ids (0, 1, 2).
 SNLI_LABELS = ("entailment", "neutral", "contradiction")
 
 
-def from_hub(spec: DatasetSpec, split: str, missing: Path) -> pd.DataFrame:
+def hub_source(name: str) -> dict:
+    """A dataset's hub copy from ``data/sources.yaml``: ``{id, config, revision}``."""
+    hub = sources().get(name, {}).get("hub")
+    if not hub:
+        raise DataError(f"Dataset {name!r} has no hub copy in data/sources.yaml.")
+    return hub
+
+
+def hub_parquet_files(name: str, hub_split: str) -> tuple[list[Path], str]:
+    """Download (or find in the Hugging Face cache) one split's parquet files.
+
+    Returns the files, in shard order, and the commit they come from (the snapshot's
+    name in the cache). Raises :class:`DataError` naming the dataset, the hub id and
+    revision, and the two ways to get the data without the hub.
+    """
+    hub = hub_source(name)
+    pattern = f"{hub['config']}/{hub_split}/*.parquet"
+    try:
+        from huggingface_hub import snapshot_download
+
+        folder = Path(snapshot_download(hub["id"], repo_type="dataset",
+                                        revision=str(hub["revision"]),
+                                        allow_patterns=[pattern]))
+    except Exception as error:  # offline, unreachable, missing revision or file
+        raise DataError(
+            f"Dataset {name!r} is in no data root, and its Hugging Face hub copy "
+            f"{hub['id']!r} (revision {hub['revision']!r}, files {pattern}) could not be "
+            f"read: {type(error).__name__}: {error}. Without the hub, run `anisotropy data "
+            f"fetch {name}` (downloads the original files into {fetch_dir()}), or set "
+            "ANISOTROPY_DATA to a copy of the datasets."
+        ) from error
+    files = sorted(folder.glob(pattern))
+    if not files:
+        raise DataError(f"The hub copy {hub['id']!r} of {name!r} at {folder.name} has no "
+                        f"files {pattern}. Run `anisotropy data fetch {name}` instead.")
+    return files, folder.name
+
+
+def from_hub(spec: DatasetSpec, split: str) -> pd.DataFrame:
     """Load ``split`` of a dataset from its Hugging Face hub copy, in the local schema.
 
     The hub copies name, type and split their columns differently from the local files;
@@ -35,30 +78,21 @@ def from_hub(spec: DatasetSpec, split: str, missing: Path) -> pd.DataFrame:
     (same column names, in the same order, same dtypes). Columns the hub copy lacks are
     filled with a constant (documented per dataset) and rows without a gold label dropped.
     """
-    hint = (
-        f"Dataset {spec.name!r} is not in the data root ({missing} is missing) and the "
-        f"Hugging Face hub copy {spec.hub_id!r}"
-        + (f" (config {spec.hub_config!r})" if spec.hub_config else "")
-    )
-    if os.environ.get("HF_DATASETS_OFFLINE") == "1" or os.environ.get("HF_HUB_OFFLINE") == "1":
-        raise DataError(hint + " cannot be fetched offline. Set ANISOTROPY_DATA to a local copy.")
     adapter = HUB_ADAPTERS[spec.name]
+    hub = hub_source(spec.name)
     if split not in adapter.splits:
         raise DataError(
-            hint + f" has no split matching the local {split!r} (it offers "
-            f"{sorted(adapter.splits)}; {adapter.note or 'see HUB_ADAPTERS'}). Set "
-            "ANISOTROPY_DATA to a local copy of the datasets."
+            f"Dataset {spec.name!r} is in no data root, and its hub copy {hub['id']!r} has no "
+            f"split matching the local {split!r} (it offers {sorted(adapter.splits)}; "
+            f"{adapter.note or 'see HUB_ADAPTERS'}). Run `anisotropy data fetch {spec.name}` "
+            "or set ANISOTROPY_DATA to a local copy of the datasets."
         )
-    try:
-        import datasets
-
-        frames = [datasets.load_dataset(spec.hub_id, spec.hub_config, split=hub_split)
-                  .to_pandas() for hub_split in adapter.splits[split]]
-    except Exception as error:  # network, auth, missing split
-        raise DataError(
-            hint + f" could not be loaded ({type(error).__name__}: {error}). Without internet, "
-            "set ANISOTROPY_DATA to a local copy of the datasets."
-        ) from error
+    frames, commits = [], []
+    for hub_split in adapter.splits[split]:
+        files, commit = hub_parquet_files(spec.name, hub_split)
+        frames += [pd.read_parquet(path) for path in files]
+        commits.append(commit)
+    record_hub_read(spec.name, split, hub["id"], "+".join(sorted(set(commits))))
     frame = adapter.convert(pd.concat(frames, ignore_index=True), spec.name)
     return frame.reset_index(drop=True)
 
