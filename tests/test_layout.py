@@ -1,4 +1,4 @@
-"""The package layout the README describes: four sub-packages, geometry free of torch."""
+"""The package layout CONTRIBUTING.md describes: four sub-packages, geometry free of torch."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ def test_geometry_never_imports_torch():
 
 
 def test_readme_layout_lists_every_module():
-    """Every module of every sub-package is named in the README's layout section."""
-    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    """Every module of every sub-package is named in the layout section of CONTRIBUTING.md."""
+    readme = (PROJECT_ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     layout = readme[readme.index("## Layout"):]
     for package in SUBPACKAGES:
         module = __import__(f"anisotropy.{package}", fromlist=["_"])
@@ -38,4 +38,4 @@ def test_readme_layout_lists_every_module():
             shown = f"{info.name}/" if info.ispkg else f"{info.name}.py"
             # the name itself, not inside another (verdicts.py in record_full_verdicts.py)
             assert re.search(rf"(?<![\w.-]){re.escape(shown)}", layout), \
-                f"README layout misses {package}/{shown}"
+                f"CONTRIBUTING.md layout misses {package}/{shown}"

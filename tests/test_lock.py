@@ -51,12 +51,44 @@ def test_every_requirement_is_locked_with_hashes(source, lock):
             f"{lock} pins {name}=={locked[name][0]}, outside {source}'s {requirement}")
 
 
-def test_lock_pulls_no_cuda_and_the_makefile_installs_torch_by_version():
+def test_lock_pulls_no_cuda_and_every_install_path_takes_the_same_cpu_torch():
+    """The Makefile and postBuild (Binder, conda) install torch through one script, which
+    pins requirements.txt's torch and names PyTorch's CPU index; environment.yml pins none."""
     locked = _locked("requirements.lock")
     assert not [n for n in locked if n.startswith(("nvidia-", "cuda-")) or n == "triton"]
     makefile = (PROJECT_ROOT / "Makefile").read_text(encoding="utf-8")
-    assert "TORCH := torch==2.13.0" in makefile
-    assert "--require-hashes --no-deps -r requirements.lock" in makefile
+    post_build = (PROJECT_ROOT / "postBuild").read_text(encoding="utf-8")
+    script = (PROJECT_ROOT / "scripts" / "install_torch.sh").read_text(encoding="utf-8")
+    pinned = next(line.split("#")[0].strip() for line in
+                  (PROJECT_ROOT / "requirements.txt").read_text().splitlines()
+                  if line.startswith("torch"))
+    assert f"TORCH={pinned}" in script
+    assert "https://download.pytorch.org/whl/cpu" in script
+    for text in (makefile, post_build):
+        assert "scripts/install_torch.sh" in text
+        assert "--require-hashes --no-deps -r requirements.lock" in text
+    assert "torch" not in (PROJECT_ROOT / "environment.yml").read_text().split(
+        "dependencies:")[1]
+
+
+def test_install_torch_uses_a_local_wheel_else_the_cpu_index(tmp_path):
+    """A stand-in Python records each pip call: where `--no-index` finds no wheel, the
+    script asks PyTorch's CPU index, never PyPI."""
+    import subprocess
+
+    log = tmp_path / "calls"
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/usr/bin/env bash\necho \"$@\" >> {log}\n"
+                    "case \"$*\" in *--no-index*) exit 1;; esac\n")
+    fake.chmod(0o755)
+    script = PROJECT_ROOT / "scripts" / "install_torch.sh"
+    done = subprocess.run(["bash", str(script)], env={"PYTHON": str(fake), "PATH": "/usr/bin:/bin"},
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    calls = log.read_text().splitlines()
+    assert "--no-index" in calls[0] and "torch==2.13.0" in calls[0]
+    assert "--index-url https://download.pytorch.org/whl/cpu" in calls[1]
+    assert "--no-deps" in calls[1]
 
 
 def test_the_installed_environment_is_consistent():

@@ -289,3 +289,11 @@ def test_short_names_drop_the_organisation_of_each_listed_model():
     assert resolved_module.short_name("glove-6B-50d") == "glove-6B-50d"
     assert resolved_module.short_names("a/x, y, b/c/z") == "x, y, z"
     assert resolved_module.short_names("") == ""
+
+
+def test_every_offline_model_states_its_licence_and_hub_revision():
+    from anisotropy.inputs.models import OFFLINE_MODELS
+
+    for spec in OFFLINE_MODELS.values():
+        assert spec.licence and "(" in spec.licence, spec.name  # the licence and its source
+        assert spec.revision, spec.name

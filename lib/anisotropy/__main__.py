@@ -1,5 +1,5 @@
-"""Command line: ``anisotropy models | data verify | data fetch | run SLUG | book | plan |
-extract JOB | summary``."""
+"""Command line: ``anisotropy models | data verify | data fetch | cache info | cache clean |
+run SLUG | book | plan | extract JOB | summary``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ def _models(_args) -> int:
     from anisotropy.inputs.models import list_models
 
     table = list_models()
-    print(table[["name", "kind", "layers", "dim", "package", "installed", "source"]]
+    print(table[["name", "kind", "layers", "dim", "package", "installed", "source", "licence"]]
           .to_string(index=False))
     return 0
 
@@ -47,6 +47,28 @@ def _data_fetch(args) -> int:
     print(f"data fetch: {counts['downloaded']} downloaded ({size / 1e6:.1f} MB), "
           f"{counts['present']} already present, {counts['no source']} without a download "
           "address; every file kept matches its sha256.")
+    return 0
+
+
+def _cache_info(_args) -> int:
+    from anisotropy.inputs import cache
+
+    rows = cache.inventory()
+    print(f"cache: {cache.cache_root()}")
+    for row in rows:
+        print(f"  {row['kind']:<9} {row['model'] or '-':<45} {row['entries']:>6} entries "
+              f"{row['bytes'] / 1e6:>10,.1f} MB")
+    total = sum(row["bytes"] for row in rows)
+    print(f"  total {total / 1e9:.2f} GB")
+    return 0
+
+
+def _cache_clean(args) -> int:
+    from anisotropy.inputs import cache
+
+    removed, freed = cache.clean(args.kinds or None, args.model)
+    print(f"cache clean: removed {removed} entries, {freed / 1e6:,.1f} MB, from "
+          f"{cache.cache_root()}")
     return 0
 
 
@@ -183,6 +205,15 @@ def main(argv: list[str] | None = None) -> int:
         "(or $ANISOTROPY_DATA) and verify every sha256")
     fetch.add_argument("names", nargs="*", metavar="NAME")
     fetch.set_defaults(func=_data_fetch)
+    cache_parser = sub.add_parser("cache", help="the on-disk cache (~/.cache/anisotropy)")
+    cache_sub = cache_parser.add_subparsers(dest="cache_command", required=True)
+    cache_sub.add_parser("info", help="size per kind and model").set_defaults(func=_cache_info)
+    clean = cache_sub.add_parser("clean", help="remove cached entries (every kind but the "
+                                 "fetched data, or KINDS: tokens, pooled, models, finetune, "
+                                 "data)")
+    clean.add_argument("kinds", nargs="*", metavar="KIND")
+    clean.add_argument("--model", help="only the entries of models whose name contains this")
+    clean.set_defaults(func=_cache_clean)
     run = sub.add_parser("run", help="execute one claim notebook with papermill")
     run.add_argument("slug")
     run.add_argument("--profile", default="smoke")

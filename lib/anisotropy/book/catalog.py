@@ -18,7 +18,7 @@ import yaml
 
 from anisotropy.inputs.data import PROJECT_ROOT
 
-__all__ = ["CLAIMS_FILE", "claims", "claim_module", "settings", "toc_with_claims",
+__all__ = ["PAGES", "CLAIMS_FILE", "claims", "claim_module", "settings", "toc_with_claims",
            "INTERFACE"]
 
 CLAIMS_FILE = PROJECT_ROOT / "notebooks" / "claims.yaml"
@@ -26,6 +26,12 @@ _FIELDS = {"title", "short", "references", "module"}
 # what every claim module declares (anisotropy.claims)
 INTERFACE = ("SLUG", "Settings", "models", "inputs", "MODEL_LIST", "MODEL_LIST_CHECKS", "COST",
              "CHECKS")
+
+
+#: The book source's folder of claim pages: the executed notebooks keep the repository's
+#: path (``notebooks/SLUG.ipynb``), so the pages' Binder, Colab and download buttons open
+#: the notebook that is in the repository.
+PAGES = "notebooks"
 
 
 @lru_cache(maxsize=4)
@@ -67,13 +73,13 @@ def settings(slug: str, profile: str, overrides: dict[str, Any] | None = None):
 
 
 def toc_with_claims(toc: dict, slugs: list[str]) -> dict:
-    """The table of contents with its ``Claims`` part listing ``claims/SLUG`` for ``slugs``
+    """The table of contents with its ``Claims`` part listing ``notebooks/SLUG`` for ``slugs``
     (the claims that have an executed notebook), in book order."""
     out = dict(toc)
     parts = [dict(part) for part in toc.get("parts", [])]
     captions = [part.get("caption") for part in parts]
     if "Claims" not in captions:
         raise ValueError("The table of contents has no part captioned 'Claims'.")
-    parts[captions.index("Claims")]["chapters"] = [{"file": f"claims/{slug}"} for slug in slugs]
+    parts[captions.index("Claims")]["chapters"] = [{"file": f"{PAGES}/{slug}"} for slug in slugs]
     out["parts"] = parts
     return out

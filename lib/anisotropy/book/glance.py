@@ -53,7 +53,7 @@ def _models(rows: list[dict]) -> list[str]:
     return list(seen)
 
 
-def grid_html(rows: list[dict], slugs: list[str], href: str = "../claims/") -> str:
+def grid_html(rows: list[dict], slugs: list[str], href: str = "../notebooks/") -> str:
     """An HTML table, one row per claim (linked to its page at ``href + slug``) and one
     column per model; each cell the count of each graded verdict of that claim's checks on
     that model, with a tooltip that spells them out. Checks over several models count for
@@ -142,7 +142,7 @@ def claim_sentences(rows: list[dict], slug: str) -> str:
     return f"{first} {second}"
 
 
-def glance_markdown(rows: list[dict], slugs: list[str], href: str = "../claims/") -> str:
+def glance_markdown(rows: list[dict], slugs: list[str], href: str = "../notebooks/") -> str:
     """The grid and, per claim, a linked title with its two sentences (Markdown with one raw
     HTML block)."""
     if not rows:

@@ -354,7 +354,7 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
     (staging / "_toc.yml").write_text(yaml.safe_dump(catalog.toc_with_claims(toc, slugs),
                                                      sort_keys=False), encoding="utf-8")
     shutil.copytree(PROJECT_ROOT / "book", staging / "book")
-    claims = staging / "claims"
+    claims = staging / catalog.PAGES
     claims.mkdir()
     (staging / "results").mkdir()  # each page links its results file for download
     for path in sorted((build / "results").glob("*.json")):

@@ -180,3 +180,62 @@ def get_or_create(
         raise
     _count(kind, False, description, time.perf_counter() - began)
     return final
+
+
+# --------------------------------------------------------------------------- inventory
+
+
+def _entries(kinds: list[str] | None = None):
+    """``(kind, model, path, bytes)`` of every sealed or partial entry under the root."""
+    root = cache_root()
+    for kind_dir in sorted(p for p in root.iterdir() if p.is_dir() and p.name != "data"):
+        if kinds and kind_dir.name not in kinds:
+            continue
+        for entry in sorted(p for p in kind_dir.iterdir() if p.is_dir()):
+            model = "?"
+            try:
+                model = json.loads((entry / _MARKER).read_text())["description"].get("model", "?")
+            except (OSError, ValueError, KeyError, AttributeError):
+                model = "(incomplete)"
+            size = sum(f.stat().st_size for f in entry.rglob("*") if f.is_file())
+            yield kind_dir.name, str(model), entry, size
+
+
+def inventory() -> list[dict[str, Any]]:
+    """The cache's contents per kind and model: ``[{kind, model, entries, bytes}]``, plus
+    the fetched data (kind ``data``), sorted by kind and model."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for kind, model, _, size in _entries():
+        row = rows.setdefault((kind, model), {"kind": kind, "model": model, "entries": 0,
+                                              "bytes": 0})
+        row["entries"] += 1
+        row["bytes"] += size
+    data = cache_root() / "data"
+    if data.is_dir():
+        files = [f for f in data.rglob("*") if f.is_file()]
+        rows[("data", "")] = {"kind": "data", "model": "", "entries": len(files),
+                              "bytes": sum(f.stat().st_size for f in files)}
+    return [rows[key] for key in sorted(rows)]
+
+
+def clean(kinds: list[str] | None = None, model: str | None = None) -> tuple[int, int]:
+    """Remove cache entries (of ``kinds``, default every kind but the fetched ``data``; of
+    one ``model`` when given, matched by name); ``kinds=["data"]`` removes the fetched data.
+    Returns ``(entries removed, bytes freed)``."""
+    removed = freed = 0
+    if kinds and "data" in kinds and model is None:
+        data = cache_root() / "data"
+        if data.is_dir():
+            freed += sum(f.stat().st_size for f in data.rglob("*") if f.is_file())
+            removed += 1
+            shutil.rmtree(data)
+    entry_kinds = None if not kinds else [kind for kind in kinds if kind != "data"]
+    if entry_kinds == []:
+        return removed, freed
+    for _, name, path, size in list(_entries(entry_kinds)):
+        if model is not None and model not in name:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed += 1
+        freed += size
+    return removed, freed

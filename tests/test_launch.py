@@ -1,0 +1,111 @@
+"""Launch buttons and badges: one repository address (``_config.yml``), and every Binder and
+Colab link opens a notebook that is in the repository."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from urllib.parse import unquote
+
+import pytest
+import yaml
+
+from anisotropy.book import runner
+
+ROOT = runner.PROJECT_ROOT
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+URL = CONFIG["repository"]["url"].rstrip("/")
+ORG_REPO = URL.removeprefix("https://github.com/")
+BRANCH = CONFIG["repository"]["branch"]
+SLUGS = runner.available_slugs()
+# a Binder or Colab link to a notebook: the repository it names and the notebook's path
+LINK = re.compile(
+    r"https://mybinder\.org/v2/gh/(?P<b_repo>[\w.-]+/[\w.-]+)/(?P<b_branch>[\w.-]+)\?urlpath="
+    r"(?:lab/tree/|tree/|lab%2Ftree%2F)(?P<b_path>[^\"')\s&]+)"
+    r"|https://colab\.research\.google\.com/github/(?P<c_repo>[\w.-]+/[\w.-]+)/blob/"
+    r"(?P<c_branch>[\w.-]+)/(?P<c_path>[^\"')\s]+)")
+
+
+def _tracked() -> set[str]:
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    files = set(listed.stdout.split())
+    return files or {str(p.relative_to(ROOT)) for p in (ROOT / "notebooks").glob("*.ipynb")}
+
+
+def _links(text: str) -> list[tuple[str, str, str]]:
+    """``(repository, branch, path)`` of every Binder or Colab link in ``text``."""
+    out = []
+    for match in LINK.finditer(text):
+        kind = "b" if match.group("b_repo") else "c"
+        out.append((match.group(f"{kind}_repo"), match.group(f"{kind}_branch"),
+                    unquote(match.group(f"{kind}_path"))))
+    return out
+
+
+def test_the_repository_address_is_a_github_url():
+    assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", URL), URL
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_colab_cell_clones_the_configured_repository(slug):
+    cells = json.loads((ROOT / "notebooks" / f"{slug}.ipynb").read_text())["cells"]
+    first = cells[0]
+    assert {"remove-cell", "colab"} <= set(first["metadata"].get("tags", []))
+    source = "".join(first["source"])
+    assert f'REPOSITORY = "{URL}"' in source, (
+        f"notebooks/{slug}.ipynb's Colab cell clones another repository than _config.yml's "
+        f"{URL}: change the copy in that cell")
+
+
+def test_readme_badges_use_the_repository_and_open_notebooks_in_the_tree():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = _links(readme)
+    assert {"mybinder", "colab"} <= {k for k in ("mybinder", "colab") if k in readme}
+    assert len(links) >= 2, links
+    tracked = _tracked()
+    for repository, branch, path in links:
+        assert (repository, branch) == (ORG_REPO, BRANCH), (
+            f"README links {repository}@{branch}; _config.yml says {ORG_REPO}@{BRANCH}")
+        assert path in tracked, f"README opens {path}, which is not in the repository"
+
+
+@pytest.mark.book
+@pytest.mark.parametrize("slug", SLUGS)
+def test_claim_pages_have_binder_colab_and_download_buttons(slug, smoke_book):
+    """Each claim page's Binder and Colab buttons open notebooks/SLUG.ipynb of the
+    configured repository and branch, a file in the repository; a download button is
+    there too."""
+    html = (smoke_book / "notebooks" / f"{slug}.html").read_text(encoding="utf-8")
+    links = _links(html.replace("&amp;", "&"))
+    kinds = {"binder" if "mybinder" in m.group(0) else "colab"
+             for m in LINK.finditer(html.replace("&amp;", "&"))}
+    assert kinds == {"binder", "colab"}, f"{slug}: launch buttons found: {sorted(kinds)}"
+    tracked = _tracked()
+    for repository, branch, path in links:
+        assert (repository, branch) == (ORG_REPO, BRANCH)
+        assert path == f"notebooks/{slug}.ipynb" and path in tracked, path
+    assert "dropdown-download-buttons" in html or "download-ipynb-button" in html \
+        or ".ipynb" in re.findall(r'href="([^"]*_sources[^"]*)"', html).__str__(), \
+        f"{slug}: no download button"
+
+
+def test_the_pages_workflow_fetches_the_data_builds_and_publishes_the_full_book():
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text())
+    steps = workflow["jobs"]["build"]["steps"]
+    commands = [step.get("run", "") for step in steps]
+    assert commands.index(".venv/bin/anisotropy data fetch") < commands.index("make book")
+    upload = next(s for s in steps if str(s.get("uses", "")).startswith(
+        "actions/upload-pages-artifact"))
+    assert upload["with"]["path"] == "_build/full/html"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    owner, name = ORG_REPO.split("/")
+    assert f"https://{owner}.github.io/{name}/" in readme  # the README links the Pages site
+
+
+def test_citation_and_licence_name_this_repository():
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert citation["cff-version"] == "1.2.0" and citation["license"] == "MIT"
+    assert citation["repository-code"] == URL
+    assert len(citation["references"]) == 6  # the five claims' six papers
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")

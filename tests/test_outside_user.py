@@ -1,0 +1,81 @@
+"""The outside user's path: each claim notebook, as opened in Binder, Colab or a plain
+Jupyter, runs to its end with no data root, no ``../shared``, and the hub offline but for a
+fake hub cache (:mod:`fakehub`) holding the datasets' parquet exports.
+
+Each notebook runs with nbclient (not papermill) in a fresh kernel, with its own parameters
+cell (``profile = "binder"``), two notebooks at a time (one BLAS thread each), and a fresh
+project cache. The test asserts that it finished, that its results file records the
+``binder`` profile and a hub source for every dataset it read, and that the kernel's peak
+memory stayed under the binder budget.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from fakehub import hub_frames_from_local, write_fake_hub
+
+from anisotropy.book import runner
+from anisotropy.book.fresh_run import outside_environment, run_fresh
+
+SLUGS = runner.available_slugs()
+NOTEBOOKS = runner.PROJECT_ROOT / "notebooks"
+#: mybinder.org's memory limit, the binder profile's budget per notebook.
+PEAK_RSS_BUDGET_MB = 2048
+
+pytestmark = pytest.mark.notebooks
+
+
+@pytest.fixture(scope="module")
+def fake_hub_home(tmp_path_factory) -> Path:
+    home = tmp_path_factory.mktemp("hf-home")
+    write_fake_hub(home, hub_frames_from_local())
+    return home
+
+
+@pytest.fixture(scope="module")
+def outside_runs(fake_hub_home, tmp_path_factory):
+    """Run every claim notebook as an outside user; ``{slug: (FreshRun, build folder)}``."""
+    root = tmp_path_factory.mktemp("outside")
+
+    def one(slug: str):
+        build = root / slug / "build"
+        env = outside_environment(fake_hub_home, root / slug / "cache", build)
+        env.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                    "OPENBLAS_NUM_THREADS": "1"})
+        run = run_fresh(NOTEBOOKS / f"{slug}.ipynb", root / slug / "executed.ipynb", env)
+        return slug, (run, build)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(one, SLUGS))
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_notebook_runs_from_the_hub_in_the_binder_profile(slug, outside_runs):
+    run, build = outside_runs[slug]
+    print(f"{slug}: {run.seconds:.0f} s (one thread, beside another notebook), "
+          f"peak RSS {run.peak_rss_mb:.0f} MB")
+    assert run.error is None, run.error
+    record = json.loads((build / "custom" / "results" / f"{slug}.json").read_text())
+    assert record["profile"] == "binder" and record["overrides"] == {}
+    assert record["data"], "the results file records no data source"
+    assert all(source.startswith("hub:") for source in record["data"].values()), record["data"]
+    assert not [key for key in record["data_sha256"] if not key.startswith("hub:")]
+    assert run.peak_rss_mb < PEAK_RSS_BUDGET_MB, f"peak RSS {run.peak_rss_mb:.0f} MB"
+
+
+def test_no_data_root_and_no_hub_fails_before_any_model_loads(tmp_path):
+    """An unreachable hub and no data root: one message naming the dataset, the revision,
+    `anisotropy data fetch` and ANISOTROPY_DATA, before any model is loaded."""
+    env = outside_environment(tmp_path / "empty-hf", tmp_path / "cache", tmp_path / "build")
+    slug = SLUGS[0]
+    run = run_fresh(NOTEBOOKS / f"{slug}.ipynb", tmp_path / "executed.ipynb", env)
+    assert run.error is not None
+    for part in ("DataError", "'snli'", "stanfordnlp/snli", "refs/convert/parquet",
+                 "anisotropy data fetch snli", "ANISOTROPY_DATA"):
+        assert part in run.error, (part, run.error[-600:])
+    cached = {path.name for path in (tmp_path / "cache").glob("*")}
+    assert not cached & {"models", "tokens", "pooled", "finetune"}, cached
