@@ -48,6 +48,7 @@ bench: setup
 	$(PY) benchmarks/bench_extract.py
 	$(PY) benchmarks/bench_claim5.py
 	$(PY) benchmarks/bench_intervals.py
+	$(PY) benchmarks/bench_binder.py
 
 clean:
 	rm -rf _build

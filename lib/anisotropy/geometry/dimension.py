@@ -58,7 +58,7 @@ def knn_distances(X, k: int, metric: str = "euclidean", chunk_size: int = 2048) 
     return out
 
 
-def knn_distances_among(pool, rows, k: int, memory: float = 5e7) -> np.ndarray:
+def knn_distances_among(pool, rows, k: int, memory: float = 1e7) -> np.ndarray:
     """Euclidean distances of the points ``pool[rows]`` to their ``k`` nearest other points
     of the whole ``pool``, sorted ascending.
 
@@ -67,7 +67,10 @@ def knn_distances_among(pool, rows, k: int, memory: float = 5e7) -> np.ndarray:
     must not leave the rarer types' neighbours out, which would make the rarest analysed
     types look isolated. With ``rows = arange(len(pool))`` this is :func:`knn_distances`.
     The products run in float32 on the centred pool (distances of nearest neighbours, for a
-    rank correlation), ``memory`` floats per block of queries.
+    rank correlation), ``memory`` floats per block of queries (a block's float64
+    temporaries are a few times ``8 * memory`` bytes: about 0.4 GB at the default), and the
+    pool is centred block by block, never copied whole in float64 (Gemma-3's 262,144 x 640
+    input embeddings would take 1.3 GB).
 
     Returns
     -------
@@ -75,11 +78,15 @@ def knn_distances_among(pool, rows, k: int, memory: float = 5e7) -> np.ndarray:
     """
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be an integer >= 1, got {k!r}.")
-    P = np.asarray(check_embeddings(pool, min_points=k + 1), dtype=np.float64)
+    P = check_embeddings(pool, min_points=k + 1)
     rows = np.asarray(rows)
     if rows.ndim != 1 or (rows.size and (rows.min() < 0 or rows.max() >= P.shape[0])):
         raise ValueError(f"rows must index the pool's {P.shape[0]} points.")
-    Y = (P - P.mean(axis=0)).astype(np.float32)
+    mean = P.mean(axis=0, dtype=np.float64)
+    Y = np.empty(P.shape, dtype=np.float32)
+    step = max(1, int(memory // P.shape[1]))
+    for a in range(0, P.shape[0], step):  # float32(float64 point - float64 mean), in blocks
+        Y[a:a + step] = np.asarray(P[a:a + step], dtype=np.float64) - mean
     sq = np.einsum("ij,ij->i", Y, Y).astype(np.float64)
     chunk = max(1, int(memory // P.shape[0]))
     out = np.empty((rows.size, k))

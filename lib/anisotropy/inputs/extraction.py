@@ -86,6 +86,26 @@ def _tokenize(encoder, sentences: list[str], truncate: bool) -> _Tokenized:
     return _Tokenized(ids, offsets, special, len(too_long))
 
 
+#: The most memory one batch's hidden states of every layer may take, in bytes.
+HIDDEN_STATES_BYTES = 64 * 2**20
+
+
+def bounded_batch_tokens(encoder, batch_tokens: int) -> int:
+    """``batch_tokens``, lowered so that one batch's hidden states of every layer (the
+    forward pass returns all L+1 of them, float32) take at most
+    :data:`HIDDEN_STATES_BYTES`: ``min(batch_tokens, bytes // ((L + 1) * dim * 4))``.
+
+    The forward pass's own working memory grows with the batch too. Encoding 1,072 SST-2
+    sentences with SmolLM2 (31 x 576) peaked at 1.92 GB with batches of up to 8,192 tokens,
+    1.87 GB at 256 MiB, 1.56 GB at 128 MiB and 1.33 GB at 64 MiB (939 tokens a batch), in
+    the same time (37-40 s); the binder profile's budget is 2 GB. MiniLM (7 x 384) gets
+    6,241 tokens a batch, MPNet 1,680 and Gemma-3 1,379. The vectors are the same up to
+    float rounding (the batches' shapes differ), so the cache key does not hold the bound.
+    """
+    per_token = (encoder.n_layers + 1) * encoder.dim * 4
+    return max(1, min(int(batch_tokens), HIDDEN_STATES_BYTES // per_token))
+
+
 def _batches(lengths: np.ndarray, batch_tokens: int, max_padding: float = 0.08
              ) -> list[np.ndarray]:
     """Sentence indices grouped by similar length.
@@ -180,7 +200,7 @@ def extract_token_embeddings(encoder, sentences: list[str], layers: list[int], *
                                                    dtype=np.float32,
                                                    shape=(n_tokens, encoder.dim))
                   for layer in layers}
-        batches = _batches(lengths, batch_tokens)
+        batches = _batches(lengths, bounded_batch_tokens(encoder, batch_tokens))
         padded = sum(len(b) * int(lengths[b].max()) for b in batches)
         began = time.perf_counter()
         for batch in tqdm(batches, desc=f"{encoder.name.split('/')[-1]}: tokens",
@@ -191,6 +211,7 @@ def extract_token_embeddings(encoder, sentences: list[str], layers: list[int], *
                 for row, index in enumerate(batch):
                     arrays[layer][starts[index]: starts[index] + lengths[index]] = \
                         states[row, : lengths[index]]
+            del hidden, states  # freed before the next batch's forward pass, not after it
         seconds = time.perf_counter() - began
         for array in arrays.values():
             array.flush()
@@ -252,7 +273,7 @@ def extract_pooled(encoder, sentences: list[str], *, batch_tokens: int = 8192,
                                                dtype=np.float32, shape=shape)
                for name in ("mean", "mean_nosink", "first")}
         began = time.perf_counter()
-        for batch in tqdm(_batches(lengths, batch_tokens),
+        for batch in tqdm(_batches(lengths, bounded_batch_tokens(encoder, batch_tokens)),
                           desc=f"{encoder.name.split('/')[-1]}: sentences",
                           disable=not progress, unit="batch"):
             hidden, mask = _forward(encoder, [tokenized.ids[i] for i in batch])
@@ -270,6 +291,7 @@ def extract_pooled(encoder, sentences: list[str], *, batch_tokens: int = 8192,
                     _, means = pool_rows(flat[kept], kept, sentence)
                     out[name][layer, batch] = means
                 out["first"][layer, batch] = states[:, 0]
+            del hidden, states, flat  # freed before the next batch's forward pass
         for array in out.values():
             array.flush()
         (tmp / "meta.json").write_text(json.dumps({
