@@ -221,3 +221,32 @@ def test_inductive_fit_never_sees_the_scored_sentences(encoder):
     unique = {t: len(set(frames[t]["sentence1"]) | set(frames[t]["sentence2"])) for t in tasks}
     assert fit["STS-B"] == unique["STS14"] - shared["STS-B"]
     assert fit["STS14"] == unique["STS-B"] - shared["STS14"]
+
+
+def test_a_released_encoder_reads_its_cache_and_refuses_a_forward_pass(encoder):
+    """Encoder.release frees the weights: cached vectors are still read, a new forward
+    pass is refused by name; free_memory runs malloc_trim where glibc has it."""
+    import sys
+
+    from anisotropy.inputs.memory import free_memory
+
+    before = encoder.encode_tokens(CORPUS[:2], progress=False).layer(1).copy()
+    encoder.release()
+    assert encoder.model is None
+    np.testing.assert_array_equal(encoder.encode_tokens(CORPUS[:2], progress=False).layer(1),
+                                  before)
+    with pytest.raises(RuntimeError, match="weights were released"):
+        encoder.encode_tokens(CORPUS[2:4], progress=False)
+    assert free_memory() is sys.platform.startswith("linux")
+
+
+def test_batches_are_bounded_by_the_hidden_states_memory(encoder):
+    """One batch's hidden states of every layer stay under HIDDEN_STATES_BYTES."""
+    from anisotropy.inputs import extraction
+
+    per_token = (encoder.n_layers + 1) * encoder.dim * 4
+    assert extraction.bounded_batch_tokens(encoder, 8192) == min(
+        8192, extraction.HIDDEN_STATES_BYTES // per_token)
+    big = type("Big", (), {"n_layers": 30, "dim": 576})()
+    assert extraction.bounded_batch_tokens(big, 8192) == 939
+    assert extraction.bounded_batch_tokens(big, 100) == 100

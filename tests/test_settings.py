@@ -125,3 +125,14 @@ def test_task_choices_come_from_the_task_registry():
     assert _choice_set("classification_tasks") == tasks.names("classification")
     with pytest.raises(SettingsError, match="Unknown choice set 'nope'"):
         _choice_set("nope")
+
+
+def test_a_notebooks_unknown_profile_lists_the_profiles():
+    """``profile = "nope"`` in a parameters cell: the settings refuse it, naming every
+    profile (binder among them) before any work."""
+    from anisotropy.book import catalog
+    from anisotropy.claims.settings import SettingsError
+
+    with pytest.raises(SettingsError, match=r"Unknown profile 'nope'; choose one of "
+                                            r"\['binder', 'full', 'paper', 'smoke'\]"):
+        catalog.settings("01-layerwise-anisotropy", "nope")

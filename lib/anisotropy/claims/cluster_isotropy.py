@@ -253,6 +253,14 @@ def finetune_settings(settings: Settings):
                          n_components=s.finetune_components)
 
 
+def release_encoders(measured: dict[str, ModelComparison]) -> None:
+    """Free the measured models' weights once their last forward pass (the SST-2 probe) is
+    done: the fine-tuning loads its own copy, and with SmolLM2's 540 MB still held the
+    binder profile's claim passed its 2 GB budget."""
+    for comparison in measured.values():
+        comparison.encoder.release()
+
+
 def measure_finetuning(settings: Settings, *, on_model=None, load=None):
     """Fine-tune the model plain and with the method inside, per task and seed (in float32):
     ``(runs, model kind)``, or ``(None, None)`` when ``finetune_tasks`` is empty."""

@@ -36,6 +36,7 @@ from anisotropy.geometry.sampling import sample_indices
 from anisotropy.geometry.streams import stream, stream_seed
 from anisotropy.geometry.transforms import ClusterIsotropy
 from anisotropy.inputs import cache, data
+from anisotropy.inputs.memory import free_memory
 
 __all__ = ["TASKS", "FineTuning", "batch_cluster_isotropy", "batches", "pair_task",
            "fine_tune", "pretrained_cls", "run_seeds", "check_values"]
@@ -375,6 +376,7 @@ def run_seeds(encoder, task: str, *, settings: FineTuning, n_seeds: int,
             outcome = fine_tune(encoder, train, dev, method=method, settings=settings,
                                 seed=stream_seed(seed, f"finetune/{task}/{run}"),
                                 progress=progress)
+            free_memory()  # the run's model, optimizer and activations, before the next
             losses = outcome.pop("losses")
             tail = losses[-max(1, len(losses) // 10):]
             rows.append({"task": task, "condition": "method" if method else "plain",

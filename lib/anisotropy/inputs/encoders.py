@@ -152,6 +152,14 @@ class Encoder:
     def name(self) -> str:
         return self.resolved.name
 
+    def release(self) -> None:
+        """Free the model's weights (the tokenizer and the description stay); cached
+        vectors can still be read, and a forward pass afterwards raises."""
+        from anisotropy.inputs.memory import free_memory
+
+        self.model = None
+        free_memory()
+
     def __repr__(self) -> str:
         return (f"Encoder({self.name!r}, {self.resolved.kind}, layers=0..{self.n_layers}, "
                 f"dim={self.dim}, source={self.resolved.source}, device={self.device}, "

@@ -28,6 +28,7 @@ from tqdm.auto import tqdm
 
 from anisotropy import __version__
 from anisotropy.inputs import cache
+from anisotropy.inputs.memory import free_memory
 from anisotropy.inputs.token_embeddings import (
     WORD_PATTERN,
     TokenEmbeddings,
@@ -136,6 +137,9 @@ def _forward(encoder, ids: list[list[int]]):
     """Hidden states (tuple of L+1 tensors, batch x time x dim) and the attention mask."""
     import torch
 
+    if getattr(encoder, "model", True) is None:
+        raise RuntimeError(f"{encoder.name}: its weights were released (Encoder.release); "
+                           "load the model again for a forward pass.")
     width = max(len(seq) for seq in ids)
     pad = encoder.tokenizer.pad_token_id or 0
     input_ids = torch.full((len(ids), width), pad, dtype=torch.long)
@@ -216,6 +220,7 @@ def extract_token_embeddings(encoder, sentences: list[str], layers: list[int], *
         for array in arrays.values():
             array.flush()
         del arrays
+        free_memory()  # the forward passes' freed buffers, before the analysis that follows
         word_index = np.concatenate([
             _word_indices(s, o, sp) for s, o, sp in
             zip(sentences, tokenized.offsets, tokenized.special, strict=True)])
@@ -294,6 +299,7 @@ def extract_pooled(encoder, sentences: list[str], *, batch_tokens: int = 8192,
             del hidden, states, flat  # freed before the next batch's forward pass
         for array in out.values():
             array.flush()
+        free_memory()
         (tmp / "meta.json").write_text(json.dumps({
             "model": encoder.name, "n_sentences": len(sentences),
             "n_tokens": int(lengths.sum()), "forward_seconds": time.perf_counter() - began,
