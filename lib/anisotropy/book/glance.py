@@ -14,7 +14,7 @@ from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
-from anisotropy.book.catalog import claims
+from anisotropy.book.catalog import PAGES, claims
 from anisotropy.book.checks import load_checks
 from anisotropy.book.display import threshold_text
 from anisotropy.book.ledger import format_measured, ledger_rows, summary_by_model
@@ -53,7 +53,7 @@ def _models(rows: list[dict]) -> list[str]:
     return list(seen)
 
 
-def grid_html(rows: list[dict], slugs: list[str], href: str = "../notebooks/") -> str:
+def grid_html(rows: list[dict], slugs: list[str], href: str = f"../{PAGES}/") -> str:
     """An HTML table, one row per claim (linked to its page at ``href + slug``) and one
     column per model; each cell the count of each graded verdict of that claim's checks on
     that model, with a tooltip that spells them out. Checks over several models count for
@@ -142,7 +142,7 @@ def claim_sentences(rows: list[dict], slug: str) -> str:
     return f"{first} {second}"
 
 
-def glance_markdown(rows: list[dict], slugs: list[str], href: str = "../notebooks/") -> str:
+def glance_markdown(rows: list[dict], slugs: list[str], href: str = f"../{PAGES}/") -> str:
     """The grid and, per claim, a linked title with its two sentences (Markdown with one raw
     HTML block)."""
     if not rows:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from anisotropy.book.catalog import claims
+from anisotropy.book.catalog import PAGES, claims
 from anisotropy.book.display import BASIS_TEXT, interval_text, sig, threshold_text
 from anisotropy.book.provenance import STALE_TEXT, short_environment
 from anisotropy.book.results import load_results
@@ -168,7 +168,7 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
         stale = f" **{STALE_TEXT} Rerun it.**" if record["stale"] else ""
         lines += [f"{short_environment(record.get('environment'))}; "
                   f"{record['runtime_s']:.0f} s; notebook "
-                  f"{{doc}}`../notebooks/{slug}`.{stale}", ""]
+                  f"{{doc}}`../{PAGES}/{slug}`.{stale}", ""]
         groups: dict[str, list[dict]] = {}
         for check in record["checks"]:
             groups.setdefault(check["check"], []).append(check)
@@ -187,7 +187,7 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
             lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
             for check in checks:
                 link = (f"{{ref}}`{check['id']} <{check['anchor']}>`" if check["anchor"]
-                        else f"{{doc}}`{check['id']} <../notebooks/{slug}>`")
+                        else f"{{doc}}`{check['id']} <../{PAGES}/{slug}>`")
                 model = short_names(check["model"]) or "all"
                 cells = [link, model, check.get("subject", ""), format_measured(check),
                          _BADGE[check["verdict"]], check.get("note", "")]
