@@ -105,3 +105,28 @@ def test_data_sources_names_local_files_and_hub_commits(monkeypatch):
     assert datafiles.data_sources() == {"rte": "local: 1 file, sha256 verified",
                                         "snli/dev": "hub:stanfordnlp/snli@abc123"}
     assert datafiles.verified_files()["hub:snli/dev"] == "stanfordnlp/snli@abc123"
+
+
+def test_pinning_replaces_branch_revisions_with_commits():
+    """scripts/pin_hub_revisions.py: every hub block's branch revision becomes the commit
+    the hub names (one lookup per repository), and the file still loads."""
+    import importlib.util
+
+    import yaml
+
+    spec = importlib.util.spec_from_file_location(
+        "pin", datafiles.PROJECT_ROOT / "scripts" / "pin_hub_revisions.py")
+    pin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pin)
+    asked = []
+
+    def resolve(repo, revision):
+        asked.append(repo)
+        return f"{abs(hash(repo)):040d}"[:40]
+
+    text, pinned = pin.pin(datafiles.SOURCES_FILE.read_text(), resolve)
+    loaded = yaml.safe_load(text)["datasets"]
+    hubs = [block["hub"] for block in loaded.values() if "hub" in block]
+    assert hubs and all(pin.COMMIT.fullmatch(str(hub["revision"])) for hub in hubs)
+    assert sorted(asked) == sorted(set(asked)) == sorted(pinned)  # glue's configs: one lookup
+    assert pin.pin(text, resolve)[1] == {}  # pinned revisions are left alone
