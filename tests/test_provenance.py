@@ -16,7 +16,7 @@ def test_environment_block_names_what_the_issue_asks_for():
     block = provenance.environment("smoke")
     assert block["profile"] == "smoke" and block["started_utc"].endswith("Z")
     assert block["python"].count(".") == 2
-    for package in ("torch", "transformers", "tokenizers", "datasets", "numpy",
+    for package in ("torch", "transformers", "tokenizers", "pyarrow", "numpy",
                     "scikit-learn", "IsoScore", "zuko", "papermill"):
         assert block["packages"][package], package
     assert block["cpu"]["model"] and isinstance(block["cpu"]["isa"], list)

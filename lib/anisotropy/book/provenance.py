@@ -30,8 +30,8 @@ __all__ = ["PACKAGES", "NUMERIC_PACKAGES", "STALE_TEXT", "package_versions", "li
            "inputs_digest"]
 
 # Every package whose version the environment block records.
-PACKAGES = ("torch", "transformers", "tokenizers", "datasets", "numpy", "scipy",
-            "scikit-learn", "IsoScore", "zuko", "papermill", "gguf", "pandas")
+PACKAGES = ("torch", "transformers", "tokenizers", "huggingface-hub", "pyarrow", "numpy",
+            "scipy", "scikit-learn", "IsoScore", "zuko", "papermill", "gguf", "pandas")
 # The packages whose versions can change a claim's numbers (part of its inputs digest).
 NUMERIC_PACKAGES = ("torch", "transformers", "tokenizers", "numpy", "scipy", "scikit-learn",
                     "IsoScore", "zuko", "gguf")
