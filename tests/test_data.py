@@ -71,9 +71,8 @@ def test_unknown_names_list_choices():
 @pytest.fixture
 def copied_root(tmp_path, monkeypatch):
     """A private copy of two datasets as the data root, with the process memo cleared."""
-    source = data.data_root()
     for folder in ("sts13", "rte"):
-        shutil.copytree(source / folder, tmp_path / folder)
+        shutil.copytree(data.dataset_root(folder) / folder, tmp_path / folder)
     monkeypatch.setenv("ANISOTROPY_DATA", str(tmp_path))
     monkeypatch.setattr(datafiles, "_VERIFIED", {})
     return tmp_path
