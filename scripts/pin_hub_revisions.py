@@ -29,12 +29,13 @@ def pin(text: str, resolve) -> tuple[str, dict[str, str]]:
         if stripped.startswith("id: "):
             hub_id = stripped[4:].strip()
         elif stripped.startswith("revision: ") and hub_id:
-            revision = stripped[len("revision: "):].split("#")[0].strip()
+            revision = stripped[len("revision: "):].split("#")[0].strip().strip('"')
             if not COMMIT.fullmatch(revision):
                 commit = pinned.get(hub_id) or resolve(hub_id, revision)
                 pinned[hub_id] = commit
                 indent = line[: len(line) - len(line.lstrip())]
-                lines[number] = f"{indent}revision: {commit}  # was {revision}\n"
+                # quoted: a commit of digits only would otherwise load as an integer
+                lines[number] = f'{indent}revision: "{commit}"  # was {revision}\n'
             hub_id = None
     return "".join(lines), pinned
 

@@ -110,6 +110,7 @@ def test_data_sources_names_local_files_and_hub_commits(monkeypatch):
 def test_pinning_replaces_branch_revisions_with_commits():
     """scripts/pin_hub_revisions.py: every hub block's branch revision becomes the commit
     the hub names (one lookup per repository), and the file still loads."""
+    import hashlib
     import importlib.util
 
     import yaml
@@ -122,11 +123,13 @@ def test_pinning_replaces_branch_revisions_with_commits():
 
     def resolve(repo, revision):
         asked.append(repo)
-        return f"{abs(hash(repo)):040d}"[:40]
+        # digits only for one repository: a commit YAML would read as an integer unquoted
+        return "1" * 40 if repo == "nyu-mll/glue" else hashlib.sha1(repo.encode()).hexdigest()
 
     text, pinned = pin.pin(datafiles.SOURCES_FILE.read_text(), resolve)
     loaded = yaml.safe_load(text)["datasets"]
     hubs = [block["hub"] for block in loaded.values() if "hub" in block]
-    assert hubs and all(pin.COMMIT.fullmatch(str(hub["revision"])) for hub in hubs)
+    assert hubs and all(isinstance(hub["revision"], str) and pin.COMMIT.fullmatch(
+        hub["revision"]) for hub in hubs)
     assert sorted(asked) == sorted(set(asked)) == sorted(pinned)  # glue's configs: one lookup
     assert pin.pin(text, resolve)[1] == {}  # pinned revisions are left alone
