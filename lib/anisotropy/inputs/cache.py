@@ -185,6 +185,11 @@ def get_or_create(
 # --------------------------------------------------------------------------- inventory
 
 
+def _folder_bytes(folder: Path) -> int:
+    """The bytes of every file under ``folder``."""
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+
+
 def _entries(kinds: list[str] | None = None):
     """``(kind, model, path, bytes)`` of every sealed or partial entry under the root."""
     root = cache_root()
@@ -197,8 +202,7 @@ def _entries(kinds: list[str] | None = None):
                 model = json.loads((entry / _MARKER).read_text())["description"].get("model", "?")
             except (OSError, ValueError, KeyError, AttributeError):
                 model = "(incomplete)"
-            size = sum(f.stat().st_size for f in entry.rglob("*") if f.is_file())
-            yield kind_dir.name, str(model), entry, size
+            yield kind_dir.name, str(model), entry, _folder_bytes(entry)
 
 
 def inventory() -> list[dict[str, Any]]:
@@ -212,9 +216,9 @@ def inventory() -> list[dict[str, Any]]:
         row["bytes"] += size
     data = cache_root() / "data"
     if data.is_dir():
-        files = [f for f in data.rglob("*") if f.is_file()]
-        rows[("data", "")] = {"kind": "data", "model": "", "entries": len(files),
-                              "bytes": sum(f.stat().st_size for f in files)}
+        rows[("data", "")] = {"kind": "data", "model": "",
+                              "entries": sum(f.is_file() for f in data.rglob("*")),
+                              "bytes": _folder_bytes(data)}
     return [rows[key] for key in sorted(rows)]
 
 
@@ -226,7 +230,7 @@ def clean(kinds: list[str] | None = None, model: str | None = None) -> tuple[int
     if kinds and "data" in kinds and model is None:
         data = cache_root() / "data"
         if data.is_dir():
-            freed += sum(f.stat().st_size for f in data.rglob("*") if f.is_file())
+            freed += _folder_bytes(data)
             removed += 1
             shutil.rmtree(data)
     entry_kinds = None if not kinds else [kind for kind in kinds if kind != "data"]

@@ -23,6 +23,7 @@ import gzip
 import hashlib
 import io
 import os
+from collections import Counter
 from pathlib import Path
 
 import yaml
@@ -183,12 +184,10 @@ def data_sources() -> dict[str, str]:
     """Where each dataset read in this process came from: ``{dataset: "local: N files,
     sha256 verified"}``, and ``{"dataset/split": "hub:<hub id>@<commit>"}`` per split read
     from the hub."""
-    out: dict[str, str] = {}
     declared = expected_files()
-    for relpath in _VERIFIED:
-        name = declared[relpath]["dataset"]
-        count = sum(declared[p]["dataset"] == name for p in _VERIFIED)
-        out[name] = f"local: {count} file{'s' if count > 1 else ''}, sha256 verified"
+    counts = Counter(declared[relpath]["dataset"] for relpath in _VERIFIED)
+    out = {name: f"local: {count} file{'s' if count > 1 else ''}, sha256 verified"
+           for name, count in counts.items()}
     for key, value in _HUB_READS.items():
         out[key.removeprefix("hub:")] = f"hub:{value}"  # "snli/dev": one entry per split
     return dict(sorted(out.items()))
