@@ -121,6 +121,13 @@ def run_extraction(job: Extraction, *, device: str = "auto", dtype: str = "float
     sentences = list(job.sentences)
     if job.kind == "pooled":
         encoder.encode_sentences(sentences, pooling="mean", normalize=True)
+    elif job.kind == "attention":
+        from anisotropy.inputs.attention import AttentionUnavailable, first_token_attention
+
+        try:
+            first_token_attention(encoder, sentences)
+        except AttentionUnavailable:
+            pass  # the claim's page reports it for this model
     else:
         layers = {ALL_LAYERS: None, FIRST_LAST: [0, 1, encoder.n_layers],
                   LAST: [encoder.n_layers]}[job.layers]

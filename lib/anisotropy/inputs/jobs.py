@@ -27,8 +27,9 @@ LAST = "last"
 class Extraction:
     """One forward-pass job: ``model`` over the sentences ``corpus`` names.
 
-    ``kind`` is ``"tokens"`` (per-layer token vectors of the layer set ``layers``) or
-    ``"pooled"`` (mean-pooled, unit-length sentence vectors, as claim 5 uses).
+    ``kind`` is ``"tokens"`` (per-layer token vectors of the layer set ``layers``),
+    ``"pooled"`` (mean-pooled, unit-length sentence vectors, as claim 5 uses) or
+    ``"attention"`` (every layer's and head's attention to the first token, chapter 6).
     ``sentences`` is the sentence list; ``digest`` identifies it.
     """
 

@@ -1,0 +1,350 @@
+"""Chapter 6, what came after: massive activations and attention sinks (Sun et al. 2024;
+Xiao et al. 2024; Gu et al. 2025), rogue dimensions (Timkey & van Schijndel 2021),
+intrinsic dimension across depth (Valeriani et al. 2023; Cheng et al. 2025) and four
+anisotropy measures side by side (Rudman et al. 2022): settings, forward passes,
+measurements and checks.
+
+The chapter reads claim 1's cached token vectors (the same SNLI sentences at every layer)
+and claims 3-4's STS sentence vectors; its own forward passes are the attention weights and
+the word-shuffled sentences. The formulas are in :mod:`anisotropy.claims.later`,
+:mod:`anisotropy.geometry.outliers`, :mod:`anisotropy.geometry.dimension` and
+:mod:`anisotropy.inputs.attention`; the page is ``notebooks/06-later-work.ipynb``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from anisotropy.claims import frequency_bias, layerwise_anisotropy
+from anisotropy.claims.frequency_bias import STS_TASKS
+from anisotropy.claims.settings import TRANSFORMERS, ClaimSettings, param
+from anisotropy.geometry.streams import stream_seed
+from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, Extraction, jobs
+
+SLUG = "06-later-work"
+MODEL_LIST = "models"
+MODEL_LIST_CHECKS = None
+# seconds in a cold full book: the workflow starts costly claims first (not yet measured
+# on a full build; the smoke run takes about a minute)
+COST = 300
+
+
+@dataclass(frozen=True)
+class Settings(ClaimSettings):
+    """Chapter 6's parameters."""
+
+    slug: ClassVar[str] = SLUG
+
+    models: tuple[str, ...] = param(TRANSFORMERS, "models to measure (`anisotropy models`)")
+    n_sentences: int = param(4000, "SNLI sentences of claim 1 (equal values share its cached "
+                             "vectors)", min=20)
+    n_attention_sentences: int = param(500, "of those, sentences whose attention weights are "
+                                       "computed (a forward pass of its own)", min=2)
+    n_shuffled_sentences: int = param(2000, "of those, sentences encoded again with their "
+                                      "words shuffled (the intrinsic-dimension control)",
+                                      min=20)
+    n_pairs: int = param(2000, "random token pairs (two sentences, one token of each) per "
+                         "layer for the cosine contributions", min=2)
+    rogue_k: int = param(3, "dimensions whose share of the mean cosine is graded", min=1)
+    sink_epsilon: float | None = param(None, "a head is a sink head when its mean attention "
+                                       "to the first token is at least this; None: Gu et "
+                                       "al.'s (data/references.yaml)", min=0.01, max=0.99)
+    tasks: tuple[str, ...] = param(STS_TASKS, "STS tasks (equal values share claim 3's "
+                                   "vectors)", choices="sts_tasks")
+    max_pairs: int | None = param(None, "None: every pair; an integer: a seeded subset per "
+                                  "task (equal values share claim 3's vectors)", min=1)
+    n_boot: int = param(1000, "bootstrap resamples behind every 95% interval", min=20)
+    n_boot_isoscore: int = param(200, "bootstrap resamples behind IsoScore's interval (one "
+                                 "eigendecomposition each)", min=20)
+
+
+def models(settings: Settings) -> list[str]:
+    """The models the chapter runs."""
+    return list(settings.models)
+
+
+def _claim1(settings: Settings):
+    return layerwise_anisotropy.Settings(models=settings.models,
+                                         n_sentences=settings.n_sentences, seed=settings.seed)
+
+
+def sentences(settings: Settings) -> list[str]:
+    """Claim 1's SNLI sentences (its cached token vectors are read)."""
+    return layerwise_anisotropy.sentences(_claim1(settings))
+
+
+def shuffled(settings: Settings) -> list[str]:
+    """The first ``n_shuffled_sentences`` of :func:`sentences`, words shuffled."""
+    from anisotropy.claims.later import shuffle_words
+
+    base = sentences(settings)[: settings.n_shuffled_sentences]
+    return shuffle_words(base, stream_seed(settings.seed, "chapter6/shuffle"))
+
+
+def sts(settings: Settings) -> tuple[str, object]:
+    """The STS sentences of claims 3-4 with these tasks and pairs."""
+    return frequency_bias.sts_corpus(settings)
+
+
+def inputs(settings: Settings) -> list[Extraction]:
+    """Claim 1's token vectors (every layer), the attention to the first token of the
+    first ``n_attention_sentences`` of them, the shuffled sentences (every layer) and the
+    STS sentences (layers 0, 1 and last), per model."""
+    s = settings
+    name, build = sts(s)
+    return (jobs(s.models, f"snli-{s.n_sentences}", "tokens", ALL_LAYERS,
+                 lambda: sentences(s))
+            + jobs(s.models, f"snli-{s.n_sentences}-first-{s.n_attention_sentences}",
+                   "attention", ALL_LAYERS, lambda: sentences(s)[: s.n_attention_sentences])
+            + jobs(s.models, f"snli-{s.n_sentences}-shuffled-{s.n_shuffled_sentences}",
+                   "tokens", ALL_LAYERS, lambda: shuffled(s))
+            + jobs(s.models, name, "tokens", FIRST_LAST, build))
+
+
+# --------------------------------------------------------------------------- checks
+GRADED = ("massive-activations", "massive-at-sink", "sink-heads", "rogue-dimensions",
+          "standardise-helps", "id-peak-interior", "id-shuffled-flatter", "measures-disagree")
+FINDINGS = ("massive-onset", "massive-dims", "massive-removal", "measures-agreement")
+CHECKS = GRADED + FINDINGS
+
+
+# --------------------------------------------------------------------------- measurements
+def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str],
+                  sts_sentences: list[str], *, massive_threshold: float):
+    """Chapter 6 on one loaded model; see :mod:`anisotropy.claims.later`."""
+    from anisotropy.claims import later
+    from anisotropy.inputs.attention import AttentionUnavailable, first_token_attention
+
+    s = settings
+    epsilon = s.sink_epsilon if s.sink_epsilon is not None else sink_epsilon()
+    L = encoder.n_layers
+    layers = list(range(L + 1))
+    decoder = encoder.resolved.kind == "decoder"
+    tokens = encoder.encode_tokens(base)
+    n = len(base)
+    w_sent = later.boot_weights(n, s.n_boot, stream_seed(s.seed, "chapter6/sentences"))
+    checks: dict = {}
+
+    # massive activations
+    massive, mdraws = later.massive_profile(tokens, layers, w_sent)
+    peak_layer = int(massive["massive_ratio"].to_numpy()[1:].argmax()) + 1
+    ratio_draws = 10 ** np.nanmax(mdraws["log_ratio"][:, 1:], axis=1)
+    checks["massive-activations"] = (
+        float(massive["massive_ratio"].iloc[1:].max()),
+        later.interval_of(ratio_draws, "the largest layer's geometric mean per draw", s.n_boot,
+                          n, "sentences"),
+        {"layer": peak_layer, "relative depth": peak_layer / L})
+    share = float(massive.loc[peak_layer, "peak_first_or_delimiter"])
+    checks["massive-at-sink"] = (
+        share, later.interval_of(mdraws["first_or_delimiter"][:, peak_layer],
+                                 f"layer {peak_layer}", s.n_boot, n, "sentences"),
+        {"layer": peak_layer, "at position 0": float(massive.loc[peak_layer, "peak_at_first"])})
+    above = massive.index[(massive["massive_ratio"] >= massive_threshold)
+                          & (massive["layer"] > 0)]
+    checks["massive-onset"] = ({"first layer at or above the threshold":
+                                int(above[0]) if len(above) else None,
+                                "of layers": L}, None, None)
+    remove = sorted(set(massive.loc[peak_layer, "top_dims"][:2]))
+    checks["massive-dims"] = ({"top dimensions at the peak layer": massive.loc[peak_layer,
+                                                                                "top_dims"],
+                               "share of sentences in the top dimension":
+                               float(massive.loc[peak_layer, "top_dim_share"]),
+                               "variation of the peak across sentences (CV)":
+                               float(massive.loc[peak_layer, "peak_cv"])}, None, None)
+
+    # attention sinks
+    attention = None
+    try:
+        attention = first_token_attention(encoder, base[: s.n_attention_sentences])
+    except AttentionUnavailable as error:
+        checks["sink-heads"] = (None, None, {"unavailable": str(error)})
+    else:
+        from anisotropy.inputs.attention import sink_rate
+
+        m = attention.shape[0]
+        w_att = later.boot_weights(m, s.n_boot, stream_seed(s.seed, "chapter6/attention"))
+        checks["sink-heads"] = (
+            sink_rate(attention, epsilon),
+            later.interval_of(sink_rate(attention, epsilon, w_att), "heads' means "
+                              "recomputed per draw", s.n_boot, m, "sentences"),
+            {"heads": int(attention.shape[1] * attention.shape[2]),
+             "epsilon": epsilon})
+
+    # rogue dimensions
+    first, second = random_pairs_of(tokens, s)
+    w_pairs = later.boot_weights(first.size, s.n_boot, stream_seed(s.seed, "chapter6/pairs"))
+    rogue, rdraws = later.rogue_profile(tokens, layers, first, second, w_pairs, s.rogue_k,
+                                        remove)
+    shares = rogue["top_share"].to_numpy()
+    rogue_layer = int(np.nanargmax(shares[1:])) + 1
+    checks["rogue-dimensions"] = (
+        float(shares[rogue_layer]),
+        later.interval_of(np.nan_to_num(rdraws[:, rogue_layer], nan=0.0),
+                          f"layer {rogue_layer}; a draw whose mean cosine is not positive "
+                          "counts as 0", s.n_boot, first.size, "token pairs"),
+        {"layer": rogue_layer, "dimensions": rogue.loc[rogue_layer, "top_dims"]})
+    upper = np.array(layers) > L / 2
+    checks["massive-removal"] = ({
+        "dimensions set to 0": remove,
+        "upper-half mean cosine": float(rogue["mean_cosine"][upper].mean()),
+        "without them": float(rogue["mean_cosine_without_massive"][upper].mean())}, None, None)
+
+    # intrinsic dimension
+    rows = later.one_token_per_sentence(tokens, stream_seed(s.seed, "chapter6/id"))
+    if rows.size != n:
+        raise ValueError(f"{encoder.name}: {n - rows.size} sentences have no token after "
+                         "the first; the intrinsic dimension takes one from each.")
+    ids, id_draws = later.dimension_profile(tokens, layers, rows, w_sent[:, :rows.size])
+    mixed_tokens = encoder.encode_tokens(mixed)
+    mixed_rows = later.one_token_per_sentence(mixed_tokens, stream_seed(s.seed, "chapter6/id"))
+    m = len(mixed)
+    ids_mixed, mixed_draws = later.dimension_profile(mixed_tokens, layers, mixed_rows,
+                                                     w_sent[:, :m])
+    interior = slice(2, L) if L > 2 else slice(1, L + 1)
+
+    def peak_over_ends(values):
+        values = np.atleast_2d(values)
+        peak = values[:, interior].max(axis=1)
+        return peak / np.maximum(values[:, 1], values[:, L])
+
+    checks["id-peak-interior"] = (
+        float(peak_over_ends(ids)[0]),
+        later.interval_of(peak_over_ends(id_draws), "one token per sentence", s.n_boot,
+                          rows.size, "sentences"),
+        {"peak layer": int(np.argmax(ids[interior]) + interior.start),
+         "peak over layer 1": float(ids[interior].max() / ids[1])})
+
+    def peak_over_first(values):
+        values = np.atleast_2d(values)
+        return values[:, 1:].max(axis=1) / values[:, 1]
+
+    same_ids, same_draws = later.dimension_profile(tokens, layers, rows[:m], w_sent[:, :m])
+    plain = float(peak_over_first(same_ids)[0])
+    difference = peak_over_first(same_draws) - peak_over_first(mixed_draws)
+    checks["id-shuffled-flatter"] = (
+        float(plain - peak_over_first(ids_mixed)[0]),
+        later.interval_of(difference, "the same sentences' weights in both texts",
+                          s.n_boot, m, "sentences"),
+        {"ordered peak/layer 1": float(plain),
+         "shuffled peak/layer 1": float(peak_over_first(ids_mixed)[0])})
+
+    # four measures
+    measures = later.measures_profile(tokens, layers, rows)
+    measures["mean_cosine"] = rogue["mean_cosine"].to_numpy()
+    lowest = int(measures["mean_cosine"].to_numpy()[1:].argmin()) + 1
+    from anisotropy.geometry.intervals import resample_indices
+    from anisotropy.geometry.isotropy import isoscore
+
+    X = np.asarray(tokens.layer(lowest), dtype=np.float64)[rows]
+    iso_draws = [isoscore(X[draw]) for draw in resample_indices(
+        rows.size, s.n_boot_isoscore, stream_seed(s.seed, "chapter6/isoscore"))]
+    checks["measures-disagree"] = (float(measures.loc[lowest, "isoscore"]),
+                                   later.interval_of(iso_draws, f"layer {lowest}, tokens "
+                                                     "resampled", s.n_boot_isoscore,
+                                                     rows.size, "sentences"),
+                                   {"layer of lowest mean cosine": lowest,
+                                    "its mean cosine": float(measures.loc[lowest,
+                                                                          "mean_cosine"])})
+    ranks = measures.iloc[1:][["mean_cosine", "top_pc_share", "isoscore", "log10_iw"]]
+    agreement = ranks.corr(method="spearman")["mean_cosine"].drop("mean_cosine")
+    checks["measures-agreement"] = ({f"Spearman of mean cosine with {k}": float(v)
+                                     for k, v in agreement.items()}, None, None)
+
+    # standardisation on STS
+    sts_tokens = encoder.encode_tokens(sts_sentences, [0, 1, L])
+    exclude = (0,) if decoder else ()
+    vectors = sts_tokens.sentence_means(L, exclude)
+    from anisotropy.claims.later import standardised_sts
+    from anisotropy.claims.sts import mean_change_interval
+
+    table, sdraws = standardised_sts(vectors, sts_sentences, list(s.tasks),
+                                     max_pairs=s.max_pairs,
+                                     data_seed=stream_seed(s.seed, "data"), n_boot=s.n_boot,
+                                     seed=stream_seed(s.seed, "chapter6/sts"))
+    checks["standardise-helps"] = (float(table["change"].mean()),
+                                   mean_change_interval(sdraws["draws"], s.n_boot,
+                                                        sdraws["pairs"]),
+                                   {"tasks": len(table)})
+
+    per_layer = massive.drop(columns=["top_dims"]).merge(
+        rogue.drop(columns=["top_dims"]), on="layer").merge(measures.drop(
+            columns=["mean_cosine"]), on="layer")
+    per_layer["twonn"] = ids
+    per_layer["twonn_shuffled"] = ids_mixed
+    per_layer["relative_depth"] = per_layer["layer"] / L
+    facts = {"sentences": n, "tokens": int(len(tokens)), "id points": int(rows.size),
+             "shuffled sentences": m, "pairs": int(first.size),
+             "attention sentences": 0 if attention is None else int(attention.shape[0]),
+             "sts": table.reset_index().to_dict(orient="list")}
+    from anisotropy.claims.later import LaterMeasurement
+
+    return LaterMeasurement(encoder.name, encoder.resolved.kind, per_layer, checks, facts,
+                            None if attention is None else np.asarray(attention))
+
+
+def sink_epsilon() -> float:
+    """Gu et al.'s sink threshold epsilon (``data/references.yaml``)."""
+    from anisotropy.book.checks import reference_value
+
+    return float(reference_value("claim6/sink/epsilon"))
+
+
+def massive_threshold() -> float:
+    """Sun et al.'s massive ratio (``data/references.yaml``)."""
+    from anisotropy.book.checks import reference_value
+
+    return float(reference_value("claim6/massive/ratio"))
+
+
+def random_pairs_of(tokens, settings: Settings) -> tuple[np.ndarray, np.ndarray]:
+    """Random token pairs from different sentences (one random sentence pair, one token of
+    each), special tokens and position 0 left out."""
+    from anisotropy.geometry.similarity import random_pairs
+
+    keep = np.flatnonzero(~tokens.special_mask & (tokens.position > 0))
+    a, b = random_pairs(keep.size, tokens.sentence_index[keep], settings.n_pairs,
+                        stream_seed(settings.seed, "chapter6/pairs-draw"))
+    return keep[a], keep[b]
+
+
+def measure(settings: Settings, *, massive_threshold: float, on_model=None, load=None
+            ) -> dict:
+    """Chapter 6 on every model of ``settings``: ``{model name: LaterMeasurement}``."""
+    from anisotropy.inputs import models as registry
+
+    base, mixed = sentences(settings), shuffled(settings)
+    sts_sentences = sts(settings)[1]()
+    out = {}
+    for name in settings.models:
+        encoder = (load or registry.load)(name, device=settings.device, dtype=settings.dtype)
+        if on_model is not None:
+            on_model(encoder)
+        out[encoder.name] = measure_model(settings, encoder, base, mixed, sts_sentences,
+                                          massive_threshold=massive_threshold)
+        encoder.release()
+    return out
+
+
+def grade(results, measured: dict) -> None:
+    """Record every check of :data:`CHECKS` for every model."""
+    for name, m in measured.items():
+        for check in GRADED:
+            value, interval, details = m.checks[check]
+            if value is None:
+                results.not_run(check, name, details["unavailable"])
+                continue
+            results.grade(check, name, value, interval, model_kind=m.kind, details=details)
+        for check in FINDINGS:
+            results.finding(check, name, m.checks[check][0])
+
+
+def frame(measured: dict) -> pd.DataFrame:
+    """Every model's per-layer table, stacked with a ``model`` column."""
+    from anisotropy.inputs.resolved import short_name
+
+    return pd.concat([m.per_layer.assign(model=short_name(n)) for n, m in measured.items()],
+                     ignore_index=True)

@@ -1,0 +1,184 @@
+"""Chapter 6's library: outlier dimensions, TwoNN, attention sinks, the shuffled control."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from anisotropy.claims.later import one_token_per_sentence, shuffle_words
+from anisotropy.geometry.dimension import (
+    MIN_TWONN_POINTS,
+    twonn,
+    twonn_from_log_ratios,
+    twonn_log_ratios,
+)
+from anisotropy.geometry.outliers import (
+    cosine_contributions,
+    sequence_peaks,
+    standardise,
+    top_share,
+    without_dimensions,
+)
+from anisotropy.inputs.attention import sink_rate
+
+
+def test_sequence_peaks_closed_form():
+    X = np.array([[1.0, -2.0], [3.0, 1.0], [0.5, 100.0], [1.0, 1.0], [1.0, 1.0]])
+    peaks = sequence_peaks(X, np.array([0, 0, 1, 1, 1]))
+    assert peaks.peak.tolist() == [3.0, 100.0]
+    # sentence 0: |values| 1, 2, 3, 1 -> median 1.5; sentence 1: 0.5, 100, 1, 1, 1, 1 -> 1
+    assert peaks.ratio.tolist() == [2.0, 100.0]
+    assert peaks.row.tolist() == [1, 2] and peaks.dim.tolist() == [0, 1]
+
+
+def test_sequence_peaks_refuses_interleaved_sequences():
+    with pytest.raises(ValueError, match="contiguous"):
+        sequence_peaks(np.ones((3, 2)), np.array([0, 1, 0]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(arrays(np.float64, (12, 5), elements=st.floats(-10, 10)).filter(
+    lambda X: (np.linalg.norm(X, axis=1) > 1e-3).all()))
+def test_cosine_contributions_sum_to_the_cosines(X):
+    first, second = np.arange(0, 6), np.arange(6, 12)
+    parts = cosine_contributions(X, first, second)
+    a, b = X[first], X[second]
+    cosines = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+    np.testing.assert_allclose(parts.sum(axis=1), cosines, atol=1e-12)
+
+
+def test_top_share():
+    assert top_share([0.5, 0.3, 0.2], 1) == pytest.approx(0.5)
+    assert top_share([0.6, 0.6, -0.2], 2) == pytest.approx(1.2)
+    with pytest.raises(ValueError, match="not positive"):
+        top_share([0.1, -0.2], 1)
+    with pytest.raises(ValueError, match="k must be"):
+        top_share([0.1, 0.2], 3)
+
+
+def test_standardise_matches_scipy_zscore():
+    from scipy.stats import zscore
+
+    X = np.random.default_rng(0).normal(size=(50, 4)) * [1, 10, 100, 0.1] + 3
+    np.testing.assert_allclose(standardise(X), zscore(X, axis=0), atol=1e-12)
+    constant = np.ones((5, 2))
+    assert np.all(standardise(constant) == 0)
+
+
+def test_without_dimensions():
+    X = np.arange(6.0).reshape(2, 3)
+    out = without_dimensions(X, [1])
+    assert out[:, 1].tolist() == [0, 0] and X[0, 1] == 1
+    with pytest.raises(ValueError, match="dims must lie"):
+        without_dimensions(X, [3])
+
+
+def test_twonn_matches_scikit_dimension():
+    skdim = pytest.importorskip("skdim")
+    rng = np.random.default_rng(1)
+    for d in (2, 6):
+        X = rng.normal(size=(2000, d)) @ rng.normal(size=(d, 30))
+        reference = skdim.id.TwoNN().fit(X).dimension_
+        assert twonn(X) == pytest.approx(reference, rel=0.08)
+        assert twonn(X) == pytest.approx(d, rel=0.1)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.floats(1.0, 40.0), st.integers(0, 2**31))
+def test_twonn_recovers_the_exponential_rate(d, seed):
+    # under local uniformity log(mu) ~ Exp(d): the estimator's closed form
+    log_mu = np.random.default_rng(seed).exponential(1 / d, size=20000)
+    assert twonn_from_log_ratios(log_mu) == pytest.approx(d, rel=0.05)
+    ones = np.ones((3, log_mu.size))
+    np.testing.assert_allclose(twonn_from_log_ratios(log_mu, ones),
+                               twonn_from_log_ratios(log_mu))
+
+
+def test_twonn_duplicates_and_too_few_points():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 3))
+    doubled = np.vstack([X, X[:50]])
+    logs = twonn_log_ratios(doubled)
+    assert np.isnan(logs[200:]).all() and np.isfinite(logs[:200]).all()
+    assert twonn(doubled) == pytest.approx(twonn(X))
+    with pytest.raises(ValueError, match=f"at least {MIN_TWONN_POINTS} distinct points; got 5"):
+        twonn(np.vstack([X[:5]] * 10))
+
+
+def test_sink_rate():
+    a = np.zeros((4, 2, 3))
+    a[:, 0, :] = 0.9  # layer 0: every head a sink
+    a[:, 1, 0] = 0.31
+    assert sink_rate(a, 0.3) == pytest.approx(4 / 6)
+    weights = np.ones((5, 4))
+    np.testing.assert_allclose(sink_rate(a, 0.3, weights), 4 / 6)
+    with pytest.raises(ValueError, match="epsilon"):
+        sink_rate(a, 1.5)
+
+
+def test_shuffle_words_keeps_words():
+    sentences = ["a b c d e f", "one two", "single"]
+    out = shuffle_words(sentences, seed=3)
+    assert [sorted(s.split()) for s in out] == [sorted(s.split()) for s in sentences]
+    assert out == shuffle_words(sentences, seed=3)
+    assert out[0] != sentences[0]
+
+
+def test_one_token_per_sentence_skips_specials_and_position_zero():
+    tokens = SimpleNamespace(
+        sentence_index=np.array([0, 0, 0, 0, 1, 1, 1]),
+        position=np.array([0, 1, 2, 3, 0, 1, 2]),
+        special_mask=np.array([True, False, False, True, True, False, True]))
+    for seed in range(10):
+        rows = one_token_per_sentence(tokens, seed)
+        assert rows[0] in (1, 2) and rows[1] == 5
+
+
+def test_first_token_attention_matches_a_manual_pass(tmp_path, monkeypatch):
+    import torch
+
+    from anisotropy.inputs import models
+    from anisotropy.inputs.attention import first_token_attention
+
+    monkeypatch.setenv("ANISOTROPY_CACHE", str(tmp_path))
+    encoder = models.load("sentence-transformers/all-MiniLM-L6-v2")
+    sentences = ["A man walks a dog in the park.", "Two children play."]
+    got = first_token_attention(encoder, sentences, progress=False)
+    assert got.shape == (2, encoder.n_layers, 12)
+    assert encoder.model.config._attn_implementation != "eager"  # switched back
+    encoder.model.set_attn_implementation("eager")
+    ids = encoder.tokenizer(sentences[1], return_tensors="pt")
+    with torch.inference_mode():
+        attentions = encoder.model(**ids, output_attentions=True).attentions
+    manual = np.stack([a[0, :, 1:, 0].mean(-1).numpy() for a in attentions])
+    np.testing.assert_allclose(got[1], manual, atol=1e-5)
+
+
+def test_a_model_without_attention_weights_is_named(tmp_path, monkeypatch):
+    from anisotropy.inputs import models
+    from anisotropy.inputs.attention import AttentionUnavailable, first_token_attention
+
+    monkeypatch.setenv("ANISOTROPY_CACHE", str(tmp_path))
+    encoder = models.load("sentence-transformers/all-MiniLM-L6-v2")
+    real = encoder.model
+
+    class NoWeights(torch_module()):
+        config = real.config
+
+        def forward(self, **kwargs):
+            return SimpleNamespace(attentions=None)
+
+    encoder.model = NoWeights()
+    with pytest.raises(AttentionUnavailable, match="all-MiniLM-L6-v2 returned no attention"):
+        first_token_attention(encoder, ["A sentence here."], progress=False)
+
+
+def torch_module():
+    import torch
+
+    return torch.nn.Module
