@@ -372,11 +372,17 @@ def widen_unbandable(collected: dict) -> list[str]:
     return widened
 
 
-def archived_values(path: Path, local_runs: set[str]) -> dict[str, dict]:
+def archived_values(path: Path, local_runs: dict[str, dict] | set[str]) -> dict[str, dict]:
     """``{slug: {(check, *path): {run: value}}}`` of the previous file's values seen on
-    runs that are not local (other machines)."""
+    runs that are not local: other machines, and this machine's runs of the claims that
+    have no local run now (a recording of one claim keeps every other claim's values).
+
+    ``local_runs`` is :func:`load_local_runs`' ``{run: {slug: record}}``; a plain set of
+    run names means every claim ran locally under those names."""
     if not path.is_file():
         return {}
+    local = {name: (set(SLUGS) if isinstance(local_runs, set) else set(local_runs[name]))
+             for name in local_runs}
     previous = yaml.safe_load(path.read_text()) or {}
     out: dict[str, dict] = {}
     for slug, entry in previous.items():
@@ -384,8 +390,26 @@ def archived_values(path: Path, local_runs: set[str]) -> dict[str, dict]:
             key = tuple(item["path"][1:])
             for name, value in (item.get("seen") or {}).items():
                 name = name if "/" in name else f"{LEGACY_MACHINE}/{name}"
-                if name not in local_runs:
+                if slug not in local.get(name, ()):
                     out.setdefault(slug, {}).setdefault(key, {})[name] = float(value)
+    return out
+
+
+def kept_entries(path: Path, recorded: set[str]) -> dict[str, dict]:
+    """The previous file's entries of the claims not recorded now, unchanged, each with the
+    margin factor it was recorded with (``margin_factor``; from the file's header for a
+    file written before entries carried it), so that recording one claim leaves the others'
+    bands as they were."""
+    if not path.is_file():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    previous = yaml.safe_load(text) or {}
+    match = re.search(r"max\(([0-9.]+) \* range", text)
+    factor = float(match.group(1)) if match else None
+    out = {}
+    for slug, entry in previous.items():
+        if slug not in recorded:
+            out[slug] = {**entry, "margin_factor": entry.get("margin_factor", factor)}
     return out
 
 
@@ -396,10 +420,12 @@ def write(document: dict, path: Path, factor: float, report: list[str]) -> None:
         "# from its `spread` (data/checks.yaml): `platform` from the seed-0 runs under\n"
         "# platform perturbations on every machine recorded; `seed` from those and seeds 1-7\n"
         "# (trained or randomly initialised quantities move like another seed on another CPU).\n"
-        f"# Band: the range seen widened by max({factor:g} * range, 0.01 * |median|, 0.001) on\n"
-        "# each side, clipped to the quantity's bounds; the factor is the smallest under which\n"
-        "# every run falls inside the bands of the others (leave-one-out: "
-        + ("no failure" if not report else f"{len(report)} failures") + ").\n"
+        "# Band: the range seen widened by max(k * range, 0.01 * |median|, 0.001) on each side,\n"
+        "# clipped to the quantity's bounds; k is each claim's `margin_factor`, the smallest\n"
+        "# under which every run falls inside the bands of the others (leave-one-out). A claim\n"
+        "# recorded alone keeps the others' entries as they were. This recording: k = "
+        f"{factor:g}, leave-one-out " + ("no failure" if not report else
+                                         f"{len(report)} failures") + ".\n"
         "# A value under `widened` fails that leave-one-out at every factor (it sits at one\n"
         "# place in most runs and elsewhere in a few): its band is the quantity's range.\n"
         "# A verdict is pinned only where the interval bands reach no other verdict; a list\n"
@@ -426,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
             seconds = run_perturbation(name, args.slugs)
             print(f"[{name}] seconds per claim: {seconds}", flush=True)
     runs = load_local_runs()
-    archived = archived_values(EXPECTED, set(runs))
+    archived = archived_values(EXPECTED, runs)
     if args.fresh is not None:
         archived = {slug: seen for slug, seen in archived.items()
                     if args.fresh and slug not in args.fresh}
@@ -442,7 +468,15 @@ def main(argv: list[str] | None = None) -> int:
         if not report:
             chosen = factor
             break
-    write(expected_from(collected, chosen), args.out, chosen, report)
+    document = expected_from(collected, chosen)
+    for entry in document.values():
+        entry["margin_factor"] = chosen
+    kept = kept_entries(EXPECTED, set(document))
+    document = {slug: document.get(slug) or kept[slug] for slug in SLUGS
+                if slug in document or slug in kept}
+    for slug in kept:
+        print(f"kept from the previous file (no local run): {slug}")
+    write(document, args.out, chosen, report)
     names = sorted({n for e in collected.values() for n in e["runs"]})
     print(f"wrote {args.out} (margin factor {chosen:g}) from runs: {names}")
     return 0 if not report else 1
