@@ -182,3 +182,50 @@ def torch_module():
     import torch
 
     return torch.nn.Module
+
+
+def test_grade_reports_a_model_without_attention_and_grades_the_rest():
+    import pandas as pd
+
+    from anisotropy.book.results import Results
+    from anisotropy.claims import later_work
+    from anisotropy.claims.later import LaterMeasurement
+    from anisotropy.geometry.intervals import Interval
+
+    checks = {c: (0.7, Interval(0.6, 0.8, "test"), {}) for c in later_work.GRADED}
+    checks["sink-heads"] = (None, None, {"unavailable": "m returned no attention weights"})
+    checks.update({c: ({"x": 1.0}, None, None) for c in later_work.FINDINGS})
+    measured = {"m": LaterMeasurement("m", "decoder", pd.DataFrame(), checks)}
+    results = Results(later_work.SLUG, parameters={}, profile="smoke")
+    later_work.grade(results, measured)
+    verdicts = {c.check: c.verdict for c in results.checks}
+    assert verdicts["sink-heads"] == "not run"
+    assert [c.note for c in results.checks if c.check == "sink-heads"] == [
+        "m returned no attention weights"]
+    assert verdicts["rogue-dimensions"] == "reproduced"
+    assert set(verdicts) == set(later_work.CHECKS)
+
+
+def test_the_plan_lists_the_attention_pass_and_the_workflow_runs_it(tmp_path, monkeypatch):
+    from anisotropy.book.plan import run_extraction
+    from anisotropy.claims import later_work
+    from anisotropy.inputs import models
+    from anisotropy.inputs.attention import first_token_attention
+
+    monkeypatch.setenv("ANISOTROPY_CACHE", str(tmp_path))
+    settings = later_work.Settings.for_profile(
+        "smoke", models=["sentence-transformers/all-MiniLM-L6-v2"], n_sentences=40,
+        n_attention_sentences=5, n_shuffled_sentences=20)
+    jobs = later_work.inputs(settings)
+    kinds = sorted({(job.kind, job.corpus) for job in jobs})
+    assert ("attention", "snli-40-first-5") in kinds
+    assert ("tokens", "snli-40-shuffled-20") in kinds
+    attention = next(job for job in jobs if job.kind == "attention")
+    assert run_extraction(attention)["status"] == "done"
+    from anisotropy.inputs import cache
+
+    hits = cache.stats().get("attention", {}).get("hits", 0)
+    first_token_attention(models.load(attention.model), list(attention.sentences),
+                          progress=False)
+    # the notebook's call reads the entry the workflow's job made
+    assert cache.stats()["attention"]["hits"] == hits + 1

@@ -23,7 +23,7 @@ from anisotropy.claims import frequency_bias, layerwise_anisotropy
 from anisotropy.claims.frequency_bias import STS_TASKS
 from anisotropy.claims.settings import TRANSFORMERS, ClaimSettings, param
 from anisotropy.geometry.streams import stream_seed
-from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, Extraction, jobs
+from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, LAST, Extraction, jobs
 
 SLUG = "06-later-work"
 MODEL_LIST = "models"
@@ -57,6 +57,9 @@ class Settings(ClaimSettings):
                                    "vectors)", choices="sts_tasks")
     max_pairs: int | None = param(None, "None: every pair; an integer: a seeded subset per "
                                   "task (equal values share claim 3's vectors)", min=1)
+    word_tasks: tuple[str, ...] = param(("SimLex-999", "WordSim-353"), "word-similarity "
+                                        "tasks (each word encoded alone); empty: not run",
+                                        choices="word_tasks", min_items=0)
     n_boot: int = param(1000, "bootstrap resamples behind every 95% interval", min=20)
     n_boot_isoscore: int = param(200, "bootstrap resamples behind IsoScore's interval (one "
                                  "eigendecomposition each)", min=20)
@@ -85,6 +88,13 @@ def shuffled(settings: Settings) -> list[str]:
     return shuffle_words(base, stream_seed(settings.seed, "chapter6/shuffle"))
 
 
+def words(settings: Settings) -> list[str]:
+    """Every word of the word-similarity tasks, each encoded alone."""
+    from anisotropy.inputs.tasks import word_task_words
+
+    return word_task_words(list(settings.word_tasks))
+
+
 def sts(settings: Settings) -> tuple[str, object]:
     """The STS sentences of claims 3-4 with these tasks and pairs."""
     return frequency_bias.sts_corpus(settings)
@@ -102,19 +112,23 @@ def inputs(settings: Settings) -> list[Extraction]:
                    "attention", ALL_LAYERS, lambda: sentences(s)[: s.n_attention_sentences])
             + jobs(s.models, f"snli-{s.n_sentences}-shuffled-{s.n_shuffled_sentences}",
                    "tokens", ALL_LAYERS, lambda: shuffled(s))
-            + jobs(s.models, name, "tokens", FIRST_LAST, build))
+            + jobs(s.models, name, "tokens", FIRST_LAST, build)
+            + (jobs(s.models, f"words-{'-'.join(s.word_tasks)}", "tokens", LAST,
+                    lambda: words(s)) if s.word_tasks else []))
 
 
 # --------------------------------------------------------------------------- checks
 GRADED = ("massive-activations", "massive-at-sink", "sink-heads", "rogue-dimensions",
-          "standardise-helps", "id-peak-interior", "id-shuffled-flatter", "measures-disagree")
+          "standardise-helps", "standardise-helps-words", "id-peak-interior",
+          "id-shuffled-flatter", "measures-disagree")
 FINDINGS = ("massive-onset", "massive-dims", "massive-removal", "measures-agreement")
 CHECKS = GRADED + FINDINGS
 
 
 # --------------------------------------------------------------------------- measurements
 def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str],
-                  sts_sentences: list[str], *, massive_threshold: float):
+                  sts_sentences: list[str], word_list: list[str], *,
+                  massive_threshold: float):
     """Chapter 6 on one loaded model; see :mod:`anisotropy.claims.later`."""
     from anisotropy.claims import later
     from anisotropy.inputs.attention import AttentionUnavailable, first_token_attention
@@ -270,6 +284,25 @@ def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str]
                                                         sdraws["pairs"]),
                                    {"tasks": len(table)})
 
+    if s.word_tasks:
+        from anisotropy.claims.later import standardised_words
+
+        word_tokens = encoder.encode_tokens(word_list, [L])
+        word_vectors = word_tokens.sentence_means(L, drop_special=True)
+        word_table, wdraws = standardised_words(word_vectors, word_list, list(s.word_tasks),
+                                                n_boot=s.n_boot,
+                                                seed=stream_seed(s.seed, "chapter6/words"))
+        checks["standardise-helps-words"] = (
+            float(word_table["change"].mean()),
+            mean_change_interval(wdraws["draws"], s.n_boot, wdraws["pairs"]),
+            {"tasks": len(word_table)})
+        word_rows = word_table.reset_index().to_dict(orient="list")
+    else:
+        checks["standardise-helps-words"] = (None, None, {
+            "unavailable": "no word-similarity task in this run (word_tasks is empty: the "
+                           "files have no hub copy, so the binder profile leaves them out)"})
+        word_rows = None
+
     per_layer = massive.drop(columns=["top_dims"]).merge(
         rogue.drop(columns=["top_dims"]), on="layer").merge(measures.drop(
             columns=["mean_cosine"]), on="layer")
@@ -279,7 +312,7 @@ def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str]
     facts = {"sentences": n, "tokens": int(len(tokens)), "id points": int(rows.size),
              "shuffled sentences": m, "pairs": int(first.size),
              "attention sentences": 0 if attention is None else int(attention.shape[0]),
-             "sts": table.reset_index().to_dict(orient="list")}
+             "sts": table.reset_index().to_dict(orient="list"), "words": word_rows}
     from anisotropy.claims.later import LaterMeasurement
 
     return LaterMeasurement(encoder.name, encoder.resolved.kind, per_layer, checks, facts,
@@ -318,13 +351,14 @@ def measure(settings: Settings, *, massive_threshold: float, on_model=None, load
 
     base, mixed = sentences(settings), shuffled(settings)
     sts_sentences = sts(settings)[1]()
+    word_list = words(settings) if settings.word_tasks else []
     out = {}
     for name in settings.models:
         encoder = (load or registry.load)(name, device=settings.device, dtype=settings.dtype)
         if on_model is not None:
             on_model(encoder)
         out[encoder.name] = measure_model(settings, encoder, base, mixed, sts_sentences,
-                                          massive_threshold=massive_threshold)
+                                          word_list, massive_threshold=massive_threshold)
         encoder.release()
     return out
 

@@ -55,7 +55,8 @@ def param(default: Any, meaning: str, *, min: float | None = None,  # noqa: A002
         Inclusive bounds of a number, or of each item of a list of numbers.
     choices
         Allowed values (of each item, for lists): a list, or the name of a set:
-        ``"profiles"``, ``"sts_tasks"``, ``"classification_tasks"``, ``"corpora"``.
+        ``"profiles"``, ``"sts_tasks"``, ``"classification_tasks"``, ``"word_tasks"``,
+        ``"corpora"``.
     optional
         Whether ``None`` is allowed.
     min_items
@@ -84,11 +85,11 @@ def _choice_set(name: str) -> list:
 
     if name == "profiles":
         return sorted(profiles())
-    if name in ("sts_tasks", "classification_tasks", "corpora"):
+    if name in ("sts_tasks", "classification_tasks", "corpora", "word_tasks"):
         return tasks.names({"sts_tasks": "sts", "classification_tasks": "classification",
-                            "corpora": "corpora"}[name])
+                            "corpora": "corpora", "word_tasks": "word_similarity"}[name])
     raise SettingsError(f"Unknown choice set {name!r}; use a list, 'profiles', 'sts_tasks', "
-                        "'classification_tasks' or 'corpora'.")
+                        "'classification_tasks', 'word_tasks' or 'corpora'.")
 
 
 def _kind(annotation: Any) -> tuple[str, bool, bool]:

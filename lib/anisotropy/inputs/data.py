@@ -61,6 +61,7 @@ __all__ = [
     "rte",
     "wic",
     "word_windows",
+    "word_similarity",
 ]
 
 
@@ -326,6 +327,36 @@ def word_windows(texts: list[str], window_words: int) -> list[str]:
     return [" ".join(words[i : i + window_words]) for i in range(0, len(words), window_words)]
 
 
+# --------------------------------------------------------------------------- word similarity
+
+_WORD_FILES = {"simlex999": "word-similarity/simlex999.txt",
+               "wordsim353": "word-similarity/wordsim353.tsv"}
+
+
+def word_similarity(split: str = "simlex999") -> pd.DataFrame:
+    """A word-similarity benchmark (SimLex-999 or WordSim-353, gensim's copies): columns
+    ``word1, word2, score`` (the mean human rating), after the files' ``#`` comment lines.
+
+    The files have no hub copy and no download address (they ship in gensim's wheel), so a
+    machine without a data root holding them gets a :class:`DataError` that says so."""
+    spec = DATASETS["word-similarity"]
+    _check_split(spec.name, split, spec.splits)
+    if dataset_root(spec.folder) is None:
+        raise DataError(
+            f"Dataset 'word-similarity' ({split}) is in no data root, and it has no hub copy "
+            "or download address: its files ship in gensim's wheel "
+            "(gensim/test/test_data/simlex999.txt and wordsim353.tsv). Copy them into "
+            "DATA_ROOT/word-similarity/ (data/sources.yaml gives their sha256) and set "
+            "ANISOTROPY_DATA, or leave word_tasks empty.")
+    rows = []
+    for line in read_lines(_WORD_FILES[split]):
+        if not line.strip() or line.startswith("#"):
+            continue
+        first, second, score = line.split("\t")[:3]
+        rows.append((first.strip(), second.strip(), float(score)))
+    return pd.DataFrame(rows, columns=["word1", "word2", "score"])
+
+
 # --------------------------------------------------------------------------- registry
 
 DATASETS: dict[str, DatasetSpec] = {
@@ -342,6 +373,8 @@ DATASETS: dict[str, DatasetSpec] = {
         DatasetSpec("cola", "cola", ("train", "dev", "in_domain_dev", "out_of_domain_dev"), cola),
         DatasetSpec("rte", "rte", ("train", "dev"), rte),
         DatasetSpec("wic", "wic", ("train", "dev", "test"), wic),
+        DatasetSpec("word-similarity", "word-similarity", ("simlex999", "wordsim353"),
+                    word_similarity),
     ]
 }
 

@@ -36,7 +36,7 @@ __all__ = ["TASKS_FILE", "TaskError", "names", "corpus", "windows", "sts_task",
            "sts_aggregation", "sts_scope", "sts_sentences", "classification_task"]
 
 TASKS_FILE = PROJECT_ROOT / "data" / "tasks.yaml"
-_KINDS = ("corpora", "sts", "classification")
+_KINDS = ("corpora", "sts", "classification", "word_similarity")
 _UNITS = {"corpora": {"sentence", "line"}, "classification": {"sentence", "pair"}}
 
 
@@ -82,7 +82,8 @@ def _section(kind: str) -> dict[str, dict]:
 
 
 def names(kind: str) -> list[str]:
-    """The declared names of one kind: ``"corpora"``, ``"sts"`` or ``"classification"``."""
+    """The declared names of one kind: ``"corpora"``, ``"sts"``, ``"classification"`` or
+    ``"word_similarity"``."""
     if kind not in _KINDS:
         raise TaskError(f"Unknown kind {kind!r}; choose one of {_KINDS}.")
     return list(_section(kind))
@@ -92,7 +93,8 @@ def _lookup(kind: str, name: str) -> dict:
     section = _section(kind)
     if name not in section:
         label = {"corpora": "corpus", "sts": "STS task",
-                 "classification": "classification task"}[kind]
+                 "classification": "classification task",
+                 "word_similarity": "word-similarity task"}[kind]
         raise TaskError(f"Unknown {label} {name!r}; choose one of {list(section)} (declared "
                         f"in {TASKS_FILE.relative_to(PROJECT_ROOT)}).")
     return section[name]
@@ -173,6 +175,21 @@ def sts_task(name: str, max_pairs: int | None = None, seed: int = 0) -> pd.DataF
                               sort=True)
         frame = frame.iloc[rows]
     return frame
+
+
+def word_task(name: str) -> pd.DataFrame:
+    """The pairs of word-similarity task ``name``: ``word1, word2, score``."""
+    body = _lookup("word_similarity", name)
+    return data.load(body["dataset"], body["split"])
+
+
+def word_task_words(names_: list[str]) -> list[str]:
+    """Every distinct word of the tasks' pairs, sorted: the inputs encoded one at a time."""
+    words = set()
+    for name in names_:
+        frame = word_task(name)
+        words |= set(frame["word1"]) | set(frame["word2"])
+    return sorted(words)
 
 
 def sts_scope(names_: list[str], max_pairs: int | None = None) -> str:
