@@ -126,197 +126,236 @@ CHECKS = GRADED + FINDINGS
 
 
 # --------------------------------------------------------------------------- measurements
-def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str],
-                  sts_sentences: list[str], word_list: list[str], *,
-                  massive_threshold: float):
-    """Chapter 6 on one loaded model; see :mod:`anisotropy.claims.later`."""
+# Each section writes its checks into ``checks`` (``{id: (measured, Interval or None,
+# details)}``) and returns what the per-layer table and the later sections need. Every
+# interval over sentences shares one set of weights (``weights``), so the sections' layer
+# profiles are resampled as one.
+
+
+def _massive(checks: dict, s: Settings, tokens, layers: list[int], weights: np.ndarray,
+             threshold: float) -> tuple[pd.DataFrame, list[int]]:
+    """Massive activations: the ratio, where the peak sits, the onset, the dimensions.
+    Returns the per-layer table and the (up to two) dimensions to remove."""
     from anisotropy.claims import later
-    from anisotropy.inputs.attention import AttentionUnavailable, first_token_attention
 
-    s = settings
-    epsilon = s.sink_epsilon if s.sink_epsilon is not None else sink_epsilon()
-    L = encoder.n_layers
-    layers = list(range(L + 1))
-    decoder = encoder.resolved.kind == "decoder"
-    tokens = encoder.encode_tokens(base)
-    n = len(base)
-    w_sent = later.boot_weights(n, s.n_boot, stream_seed(s.seed, "chapter6/sentences"))
-    checks: dict = {}
-
-    # massive activations
-    massive, mdraws = later.massive_profile(tokens, layers, w_sent)
-    peak_layer = int(massive["massive_ratio"].to_numpy()[1:].argmax()) + 1
-    ratio_draws = 10 ** np.nanmax(mdraws["log_ratio"][:, 1:], axis=1)
+    L, n = layers[-1], len(tokens.words)
+    massive, draws = later.massive_profile(tokens, layers, weights)
+    peak = int(massive["massive_ratio"].to_numpy()[1:].argmax()) + 1
     checks["massive-activations"] = (
         float(massive["massive_ratio"].iloc[1:].max()),
-        later.interval_of(ratio_draws, "the largest layer's geometric mean per draw", s.n_boot,
-                          n, "sentences"),
-        {"layer": peak_layer, "relative depth": peak_layer / L})
-    share = float(massive.loc[peak_layer, "peak_first_or_delimiter"])
+        later.interval_of(10 ** np.nanmax(draws["log_ratio"][:, 1:], axis=1),
+                          "the largest layer's geometric mean per draw", s.n_boot, n,
+                          "sentences"),
+        {"layer": peak, "relative depth": peak / L})
     checks["massive-at-sink"] = (
-        share, later.interval_of(mdraws["first_or_delimiter"][:, peak_layer],
-                                 f"layer {peak_layer}", s.n_boot, n, "sentences"),
-        {"layer": peak_layer, "at position 0": float(massive.loc[peak_layer, "peak_at_first"])})
-    above = massive.index[(massive["massive_ratio"] >= massive_threshold)
-                          & (massive["layer"] > 0)]
+        float(massive.loc[peak, "peak_first_or_delimiter"]),
+        later.interval_of(draws["first_or_delimiter"][:, peak], f"layer {peak}", s.n_boot, n,
+                          "sentences"),
+        {"layer": peak, "at position 0": float(massive.loc[peak, "peak_at_first"])})
+    above = massive.index[(massive["massive_ratio"] >= threshold) & (massive["layer"] > 0)]
     checks["massive-onset"] = ({"first layer at or above the threshold":
-                                int(above[0]) if len(above) else None,
-                                "of layers": L}, None, None)
-    remove = sorted(set(massive.loc[peak_layer, "top_dims"][:2]))
-    checks["massive-dims"] = ({"top dimensions at the peak layer": massive.loc[peak_layer,
-                                                                                "top_dims"],
-                               "share of sentences in the top dimension":
-                               float(massive.loc[peak_layer, "top_dim_share"]),
-                               "variation of the peak across sentences (CV)":
-                               float(massive.loc[peak_layer, "peak_cv"])}, None, None)
+                                int(above[0]) if len(above) else None, "of layers": L},
+                               None, None)
+    checks["massive-dims"] = ({
+        "top dimensions at the peak layer": massive.loc[peak, "top_dims"],
+        "share of sentences in the top dimension": float(massive.loc[peak, "top_dim_share"]),
+        "variation of the peak across sentences (CV)": float(massive.loc[peak, "peak_cv"])},
+        None, None)
+    return massive, sorted(set(massive.loc[peak, "top_dims"][:2]))
 
-    # attention sinks
-    attention = None
+
+def _sinks(checks: dict, s: Settings, encoder, base: list[str]) -> np.ndarray | None:
+    """Attention sinks: the share of sink heads, or why the model gives no weights."""
+    from anisotropy.claims import later
+    from anisotropy.inputs.attention import (
+        AttentionUnavailable,
+        first_token_attention,
+        sink_rate,
+    )
+
+    epsilon = s.sink_epsilon if s.sink_epsilon is not None else sink_epsilon()
     try:
         attention = first_token_attention(encoder, base[: s.n_attention_sentences])
     except AttentionUnavailable as error:
         checks["sink-heads"] = (None, None, {"unavailable": str(error)})
-    else:
-        from anisotropy.inputs.attention import sink_rate
+        return None
+    m = attention.shape[0]
+    weights = later.boot_weights(m, s.n_boot, stream_seed(s.seed, "chapter6/attention"))
+    checks["sink-heads"] = (
+        sink_rate(attention, epsilon),
+        later.interval_of(sink_rate(attention, epsilon, weights), "heads' means recomputed "
+                          "per draw", s.n_boot, m, "sentences"),
+        {"heads": int(attention.shape[1] * attention.shape[2]), "epsilon": epsilon})
+    return np.asarray(attention)
 
-        m = attention.shape[0]
-        w_att = later.boot_weights(m, s.n_boot, stream_seed(s.seed, "chapter6/attention"))
-        checks["sink-heads"] = (
-            sink_rate(attention, epsilon),
-            later.interval_of(sink_rate(attention, epsilon, w_att), "heads' means "
-                              "recomputed per draw", s.n_boot, m, "sentences"),
-            {"heads": int(attention.shape[1] * attention.shape[2]),
-             "epsilon": epsilon})
 
-    # rogue dimensions
+def _rogue(checks: dict, s: Settings, tokens, layers: list[int], remove: list[int]
+           ) -> tuple[pd.DataFrame, int]:
+    """Rogue dimensions: the top-k share of the mean cosine, and claim 1's cosine without
+    the massive dimensions. Returns the per-layer table and the number of pairs."""
+    from anisotropy.claims import later
+
+    L = layers[-1]
     first, second = random_pairs_of(tokens, s)
-    w_pairs = later.boot_weights(first.size, s.n_boot, stream_seed(s.seed, "chapter6/pairs"))
-    rogue, rdraws = later.rogue_profile(tokens, layers, first, second, w_pairs, s.rogue_k,
-                                        remove)
+    weights = later.boot_weights(first.size, s.n_boot, stream_seed(s.seed, "chapter6/pairs"))
+    rogue, draws = later.rogue_profile(tokens, layers, first, second, weights, s.rogue_k,
+                                       remove)
     shares = rogue["top_share"].to_numpy()
-    rogue_layer = int(np.nanargmax(shares[1:])) + 1
+    layer = int(np.nanargmax(shares[1:])) + 1
     checks["rogue-dimensions"] = (
-        float(shares[rogue_layer]),
-        later.interval_of(np.nan_to_num(rdraws[:, rogue_layer], nan=0.0),
-                          f"layer {rogue_layer}; a draw whose mean cosine is not positive "
-                          "counts as 0", s.n_boot, first.size, "token pairs"),
-        {"layer": rogue_layer, "dimensions": rogue.loc[rogue_layer, "top_dims"]})
+        float(shares[layer]),
+        later.interval_of(np.nanmax(np.nan_to_num(draws[:, 1:], nan=0.0), axis=1),
+                          "the largest layer's share per draw; a layer whose mean cosine is "
+                          "not positive counts as 0", s.n_boot, first.size, "token pairs"),
+        {"layer": layer, "dimensions": rogue.loc[layer, "top_dims"]})
     upper = np.array(layers) > L / 2
     checks["massive-removal"] = ({
         "dimensions set to 0": remove,
         "upper-half mean cosine": float(rogue["mean_cosine"][upper].mean()),
         "without them": float(rogue["mean_cosine_without_massive"][upper].mean())}, None, None)
+    return rogue, int(first.size)
 
-    # intrinsic dimension
+
+def _peak_over_ends(values: np.ndarray, L: int) -> np.ndarray:
+    """Per row: the largest value over layers 2..L-1 over the larger of layers 1 and L."""
+    values = np.atleast_2d(values)
+    interior = slice(2, L) if L > 2 else slice(1, L + 1)
+    return values[:, interior].max(axis=1) / np.maximum(values[:, 1], values[:, L])
+
+
+def _peak_over_first(values: np.ndarray) -> np.ndarray:
+    """Per row: the largest value over layers >= 1 over layer 1's."""
+    values = np.atleast_2d(values)
+    return values[:, 1:].max(axis=1) / values[:, 1]
+
+
+def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
+               layers: list[int], weights: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Intrinsic dimension across depth, and on the shuffled sentences. Returns the token
+    rows (one per sentence) and both TwoNN profiles."""
+    from anisotropy.claims import later
+
+    L, n = layers[-1], len(tokens.words)
     rows = later.one_token_per_sentence(tokens, stream_seed(s.seed, "chapter6/id"))
     if rows.size != n:
         raise ValueError(f"{encoder.name}: {n - rows.size} sentences have no token after "
                          "the first; the intrinsic dimension takes one from each.")
-    ids, id_draws = later.dimension_profile(tokens, layers, rows, w_sent[:, :rows.size])
-    mixed_tokens = encoder.encode_tokens(mixed)
-    mixed_rows = later.one_token_per_sentence(mixed_tokens, stream_seed(s.seed, "chapter6/id"))
-    m = len(mixed)
-    ids_mixed, mixed_draws = later.dimension_profile(mixed_tokens, layers, mixed_rows,
-                                                     w_sent[:, :m])
+    ids, draws = later.dimension_profile(tokens, layers, rows, weights)
     interior = slice(2, L) if L > 2 else slice(1, L + 1)
-
-    def peak_over_ends(values):
-        values = np.atleast_2d(values)
-        peak = values[:, interior].max(axis=1)
-        return peak / np.maximum(values[:, 1], values[:, L])
-
     checks["id-peak-interior"] = (
-        float(peak_over_ends(ids)[0]),
-        later.interval_of(peak_over_ends(id_draws), "one token per sentence", s.n_boot,
+        float(_peak_over_ends(ids, L)[0]),
+        later.interval_of(_peak_over_ends(draws, L), "one token per sentence", s.n_boot,
                           rows.size, "sentences"),
         {"peak layer": int(np.argmax(ids[interior]) + interior.start),
          "peak over layer 1": float(ids[interior].max() / ids[1])})
-
-    def peak_over_first(values):
-        values = np.atleast_2d(values)
-        return values[:, 1:].max(axis=1) / values[:, 1]
-
-    same_ids, same_draws = later.dimension_profile(tokens, layers, rows[:m], w_sent[:, :m])
-    plain = float(peak_over_first(same_ids)[0])
-    difference = peak_over_first(same_draws) - peak_over_first(mixed_draws)
+    mixed_tokens = encoder.encode_tokens(mixed)
+    m = len(mixed)
+    mixed_rows = later.one_token_per_sentence(mixed_tokens, stream_seed(s.seed, "chapter6/id"))
+    ids_mixed, mixed_draws = later.dimension_profile(mixed_tokens, layers, mixed_rows,
+                                                     weights[:, :m])
+    same, same_draws = later.dimension_profile(tokens, layers, rows[:m], weights[:, :m])
+    ordered, shuffled_ = float(_peak_over_first(same)[0]), float(_peak_over_first(ids_mixed)[0])
     checks["id-shuffled-flatter"] = (
-        float(plain - peak_over_first(ids_mixed)[0]),
-        later.interval_of(difference, "the same sentences' weights in both texts",
-                          s.n_boot, m, "sentences"),
-        {"ordered peak/layer 1": float(plain),
-         "shuffled peak/layer 1": float(peak_over_first(ids_mixed)[0])})
+        ordered - shuffled_,
+        later.interval_of(_peak_over_first(same_draws) - _peak_over_first(mixed_draws),
+                          "the same sentences' weights in both texts", s.n_boot, m,
+                          "sentences"),
+        {"ordered peak/layer 1": ordered, "shuffled peak/layer 1": shuffled_})
+    return rows, ids, ids_mixed
 
-    # four measures
-    measures = later.measures_profile(tokens, layers, rows)
-    measures["mean_cosine"] = rogue["mean_cosine"].to_numpy()
-    lowest = int(measures["mean_cosine"].to_numpy()[1:].argmin()) + 1
+
+def _measures(checks: dict, s: Settings, tokens, layers: list[int], rows: np.ndarray,
+              mean_cosine: np.ndarray) -> pd.DataFrame:
+    """Four anisotropy measures per layer; IsoScore where the mean cosine is lowest."""
+    from anisotropy.claims import later
     from anisotropy.geometry.intervals import resample_indices
     from anisotropy.geometry.isotropy import isoscore
 
+    measures = later.measures_profile(tokens, layers, rows)
+    measures["mean_cosine"] = mean_cosine
+    lowest = int(measures["mean_cosine"].to_numpy()[1:].argmin()) + 1
     X = np.asarray(tokens.layer(lowest), dtype=np.float64)[rows]
-    iso_draws = [isoscore(X[draw]) for draw in resample_indices(
+    draws = [isoscore(X[draw]) for draw in resample_indices(
         rows.size, s.n_boot_isoscore, stream_seed(s.seed, "chapter6/isoscore"))]
-    checks["measures-disagree"] = (float(measures.loc[lowest, "isoscore"]),
-                                   later.interval_of(iso_draws, f"layer {lowest}, tokens "
-                                                     "resampled", s.n_boot_isoscore,
-                                                     rows.size, "sentences"),
-                                   {"layer of lowest mean cosine": lowest,
-                                    "its mean cosine": float(measures.loc[lowest,
-                                                                          "mean_cosine"])})
+    checks["measures-disagree"] = (
+        float(measures.loc[lowest, "isoscore"]),
+        later.interval_of(draws, f"layer {lowest}, tokens resampled", s.n_boot_isoscore,
+                          rows.size, "sentences"),
+        {"layer of lowest mean cosine": lowest,
+         "its mean cosine": float(measures.loc[lowest, "mean_cosine"])})
     ranks = measures.iloc[1:][["mean_cosine", "top_pc_share", "isoscore", "log10_iw"]]
     agreement = ranks.corr(method="spearman")["mean_cosine"].drop("mean_cosine")
     checks["measures-agreement"] = ({f"Spearman of mean cosine with {k}": float(v)
                                      for k, v in agreement.items()}, None, None)
+    return measures.drop(columns=["mean_cosine"])
 
-    # standardisation on STS
-    sts_tokens = encoder.encode_tokens(sts_sentences, [0, 1, L])
-    exclude = (0,) if decoder else ()
-    vectors = sts_tokens.sentence_means(L, exclude)
-    from anisotropy.claims.later import standardised_sts
+
+def _standardisation(checks: dict, s: Settings, encoder, sts_sentences: list[str],
+                     word_list: list[str]) -> tuple[dict, dict | None]:
+    """Standardisation on STS and on word similarity. Returns the per-task tables."""
+    from anisotropy.claims.later import standardised_sts, standardised_words
     from anisotropy.claims.sts import mean_change_interval
 
-    table, sdraws = standardised_sts(vectors, sts_sentences, list(s.tasks),
-                                     max_pairs=s.max_pairs,
-                                     data_seed=stream_seed(s.seed, "data"), n_boot=s.n_boot,
-                                     seed=stream_seed(s.seed, "chapter6/sts"))
+    L = encoder.n_layers
+    exclude = (0,) if encoder.resolved.kind == "decoder" else ()
+    vectors = encoder.encode_tokens(sts_sentences, [0, 1, L]).sentence_means(L, exclude)
+    table, draws = standardised_sts(vectors, sts_sentences, list(s.tasks),
+                                    max_pairs=s.max_pairs,
+                                    data_seed=stream_seed(s.seed, "data"), n_boot=s.n_boot,
+                                    seed=stream_seed(s.seed, "chapter6/sts"))
     checks["standardise-helps"] = (float(table["change"].mean()),
-                                   mean_change_interval(sdraws["draws"], s.n_boot,
-                                                        sdraws["pairs"]),
+                                   mean_change_interval(draws["draws"], s.n_boot,
+                                                        draws["pairs"]),
                                    {"tasks": len(table)})
-
-    if s.word_tasks:
-        from anisotropy.claims.later import standardised_words
-
-        word_tokens = encoder.encode_tokens(word_list, [L])
-        word_vectors = word_tokens.sentence_means(L, drop_special=True)
-        word_table, wdraws = standardised_words(word_vectors, word_list, list(s.word_tasks),
-                                                n_boot=s.n_boot,
-                                                seed=stream_seed(s.seed, "chapter6/words"))
-        checks["standardise-helps-words"] = (
-            float(word_table["change"].mean()),
-            mean_change_interval(wdraws["draws"], s.n_boot, wdraws["pairs"]),
-            {"tasks": len(word_table)})
-        word_rows = word_table.reset_index().to_dict(orient="list")
-    else:
+    if not s.word_tasks:
         checks["standardise-helps-words"] = (None, None, {
             "unavailable": "no word-similarity task in this run (word_tasks is empty: the "
                            "files have no hub copy, so the binder profile leaves them out)"})
-        word_rows = None
+        return table.reset_index().to_dict(orient="list"), None
+    vectors = encoder.encode_tokens(word_list, [L]).sentence_means(L, drop_special=True)
+    words_table, draws = standardised_words(vectors, word_list, list(s.word_tasks),
+                                            n_boot=s.n_boot,
+                                            seed=stream_seed(s.seed, "chapter6/words"))
+    checks["standardise-helps-words"] = (float(words_table["change"].mean()),
+                                         mean_change_interval(draws["draws"], s.n_boot,
+                                                              draws["pairs"]),
+                                         {"tasks": len(words_table)})
+    return (table.reset_index().to_dict(orient="list"),
+            words_table.reset_index().to_dict(orient="list"))
 
+
+def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str],
+                  sts_sentences: list[str], word_list: list[str], *,
+                  massive_threshold: float):
+    """Chapter 6 on one loaded model: every section's checks, the per-layer table and the
+    facts (:class:`anisotropy.claims.later.LaterMeasurement`)."""
+    from anisotropy.claims import later
+
+    s = settings
+    L = encoder.n_layers
+    layers = list(range(L + 1))
+    tokens = encoder.encode_tokens(base)
+    weights = later.boot_weights(len(base), s.n_boot,
+                                 stream_seed(s.seed, "chapter6/sentences"))
+    checks: dict = {}
+    massive, remove = _massive(checks, s, tokens, layers, weights, massive_threshold)
+    attention = _sinks(checks, s, encoder, base)
+    rogue, n_pairs = _rogue(checks, s, tokens, layers, remove)
+    rows, ids, ids_mixed = _dimension(checks, s, encoder, tokens, mixed, layers, weights)
+    measures = _measures(checks, s, tokens, layers, rows, rogue["mean_cosine"].to_numpy())
+    sts_rows, word_rows = _standardisation(checks, s, encoder, sts_sentences, word_list)
     per_layer = massive.drop(columns=["top_dims"]).merge(
-        rogue.drop(columns=["top_dims"]), on="layer").merge(measures.drop(
-            columns=["mean_cosine"]), on="layer")
+        rogue.drop(columns=["top_dims"]), on="layer").merge(measures, on="layer")
     per_layer["twonn"] = ids
     per_layer["twonn_shuffled"] = ids_mixed
     per_layer["relative_depth"] = per_layer["layer"] / L
-    facts = {"sentences": n, "tokens": int(len(tokens)), "id points": int(rows.size),
-             "shuffled sentences": m, "pairs": int(first.size),
+    facts = {"sentences": len(base), "tokens": int(len(tokens)), "id points": int(rows.size),
+             "shuffled sentences": len(mixed), "pairs": n_pairs,
              "attention sentences": 0 if attention is None else int(attention.shape[0]),
-             "sts": table.reset_index().to_dict(orient="list"), "words": word_rows}
-    from anisotropy.claims.later import LaterMeasurement
-
-    return LaterMeasurement(encoder.name, encoder.resolved.kind, per_layer, checks, facts,
-                            None if attention is None else np.asarray(attention))
+             "sts": sts_rows, "words": word_rows}
+    return later.LaterMeasurement(encoder.name, encoder.resolved.kind, per_layer, checks,
+                                  facts, attention)
 
 
 def sink_epsilon() -> float:
