@@ -179,22 +179,29 @@ def measures_profile(tokens, layers: list[int], rows: np.ndarray) -> pd.DataFram
 
 
 def _standardised_scores(vectors: np.ndarray, first: np.ndarray, second: np.ndarray
-                         ) -> tuple[np.ndarray, np.ndarray]:
-    """Cosine scores of the pairs ``(first, second)``, raw and with every dimension
-    z-scored over the vectors the pairs use."""
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cosine scores of the pairs ``(first, second)``: raw, with every dimension z-scored,
+    and after all-but-the-top (Mu & Viswanath 2018: the mean and the top ``D = dim/100``
+    principal directions removed, at least 1), each fitted on the vectors the pairs use."""
     from anisotropy.claims.sts import cosine_scores
+    from anisotropy.geometry.transforms import AllButTheTop
 
     used = np.unique(np.r_[first, second])
     z = np.zeros(vectors.shape, dtype=np.float64)
     z[used] = standardise(vectors[used])
-    return cosine_scores(vectors[first], vectors[second]), cosine_scores(z[first], z[second])
+    top = np.zeros(vectors.shape, dtype=np.float64)
+    top[used] = AllButTheTop(max(1, round(vectors.shape[1] / 100))).fit_transform(
+        np.asarray(vectors[used], dtype=np.float64))
+    return (cosine_scores(vectors[first], vectors[second]), cosine_scores(z[first], z[second]),
+            cosine_scores(top[first], top[second]))
 
 
 def standardised_sts(vectors: np.ndarray, sentences: list[str], task_names: list[str], *,
                      max_pairs: int | None, data_seed: int, n_boot: int, seed: int
                      ) -> tuple[pd.DataFrame, dict]:
-    """Spearman x 100 of cosine scores on each STS task, raw and with every dimension
-    z-scored over the task's sentences (Timkey & van Schijndel 2021, Sec. 5), each task
+    """Spearman x 100 of cosine scores on each STS task, raw, with every dimension z-scored
+    over the task's sentences (Timkey & van Schijndel 2021, Sec. 5) and after
+    all-but-the-top, each task
     aggregated as the book reports it (``wmean`` over the STS12-16 subsets, ``all`` pairs
     pooled for STS-B and SICK-R), and the paired-bootstrap draws of the change per task."""
     from anisotropy.claims.sts import score_correlations, spearman_change_draws
@@ -206,14 +213,14 @@ def standardised_sts(vectors: np.ndarray, sentences: list[str], task_names: list
         frame = sts_task(task, max_pairs, data_seed)
         a = np.asarray([index[s] for s in frame["sentence1"]])
         b = np.asarray([index[s] for s in frame["sentence2"]])
-        raw_scores, z_scores = _standardised_scores(vectors, a, b)
+        raw_scores, z_scores, top_scores = _standardised_scores(vectors, a, b)
         gold = frame["score"].to_numpy()
         how = sts_aggregation(task)
         subsets = frame["subset"].to_numpy() if how == "wmean" else None
-        raw = score_correlations(raw_scores, gold, subsets)[f"spearman_{how}"]
-        zed = score_correlations(z_scores, gold, subsets)[f"spearman_{how}"]
+        raw, zed, top = (score_correlations(x, gold, subsets)[f"spearman_{how}"]
+                         for x in (raw_scores, z_scores, top_scores))
         rows.append({"task": task, "raw": raw, "standardised": zed, "change": zed - raw,
-                     "pairs": len(frame)})
+                     "all-but-the-top": top, "abtt change": top - raw, "pairs": len(frame)})
         draws[task] = spearman_change_draws(z_scores, raw_scores, gold, n_boot,
                                             stream_seed(seed, f"sts/{task}"), subsets)
         pairs[task] = len(frame)
@@ -234,12 +241,12 @@ def standardised_words(vectors: np.ndarray, words: list[str], task_names: list[s
         frame = word_task(task)
         a = np.asarray([index[w] for w in frame["word1"]])
         b = np.asarray([index[w] for w in frame["word2"]])
-        raw_scores, z_scores = _standardised_scores(vectors, a, b)
+        raw_scores, z_scores, top_scores = _standardised_scores(vectors, a, b)
         gold = frame["score"].to_numpy()
-        raw = score_correlations(raw_scores, gold)["spearman_all"]
-        zed = score_correlations(z_scores, gold)["spearman_all"]
+        raw, zed, top = (score_correlations(x, gold)["spearman_all"]
+                         for x in (raw_scores, z_scores, top_scores))
         rows.append({"task": task, "raw": raw, "standardised": zed, "change": zed - raw,
-                     "pairs": len(frame)})
+                     "all-but-the-top": top, "abtt change": top - raw, "pairs": len(frame)})
         draws[task] = spearman_change_draws(z_scores, raw_scores, gold, n_boot,
                                             stream_seed(seed, f"words/{task}"))
         pairs[task] = len(frame)

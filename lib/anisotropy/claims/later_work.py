@@ -121,7 +121,8 @@ def inputs(settings: Settings) -> list[Extraction]:
 GRADED = ("massive-activations", "massive-at-sink", "sink-heads", "rogue-dimensions",
           "standardise-helps", "standardise-helps-words", "id-peak-interior",
           "id-shuffled-flatter", "measures-disagree")
-FINDINGS = ("massive-onset", "massive-dims", "massive-removal", "measures-agreement")
+FINDINGS = ("massive-onset", "massive-dims", "massive-removal", "measures-agreement",
+            "all-but-the-top")
 CHECKS = GRADED + FINDINGS
 
 
@@ -308,6 +309,8 @@ def _standardisation(checks: dict, s: Settings, encoder, sts_sentences: list[str
                                    mean_change_interval(draws["draws"], s.n_boot,
                                                         draws["pairs"]),
                                    {"tasks": len(table)})
+    abtt = {"STS": float(table["abtt change"].mean())}
+    checks["all-but-the-top"] = (abtt, None, None)
     if not s.word_tasks:
         checks["standardise-helps-words"] = (None, None, {
             "unavailable": "no word-similarity task in this run (word_tasks is empty: the "
@@ -319,8 +322,9 @@ def _standardisation(checks: dict, s: Settings, encoder, sts_sentences: list[str
                                             seed=stream_seed(s.seed, "chapter6/words"))
     checks["standardise-helps-words"] = (float(words_table["change"].mean()),
                                          mean_change_interval(draws["draws"], s.n_boot,
-                                                              draws["pairs"]),
+                                                              draws["pairs"], "word pairs"),
                                          {"tasks": len(words_table)})
+    abtt["word similarity"] = float(words_table["abtt change"].mean())
     return (table.reset_index().to_dict(orient="list"),
             words_table.reset_index().to_dict(orient="list"))
 

@@ -140,13 +140,14 @@ def spearman_change_draws(new_scores, base_scores, gold, n_boot: int = 1000,
 
 
 def mean_change_interval(draws_by_task: dict[str, np.ndarray], n_boot: int,
-                         n_pairs: dict[str, int]):
+                         n_pairs: dict[str, int], unit: str = "sentence pairs"):
     """95% interval of the mean over tasks of a Spearman change, from per-task paired
-    bootstrap draws (:func:`spearman_change_draws`), tasks combined draw by draw."""
+    bootstrap draws (:func:`spearman_change_draws`), tasks combined draw by draw; ``unit``
+    names what the tasks pair (sentences, or words for word similarity)."""
     if not draws_by_task:
         raise ValueError("No task to average over.")
     stacked = np.mean(np.stack(list(draws_by_task.values())), axis=0)
     total = sum(n_pairs.values())
     return percentile_interval(stacked, method=(
-        f"95% paired percentile bootstrap, B={n_boot} over the sentence pairs of each task "
+        f"95% paired percentile bootstrap, B={n_boot} over the {unit} of each task "
         f"({total:,} pairs in {len(draws_by_task)} tasks), tasks averaged draw by draw"))

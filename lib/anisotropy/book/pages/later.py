@@ -121,14 +121,19 @@ def measures_figure(measured: dict, bert_isoscore: list[float]):
 
 
 def sts_table(measured: dict) -> pd.DataFrame:
-    """Spearman x 100 per STS task and model, raw and standardised."""
+    """Spearman x 100 per STS and word-similarity task and model: raw, standardised and
+    after all-but-the-top."""
     rows = []
     for name, m in measured.items():
-        sts = pd.DataFrame(m.facts["sts"])
-        for _, row in sts.iterrows():
+        frames = [pd.DataFrame(m.facts["sts"])]
+        if m.facts.get("words"):
+            frames.append(pd.DataFrame(m.facts["words"]))
+        for _, row in pd.concat(frames).iterrows():
             rows.append({"model": plotting.short_name(name), "task": row["task"],
                          "raw": sig(row["raw"]), "standardised": sig(row["standardised"]),
-                         "change": sig(row["change"]), "pairs": int(row["pairs"])})
+                         "change": sig(row["change"]),
+                         "all-but-the-top": sig(row["all-but-the-top"]),
+                         "its change": sig(row["abtt change"]), "pairs": int(row["pairs"])})
     return pd.DataFrame(rows).set_index(["model", "task"])
 
 
@@ -145,6 +150,9 @@ def explains_table(measured: dict) -> pd.DataFrame:
                 f"{sig(removal['upper-half mean cosine'])} ({sig(removal['without them'])})",
             "claims 1-2: share of cosine in 3 dims": sig(c["rogue-dimensions"][0]),
             "claim 3: STS change from z-scoring": sig(c["standardise-helps"][0]),
+            "word similarity change from z-scoring":
+                sig(c["standardise-helps-words"][0])
+                if c["standardise-helps-words"][0] is not None else "not run",
             "claims 4-5: IsoScore where cosine is lowest": sig(c["measures-disagree"][0]),
             "claim 2: ID peak over ends": sig(c["id-peak-interior"][0]),
         })
