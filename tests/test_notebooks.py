@@ -116,11 +116,13 @@ def _lookup(record, path):
 
 def _banded_paths(check: dict) -> set[tuple]:
     """The paths of a check record that must have a band: measured and both interval ends
-    of a check with an interval, and every value of a finding (a number, or a dict's)."""
+    of a check with an interval, and every value of a finding (a number, or a dict's; a
+    None, such as chapter 6's onset layer when no layer reaches the threshold, is shown and
+    not compared, as scripts/record_smoke_bands.py leaves it)."""
     paths = set()
     measured = check.get("measured")
-    if isinstance(measured, dict):
-        paths.update(("measured", key) for key in measured)
+    if isinstance(measured, dict):  # a None (no value in this run) is not a number, as below
+        paths.update(("measured", key) for key, value in measured.items() if value is not None)
     elif measured is not None:
         paths.add(("measured",))
     if check.get("interval"):
