@@ -372,17 +372,15 @@ def widen_unbandable(collected: dict) -> list[str]:
     return widened
 
 
-def archived_values(path: Path, local_runs: dict[str, dict] | set[str]) -> dict[str, dict]:
+def archived_values(path: Path, local_runs: dict[str, dict]) -> dict[str, dict]:
     """``{slug: {(check, *path): {run: value}}}`` of the previous file's values seen on
     runs that are not local: other machines, and this machine's runs of the claims that
     have no local run now (a recording of one claim keeps every other claim's values).
 
-    ``local_runs`` is :func:`load_local_runs`' ``{run: {slug: record}}``; a plain set of
-    run names means every claim ran locally under those names."""
+    ``local_runs`` is :func:`load_local_runs`' ``{run: {slug: record}}``."""
     if not path.is_file():
         return {}
-    local = {name: (set(SLUGS) if isinstance(local_runs, set) else set(local_runs[name]))
-             for name in local_runs}
+    local = {name: set(records) for name, records in local_runs.items()}
     previous = yaml.safe_load(path.read_text()) or {}
     out: dict[str, dict] = {}
     for slug, entry in previous.items():

@@ -22,7 +22,6 @@ from anisotropy.geometry.dimension import twonn_from_log_ratios, twonn_log_ratio
 from anisotropy.geometry.intervals import (
     Interval,
     boot_method,
-    dirichlet_weights,
     percentile_interval,
     weighted_mean_draws,
 )
@@ -46,8 +45,9 @@ DELIMITER = re.compile(r"^[\W_]+$")
 
 @dataclass
 class LaterMeasurement:
-    """Chapter 6 on one model: ``per_layer`` (one row per layer), ``checks`` (``{id:
-    (measured, Interval or None, details)}``), ``facts`` and the ``shuffled`` ID profile."""
+    """Chapter 6 on one model: ``per_layer`` (one row per layer, the shuffled text's TwoNN
+    profile included), ``checks`` (``{id: (measured, Interval or None, details)}``),
+    ``facts`` and the attention to the first token (``None`` when the model gives none)."""
 
     name: str
     kind: str
@@ -196,69 +196,69 @@ def _standardised_scores(vectors: np.ndarray, first: np.ndarray, second: np.ndar
             cosine_scores(top[first], top[second]))
 
 
+def _task_changes(vectors: np.ndarray, frame: pd.DataFrame, index: dict, columns: tuple,
+                  subsets, how: str, n_boot: int, seed: int) -> tuple[dict, np.ndarray]:
+    """One task's row (Spearman x 100 raw, z-scored and after all-but-the-top, and the
+    changes) and the paired-bootstrap draws of the z-scoring change. ``columns`` names the
+    frame's two item columns, ``index`` maps an item to its row of ``vectors``."""
+    from anisotropy.claims.sts import score_correlations, spearman_change_draws
+
+    a = np.asarray([index[x] for x in frame[columns[0]]])
+    b = np.asarray([index[x] for x in frame[columns[1]]])
+    raw_scores, z_scores, top_scores = _standardised_scores(vectors, a, b)
+    gold = frame["score"].to_numpy()
+    raw, zed, top = (score_correlations(x, gold, subsets)[f"spearman_{how}"]
+                     for x in (raw_scores, z_scores, top_scores))
+    row = {"raw": raw, "standardised": zed, "change": zed - raw, "all-but-the-top": top,
+           "abtt change": top - raw, "pairs": len(frame)}
+    return row, spearman_change_draws(z_scores, raw_scores, gold, n_boot, seed, subsets)
+
+
+def _changes_table(rows: dict[str, dict], draws: dict[str, np.ndarray]
+                   ) -> tuple[pd.DataFrame, dict]:
+    table = pd.DataFrame([{"task": task, **row} for task, row in rows.items()])
+    return table.set_index("task"), {"draws": draws,
+                                     "pairs": {t: r["pairs"] for t, r in rows.items()}}
+
+
 def standardised_sts(vectors: np.ndarray, sentences: list[str], task_names: list[str], *,
                      max_pairs: int | None, data_seed: int, n_boot: int, seed: int
                      ) -> tuple[pd.DataFrame, dict]:
     """Spearman x 100 of cosine scores on each STS task, raw, with every dimension z-scored
     over the task's sentences (Timkey & van Schijndel 2021, Sec. 5) and after
-    all-but-the-top, each task
-    aggregated as the book reports it (``wmean`` over the STS12-16 subsets, ``all`` pairs
-    pooled for STS-B and SICK-R), and the paired-bootstrap draws of the change per task."""
-    from anisotropy.claims.sts import score_correlations, spearman_change_draws
+    all-but-the-top, each task aggregated as the book reports it (``wmean`` over the
+    STS12-16 subsets, ``all`` pairs pooled for STS-B and SICK-R), and the paired-bootstrap
+    draws of the change per task."""
     from anisotropy.inputs.tasks import sts_aggregation, sts_task
 
     index = {s: i for i, s in enumerate(sentences)}
-    rows, draws, pairs = [], {}, {}
+    rows, draws = {}, {}
     for task in task_names:
         frame = sts_task(task, max_pairs, data_seed)
-        a = np.asarray([index[s] for s in frame["sentence1"]])
-        b = np.asarray([index[s] for s in frame["sentence2"]])
-        raw_scores, z_scores, top_scores = _standardised_scores(vectors, a, b)
-        gold = frame["score"].to_numpy()
         how = sts_aggregation(task)
         subsets = frame["subset"].to_numpy() if how == "wmean" else None
-        raw, zed, top = (score_correlations(x, gold, subsets)[f"spearman_{how}"]
-                         for x in (raw_scores, z_scores, top_scores))
-        rows.append({"task": task, "raw": raw, "standardised": zed, "change": zed - raw,
-                     "all-but-the-top": top, "abtt change": top - raw, "pairs": len(frame)})
-        draws[task] = spearman_change_draws(z_scores, raw_scores, gold, n_boot,
-                                            stream_seed(seed, f"sts/{task}"), subsets)
-        pairs[task] = len(frame)
-    return pd.DataFrame(rows).set_index("task"), {"draws": draws, "pairs": pairs}
+        rows[task], draws[task] = _task_changes(
+            vectors, frame, index, ("sentence1", "sentence2"), subsets, how, n_boot,
+            stream_seed(seed, f"sts/{task}"))
+    return _changes_table(rows, draws)
 
 
 def standardised_words(vectors: np.ndarray, words: list[str], task_names: list[str], *,
                        n_boot: int, seed: int) -> tuple[pd.DataFrame, dict]:
-    """Spearman x 100 of cosine scores on each word-similarity task, raw and z-scored over
-    the task's words, with the paired-bootstrap draws of the change (pairs resampled).
-    ``vectors`` has one row per word of ``words``."""
-    from anisotropy.claims.sts import score_correlations, spearman_change_draws
+    """As :func:`standardised_sts`, on each word-similarity task (every pair pooled, z-scored
+    over the task's words). ``vectors`` has one row per word of ``words``."""
     from anisotropy.inputs.tasks import word_task
 
     index = {w: i for i, w in enumerate(words)}
-    rows, draws, pairs = [], {}, {}
+    rows, draws = {}, {}
     for task in task_names:
-        frame = word_task(task)
-        a = np.asarray([index[w] for w in frame["word1"]])
-        b = np.asarray([index[w] for w in frame["word2"]])
-        raw_scores, z_scores, top_scores = _standardised_scores(vectors, a, b)
-        gold = frame["score"].to_numpy()
-        raw, zed, top = (score_correlations(x, gold)["spearman_all"]
-                         for x in (raw_scores, z_scores, top_scores))
-        rows.append({"task": task, "raw": raw, "standardised": zed, "change": zed - raw,
-                     "all-but-the-top": top, "abtt change": top - raw, "pairs": len(frame)})
-        draws[task] = spearman_change_draws(z_scores, raw_scores, gold, n_boot,
-                                            stream_seed(seed, f"words/{task}"))
-        pairs[task] = len(frame)
-    return pd.DataFrame(rows).set_index("task"), {"draws": draws, "pairs": pairs}
+        rows[task], draws[task] = _task_changes(
+            vectors, word_task(task), index, ("word1", "word2"), None, "all", n_boot,
+            stream_seed(seed, f"words/{task}"))
+    return _changes_table(rows, draws)
 
 
 def interval_of(draws: np.ndarray, what: str, n_boot: int, n_units: int, unit: str
                 ) -> Interval:
     """The 95% percentile interval of ``draws`` with its method text."""
     return percentile_interval(draws, method=boot_method(n_boot, n_units, unit, what))
-
-
-def boot_weights(n_units: int, n_boot: int, seed: int) -> np.ndarray:
-    """Bayesian-bootstrap weights over ``n_units`` (:func:`dirichlet_weights`)."""
-    return dirichlet_weights(n_units, n_boot, seed)

@@ -22,6 +22,7 @@ import pandas as pd
 from anisotropy.claims import frequency_bias, layerwise_anisotropy
 from anisotropy.claims.frequency_bias import STS_TASKS
 from anisotropy.claims.settings import TRANSFORMERS, ClaimSettings, param
+from anisotropy.geometry.intervals import dirichlet_weights
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, LAST, Extraction, jobs
 
@@ -182,7 +183,7 @@ def _sinks(checks: dict, s: Settings, encoder, base: list[str]) -> np.ndarray | 
         checks["sink-heads"] = (None, None, {"unavailable": str(error)})
         return None
     m = attention.shape[0]
-    weights = later.boot_weights(m, s.n_boot, stream_seed(s.seed, "chapter6/attention"))
+    weights = dirichlet_weights(m, s.n_boot, stream_seed(s.seed, "chapter6/attention"))
     checks["sink-heads"] = (
         sink_rate(attention, epsilon),
         later.interval_of(sink_rate(attention, epsilon, weights), "heads' means recomputed "
@@ -199,7 +200,7 @@ def _rogue(checks: dict, s: Settings, tokens, layers: list[int], remove: list[in
 
     L = layers[-1]
     first, second = random_pairs_of(tokens, s)
-    weights = later.boot_weights(first.size, s.n_boot, stream_seed(s.seed, "chapter6/pairs"))
+    weights = dirichlet_weights(first.size, s.n_boot, stream_seed(s.seed, "chapter6/pairs"))
     rogue, draws = later.rogue_profile(tokens, layers, first, second, weights, s.rogue_k,
                                        remove)
     shares = rogue["top_share"].to_numpy()
@@ -341,7 +342,7 @@ def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str]
     L = encoder.n_layers
     layers = list(range(L + 1))
     tokens = encoder.encode_tokens(base)
-    weights = later.boot_weights(len(base), s.n_boot,
+    weights = dirichlet_weights(len(base), s.n_boot,
                                  stream_seed(s.seed, "chapter6/sentences"))
     checks: dict = {}
     massive, remove = _massive(checks, s, tokens, layers, weights, massive_threshold)

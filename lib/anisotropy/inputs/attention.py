@@ -59,7 +59,7 @@ def first_token_attention(encoder, sentences: list[str], *, batch_size: int = 32
     """
     import torch
 
-    from anisotropy.inputs.extraction import _description, _tokenize
+    from anisotropy.inputs.extraction import _description, _tokenize, padded_batch
 
     description = _description(encoder, sentences, "attention", statistic="first-token")
 
@@ -77,14 +77,7 @@ def first_token_attention(encoder, sentences: list[str], *, batch_size: int = 32
             for start in tqdm(range(0, len(order), batch_size), disable=not progress,
                               desc=f"{encoder.name.split('/')[-1]}: attention", unit="batch"):
                 batch = order[start: start + batch_size]
-                ids = [tokenized.ids[i] for i in batch]
-                width = max(len(seq) for seq in ids)
-                pad = encoder.tokenizer.pad_token_id or 0
-                input_ids = torch.full((len(ids), width), pad, dtype=torch.long)
-                mask = torch.zeros((len(ids), width), dtype=torch.long)
-                for row, seq in enumerate(ids):
-                    input_ids[row, : len(seq)] = torch.tensor(seq)
-                    mask[row, : len(seq)] = 1
+                input_ids, mask = padded_batch(encoder, [tokenized.ids[i] for i in batch])
                 with torch.inference_mode():
                     output = encoder.model(input_ids=input_ids.to(encoder.device),
                                            attention_mask=mask.to(encoder.device),

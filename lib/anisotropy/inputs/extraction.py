@@ -133,13 +133,11 @@ def _batches(lengths: np.ndarray, batch_tokens: int, max_padding: float = 0.08
     return batches
 
 
-def _forward(encoder, ids: list[list[int]]):
-    """Hidden states (tuple of L+1 tensors, batch x time x dim) and the attention mask."""
+def padded_batch(encoder, ids: list[list[int]]):
+    """Token ids right-padded with the tokenizer's pad id (0 when it has none) to the
+    longest sequence, and the attention mask: two ``(batch, width)`` long tensors."""
     import torch
 
-    if getattr(encoder, "model", True) is None:
-        raise RuntimeError(f"{encoder.name}: its weights were released (Encoder.release); "
-                           "load the model again for a forward pass.")
     width = max(len(seq) for seq in ids)
     pad = encoder.tokenizer.pad_token_id or 0
     input_ids = torch.full((len(ids), width), pad, dtype=torch.long)
@@ -147,6 +145,17 @@ def _forward(encoder, ids: list[list[int]]):
     for row, seq in enumerate(ids):
         input_ids[row, : len(seq)] = torch.tensor(seq)
         mask[row, : len(seq)] = 1
+    return input_ids, mask
+
+
+def _forward(encoder, ids: list[list[int]]):
+    """Hidden states (tuple of L+1 tensors, batch x time x dim) and the attention mask."""
+    import torch
+
+    if getattr(encoder, "model", True) is None:
+        raise RuntimeError(f"{encoder.name}: its weights were released (Encoder.release); "
+                           "load the model again for a forward pass.")
+    input_ids, mask = padded_batch(encoder, ids)
     device = getattr(encoder, "device", "cpu")
     with torch.inference_mode():
         output = encoder.model(input_ids=input_ids.to(device), attention_mask=mask.to(device),

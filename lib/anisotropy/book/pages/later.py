@@ -73,7 +73,7 @@ def rogue_figure(measured: dict, k: int):
     axes[0].axhline(0.5, color="black", ls=":", lw=0.8, label="half of the mean cosine")
     axes[0].set_ylabel(f"share of mean cosine in the top {k} dimensions")
     _lines(axes[1], measured, "mean_cosine")
-    _lines(axes[1], {n: m for n, m in measured.items()}, "mean_cosine_without_massive",
+    _lines(axes[1], measured, "mean_cosine_without_massive",
            ls="--", alpha=0.7)
     axes[1].set_ylabel("mean cosine of random tokens (dashed: massive dims at 0)")
     for ax in axes:
