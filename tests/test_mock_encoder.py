@@ -260,3 +260,20 @@ def test_free_memory_keeps_what_the_runner_asked_glibc_to_keep(monkeypatch):
 
     monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", str(2**40))
     assert free_memory() is False
+
+
+def test_row_file_writes_blocks_out_of_order_even_when_pwrite_is_short(tmp_path, monkeypatch):
+    """The cache's row writer: blocks written in any order, each at its row, give the same
+    .npy as np.save; a pwrite that writes fewer bytes than asked is continued."""
+    import os
+
+    from anisotropy.inputs.extraction import _RowFile
+
+    rows = np.random.default_rng(0).standard_normal((11, 5)).astype(np.float32)
+    real_pwrite = os.pwrite
+    monkeypatch.setattr(os, "pwrite", lambda fd, data, at: real_pwrite(fd, data[:7], at))
+    out = _RowFile(tmp_path / "rows.npy", rows.shape)
+    for start, stop in ((6, 11), (0, 2), (2, 6)):
+        out.write(start, rows[start:stop])
+    out.close()
+    np.testing.assert_array_equal(np.load(tmp_path / "rows.npy"), rows)

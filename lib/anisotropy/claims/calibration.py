@@ -79,7 +79,10 @@ class FlowCalibration:
         torch.manual_seed(stream_seed(self.seed, "init"))
         self.flow_ = zuko.flows.RealNVP(features=X.shape[1], transforms=self.transforms,
                                         hidden_features=(self.hidden, self.hidden))
-        optimizer = torch.optim.Adam(self.flow_.parameters(), lr=self.learning_rate)
+        # foreach: one kernel per operation over all parameters, the same arithmetic as
+        # the per-tensor loop (bit-identical, measured) in less time
+        optimizer = torch.optim.Adam(self.flow_.parameters(), lr=self.learning_rate,
+                                     foreach=True)
         generator = torch.Generator().manual_seed(stream_seed(self.seed, "batches"))
         self.losses_ = []
         for _ in range(self.n_steps):

@@ -156,7 +156,9 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
         classifier.weight.uniform_(-bound, bound, generator=generator)
         if bias:
             classifier.bias.uniform_(-bound, bound, generator=generator)
-    optimizer = torch.optim.Adam([E, *classifier.parameters()])
+    # foreach: the same arithmetic as the per-tensor loop (bit-identical, measured), with
+    # fewer passes over E; PyTorch's CPU default is the loop
+    optimizer = torch.optim.Adam([E, *classifier.parameters()], foreach=True)
     y = torch.tensor(targets, dtype=torch.long)
     first = second = None  # the two sides of each pair, as gather indices
     if pairs is not None:
