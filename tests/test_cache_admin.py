@@ -38,3 +38,20 @@ def test_clean_by_model_kind_and_data(filled):
     assert {r["kind"] for r in cache.inventory()} == {"tokens", "models"}
     assert cache.clean()[0] == 2  # every kind but data
     assert cache.inventory() == []
+
+
+def test_clean_refuses_an_unknown_kind_before_removing_anything(filled, capsys):
+    before = cache.inventory()
+    assert main(["cache", "clean", "tokens", "attentions"]) == 2
+    assert "attentions" in capsys.readouterr().err and cache.inventory() == before
+
+
+
+def test_the_declared_kinds_are_the_kinds_the_library_caches():
+    import re
+    from pathlib import Path
+
+    library = Path(cache.__file__).parents[1]
+    written = {kind for path in library.rglob("*.py")
+               for kind in re.findall(r'get_or_create\(\s*"(\w+)"', path.read_text())}
+    assert written and set(cache.KINDS) == written | {"data"}

@@ -84,7 +84,11 @@ def _cache_info(_args) -> int:
 def _cache_clean(args) -> int:
     from anisotropy.inputs import cache
 
-    removed, freed = cache.clean(args.kinds or None, args.model)
+    try:
+        removed, freed = cache.clean(args.kinds or None, args.model)
+    except ValueError as error:  # an unknown kind, refused before anything is removed
+        print(f"cache clean: {error}", file=sys.stderr)
+        return 2
     print(f"cache clean: removed {removed} entries, {freed / 1e6:,.1f} MB, from "
           f"{cache.cache_root()}")
     return 0
@@ -230,9 +234,10 @@ def main(argv: list[str] | None = None) -> int:
     cache_parser = sub.add_parser("cache", help="the on-disk cache (~/.cache/anisotropy)")
     cache_sub = cache_parser.add_subparsers(dest="cache_command", required=True)
     cache_sub.add_parser("info", help="size per kind and model").set_defaults(func=_cache_info)
+    from anisotropy.inputs.cache import KINDS
+
     clean = cache_sub.add_parser("clean", help="remove cached entries (every kind but the "
-                                 "fetched data, or KINDS: tokens, pooled, models, finetune, "
-                                 "data)")
+                                 "fetched data, or KINDS: " + ", ".join(KINDS) + ")")
     clean.add_argument("kinds", nargs="*", metavar="KIND")
     clean.add_argument("--model", help="only the entries of models whose name contains this")
     clean.set_defaults(func=_cache_clean)

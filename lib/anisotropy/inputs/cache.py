@@ -222,10 +222,19 @@ def inventory() -> list[dict[str, Any]]:
     return [rows[key] for key in sorted(rows)]
 
 
+#: The kinds of cache entry (the folders under the root): token vectors, pooled sentence
+#: vectors, attention to the first token, converted models, fine-tuning runs, fetched data.
+KINDS = ("tokens", "pooled", "attention", "models", "finetune", "data")
+
+
 def clean(kinds: list[str] | None = None, model: str | None = None) -> tuple[int, int]:
     """Remove cache entries (of ``kinds``, default every kind but the fetched ``data``; of
     one ``model`` when given, matched by name); ``kinds=["data"]`` removes the fetched data.
-    Returns ``(entries removed, bytes freed)``."""
+    Returns ``(entries removed, bytes freed)``. An unknown kind is refused before anything
+    is removed."""
+    unknown = sorted(set(kinds or ()) - set(KINDS))
+    if unknown:
+        raise ValueError(f"Unknown cache kind(s) {unknown}; the kinds are {', '.join(KINDS)}.")
     removed = freed = 0
     if kinds and "data" in kinds and model is None:
         data = cache_root() / "data"
