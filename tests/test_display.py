@@ -181,3 +181,18 @@ def test_frame_html_formats_escapes_and_collapses():
     assert "<th>Task</th><th>a &lt;b&gt;</th>" in text and "0.123" in text
     assert "0.123456" not in text and "4 more rows" in text and "note &amp; more" in text
     assert 'overflow-x:auto' in text
+
+
+def test_forest_plot_takes_a_log_axis_only_for_positive_numbers_over_two_decades():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ratios = [{**_record("massive", m, "not reproduced", v, interval=(v * 0.8, v * 1.2)),
+               "threshold": 1000.0} for m, v in (("a", 49.7), ("b", 11600.0))]
+    ax = display.forest_plot(ratios).axes[0]
+    assert ax.get_xscale() == "log" and "(log scale)" in ax.get_title(loc="left")
+    near = [{**r, "measured": 900.0, "interval": [800.0, 1100.0]} for r in ratios]
+    assert display.forest_plot(near).axes[0].get_xscale() == "linear"
+    signed = [{**_record("change", "a", "reproduced", 12.6, interval=(-0.5, 20.0)),
+               "threshold": 0.0}]
+    assert display.forest_plot(signed).axes[0].get_xscale() == "linear"

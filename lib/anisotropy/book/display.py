@@ -315,6 +315,15 @@ def verdict_matrix_html(checks: Iterable[Any], labels: dict[str, str] | None = N
             f'<p class="verdict-legend">{html.escape(legend)}</p></div>')
 
 
+def _spans_decades(rows: list[dict], decades: float = 2.0) -> bool:
+    """Whether a forest panel's numbers (intervals, values, threshold) are all positive and
+    span at least ``decades`` powers of ten: a log axis then shows every row (a ratio of
+    50 beside one of 11,600 would sit at zero on a linear one)."""
+    values = [v for r in rows for v in (*r["interval"], r["measured"], r.get("threshold"),
+                                         r.get("paper_value")) if v is not None]
+    return bool(values) and min(values) > 0 and max(values) / min(values) >= 10 ** decades
+
+
 def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
                 colors: dict[str, str] | None = None, width: float = 7.5,
                 paper: dict[tuple[str, str], float] | None = None):
@@ -363,10 +372,14 @@ def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
         else:
             ax.axvline(float(rows[0]["threshold"]), color="#333333", linestyle="--",
                        linewidth=1)
+        log = _spans_decades(rows)
+        if log:
+            ax.set_xscale("log")
         ax.set_yticks(range(len(rows)), [_model(c) for c in reversed(rows)], fontsize=8)
         ax.set_ylim(-0.7, len(rows) - 0.3)
         ax.set_title(f"{labels.get(check_id, check_id)}: paper's side "
-                     f"{threshold_text(rows[0])}", fontsize=9, loc="left")
+                     f"{threshold_text(rows[0])}" + (" (log scale)" if log else ""),
+                     fontsize=9, loc="left")
         ax.grid(axis="y", visible=False)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(*[h[:1] for h in ax.get_legend_handles_labels()], loc="best",
