@@ -29,10 +29,9 @@ from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, LAST, Extraction, job
 SLUG = "06-later-work"
 MODEL_LIST = "models"
 MODEL_LIST_CHECKS = None
-# seconds in a cold full book: the workflow starts costly claims first (198 s in the cold
-# full book of 2397c12 on the 2-core AMD EPYC, two jobs at a time, November 2026; its own
-# forward passes, extracted before the claims, took 641 s of job time more)
-COST = 198
+# seconds in a cold full book (77fc2ab, 2-core AMD EPYC Zen 4, two jobs at a time,
+# November 2026): the workflow starts costly claims first
+COST = 235
 
 
 @dataclass(frozen=True)
