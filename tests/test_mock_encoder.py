@@ -277,3 +277,17 @@ def test_row_file_writes_blocks_out_of_order_even_when_pwrite_is_short(tmp_path,
         out.write(start, rows[start:stop])
     out.close()
     np.testing.assert_array_equal(np.load(tmp_path / "rows.npy"), rows)
+
+
+def test_row_file_writes_by_seek_where_there_is_no_pwrite(tmp_path, monkeypatch):
+    import os
+
+    from anisotropy.inputs.extraction import _RowFile
+
+    rows = np.arange(12, dtype=np.float32).reshape(4, 3)
+    monkeypatch.delattr(os, "pwrite")
+    out = _RowFile(tmp_path / "rows.npy", rows.shape)
+    out.write(2, rows[2:])
+    out.write(0, rows[:2])
+    out.close()
+    np.testing.assert_array_equal(np.load(tmp_path / "rows.npy"), rows)

@@ -173,22 +173,27 @@ class _RowFile:
     through a fresh ``np.memmap`` takes a page fault per 4 KiB page and a synchronous
     ``msync`` at the end. On 400 MB of SNLI-like rows scattered in sentence order
     (2,000 sentences, 7 layers of 384) the memory map took 4 times as long (1.7-2.0 s
-    against 0.4-0.7 s, plus 0.3 s of flush; 2-core AMD EPYC, November 2026), which was
-    most of what extraction added to the bare forward passes (issue 33).
+    against 0.4-0.7 s, plus 0.3 s of flush; 2-core AMD EPYC with two other jobs running,
+    November 2026), which was most of what extraction added to the bare forward passes
+    (issue 33). Where ``os.pwrite`` does not exist (Windows), a seek and a write do the same.
     """
 
     def __init__(self, path: Path, shape: tuple[int, int]):
         header = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=shape)
         self.offset, self.row_bytes = header.offset, shape[1] * 4
         del header  # the file exists at its full size, holes where rows are not yet written
-        self.fd = os.open(path, os.O_WRONLY)
+        self.fd = os.open(path, os.O_WRONLY | getattr(os, "O_BINARY", 0))
 
     def write(self, first_row: int, rows: np.ndarray) -> None:
         """Write ``rows`` (float32, ``(n, dim)``) at row ``first_row``."""
         view = memoryview(np.ascontiguousarray(rows, dtype=np.float32)).cast("B")
         position = self.offset + first_row * self.row_bytes
         while view:
-            written = os.pwrite(self.fd, view, position)
+            if hasattr(os, "pwrite"):
+                written = os.pwrite(self.fd, view, position)
+            else:  # Windows
+                os.lseek(self.fd, position, os.SEEK_SET)
+                written = os.write(self.fd, view)
             view, position = view[written:], position + written
 
     def close(self) -> None:
