@@ -251,6 +251,30 @@ def test_self_similarity_closed_form():
     assert metrics.self_similarity(X, ids)[2] == pytest.approx(brute)
 
 
+def test_self_similarity_normalises_only_the_rows_it_uses():
+    """The words' values are exactly (bit for bit) those of normalising every row first and
+    taking each word's rows, as the function did before it normalised only the rows used:
+    the same capped draw, the same per-row arithmetic."""
+    from anisotropy.geometry.validation import grouped_rows, unit_rows
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(3000, 48)) * rng.uniform(0.1, 30, size=(3000, 1)) + 2.0
+    ids = rng.zipf(1.6, size=3000) % 400  # many words seen once, a few seen hundreds of times
+    X[7] = 0.0  # a zero row stays zero
+    for cap in (None, 5, 50):
+        unit, draw = unit_rows(X), np.random.default_rng(3)
+        expected = {}
+        for word, rows in grouped_rows(ids):
+            if rows.size < 2:
+                continue
+            if cap is not None and rows.size > cap:
+                rows = draw.choice(rows, size=cap, replace=False)
+            expected[word] = metrics.mean_offdiagonal_cosine(unit[rows])
+        result = metrics.self_similarity(X, ids, max_occurrences=cap, seed=3)
+        assert list(result.index) == list(expected)
+        assert (result.to_numpy() == np.array(list(expected.values()))).all()
+
+
 def test_self_similarity_across_contexts_brute_force():
     """With context ids, pairs within one sentence are left out (Ethayarajh's "different
     sentences"); a word seen in one sentence only has no such pair and is dropped."""
@@ -401,6 +425,23 @@ def test_uncentred_share_draws_match_truncated_svd_on_resamples():
         metrics.uncentred_share_draws(M, np.ones((2, 5)))
 
 
+def test_uncentred_share_draws_stop_early_only_once_converged():
+    """The early stop (every draw's vector still to 1e-12) gives the shares of running all
+    the iterations to about 1e-12."""
+    from anisotropy.geometry import similarity
+
+    rng = np.random.default_rng(9)
+    M = rng.normal(size=(300, 40)) * np.r_[30.0, np.ones(39)] + 2.0  # one dominant axis
+    counts = np.vstack([np.ones(300), rng.multinomial(300, np.full(300, 1 / 300), size=50)])
+    early = similarity.uncentred_share_draws(M, counts, n_iter=400)
+    tolerance, similarity._POWER_TOLERANCE = similarity._POWER_TOLERANCE, -1.0
+    try:
+        full = similarity.uncentred_share_draws(M, counts, n_iter=400)
+    finally:
+        similarity._POWER_TOLERANCE = tolerance
+    np.testing.assert_allclose(early, full, rtol=1e-11, atol=0)
+
+
 def test_knn_among_a_pool_searches_every_point():
     """Queries that are the whole pool give knn_distances; a subset's neighbours come from
     the whole pool (brute force), not from the subset."""
@@ -419,3 +460,31 @@ def test_knn_among_a_pool_searches_every_point():
     assert (got <= metrics.knn_distances(pool[rows], 4) * (1 + 1e-5)).all()
     with pytest.raises(ValueError, match="index the pool"):
         knn_distances_among(pool, np.array([300]), 4)
+
+
+@pytest.mark.parametrize("case", ["gaussian", "duplicates", "ties", "small pool"])
+def test_knn_among_candidates_equal_every_pair_bit_for_bit(case):
+    """The float32 candidates and the float64 distances of those only give exactly the k
+    smallest float64 distances over every pair, including where the candidates cannot be
+    trusted (ties at the k-th neighbour: the row is then computed whole)."""
+    from anisotropy.geometry import dimension
+
+    rng = np.random.default_rng(12)
+    pool = rng.normal(size=(3000, 24)) * rng.uniform(0.5, 4, size=24) + 2
+    if case == "duplicates":
+        pool[39:100] = pool[7]  # 62 copies of one point: more zeros than k + candidates
+    if case == "ties":
+        pool = np.eye(500) * 3.0  # every distance between two points is equal
+    if case == "small pool":
+        pool = pool[:40]
+    rows = np.r_[7, 39, rng.choice(pool.shape[0], size=30, replace=False)]
+    got = dimension.knn_distances_among(pool, rows, 10, memory=20000)
+    Y, sq32 = dimension._centred_float32(pool, 20000)
+    chunk = max(1, int(20000 // pool.shape[0]))
+    expected = np.concatenate([
+        dimension._exact_rows(Y[rows[i:i + chunk]] @ Y.T, rows[i:i + chunk],
+                              sq32.astype(np.float64), 10)
+        for i in range(0, rows.size, chunk)])
+    assert (got == expected).all()
+    if case == "duplicates":
+        assert (got[:2] == 0).all()

@@ -60,7 +60,11 @@ def knn_distances(X, k: int, metric: str = "euclidean", chunk_size: int = 2048) 
     return out
 
 
-def knn_distances_among(pool, rows, k: int, memory: float = 1e7) -> np.ndarray:
+#: Candidates per query that :func:`knn_distances_among` keeps beyond the k it returns.
+_EXTRA_CANDIDATES = 32
+
+
+def knn_distances_among(pool, rows, k: int, memory: float = 4e7) -> np.ndarray:
     """Euclidean distances of the points ``pool[rows]`` to their ``k`` nearest other points
     of the whole ``pool``, sorted ascending.
 
@@ -69,10 +73,21 @@ def knn_distances_among(pool, rows, k: int, memory: float = 1e7) -> np.ndarray:
     must not leave the rarer types' neighbours out, which would make the rarest analysed
     types look isolated. With ``rows = arange(len(pool))`` this is :func:`knn_distances`.
     The products run in float32 on the centred pool (distances of nearest neighbours, for a
-    rank correlation), ``memory`` floats per block of queries (a block's float64
-    temporaries are a few times ``8 * memory`` bytes: about 0.4 GB at the default), and the
-    pool is centred block by block, never copied whole in float64 (Gemma-3's 262,144 x 640
-    input embeddings would take 1.3 GB).
+    rank correlation), ``memory`` float32 products per block of queries (0.16 GB at the
+    default, with about as much again for the candidates' search), and the pool is centred
+    block by block, never copied whole in float64 (Gemma-3's 262,144 x 640 input
+    embeddings would take 1.3 GB).
+
+    A squared distance is :math:`\\lVert x\\rVert^2 + \\lVert y\\rVert^2 - 2\\,x\\cdot y`
+    in float64 from the float32 product. Computing it for every pair is most of the time
+    (several float64 passes over ``memory`` values per block), so each query first keeps as
+    candidates the points below the ``k + 33``-th smallest value of the same sum in
+    float32, :math:`\\lVert y\\rVert^2 - 2\\,x\\cdot y`, and the float64 distances are
+    computed for those only. The float32 sum is off by at most a few units in the last
+    place; where the k-th candidate and the best point left out are closer than a bound on
+    that error, the query's whole row is computed in float64 instead. For the same float32
+    products the result is the same, bit for bit, as the float64 distances of every pair
+    (:func:`_exact_rows`, tested).
 
     Returns
     -------
@@ -84,23 +99,64 @@ def knn_distances_among(pool, rows, k: int, memory: float = 1e7) -> np.ndarray:
     rows = np.asarray(rows)
     if rows.ndim != 1 or (rows.size and (rows.min() < 0 or rows.max() >= P.shape[0])):
         raise ValueError(f"rows must index the pool's {P.shape[0]} points.")
+    Y, sq32 = _centred_float32(P, memory)
+    sq = sq32.astype(np.float64)
+    n = P.shape[0]
+    m = k + _EXTRA_CANDIDATES
+    chunk = max(1, int(memory // n))
+    out = np.empty((rows.size, k))
+    for i0 in range(0, rows.size, chunk):
+        query = rows[i0:i0 + chunk]
+        gram = Y[query] @ Y.T                                   # float32 (b, n)
+        if m >= n - 1:                                          # a small pool: every pair
+            out[i0:i0 + chunk] = _exact_rows(gram, query, sq, k)
+            continue
+        local = np.arange(query.size)
+        proxy = np.multiply(gram, np.float32(-2.0))
+        proxy += sq32[None, :]                                  # |y|^2 - 2 x.y, float32
+        proxy[local, query] = np.inf
+        cut = np.partition(proxy, [k - 1, m], axis=1)
+        kth, left_out = cut[:, k - 1].astype(np.float64), cut[:, m]
+        # float32 rounding of the sum, and float64 rounding of the exact form, are each
+        # below 2^-24 of |x|^2 + |y|^2 + 2|x.y|, itself at most |x|^2 + 3 max|y|^2
+        bound = 2.0 ** -20 * (sq[query] + 3.0 * sq.max())
+        safe = left_out.astype(np.float64) - kth > 2 * bound
+        # every point below the (m+1)-th smallest value: k to m of them in a safe row
+        r, c = np.nonzero((proxy < left_out[:, None]) & safe[:, None])
+        scale = sq[query[r]] + sq[c]
+        exact = scale - 2.0 * gram[r, c].astype(np.float64)
+        exact[exact < _ZERO_DISTANCE * scale] = 0.0
+        order = np.lexsort((exact, r))                          # by row, then distance
+        starts = np.searchsorted(r[order], local[safe])
+        firsts = order[starts[:, None] + np.arange(k)]
+        result = np.empty((query.size, k))
+        result[safe] = np.sqrt(np.maximum(exact[firsts], 0.0))
+        if not safe.all():
+            result[~safe] = _exact_rows(gram[~safe], query[~safe], sq, k)
+        out[i0:i0 + chunk] = result
+    return out
+
+
+def _centred_float32(P: np.ndarray, memory: float) -> tuple[np.ndarray, np.ndarray]:
+    """The pool less its float64 mean, in float32 (centred block by block), and its rows'
+    squared norms in float32."""
     mean = P.mean(axis=0, dtype=np.float64)
     Y = np.empty(P.shape, dtype=np.float32)
     step = max(1, int(memory // P.shape[1]))
     for a in range(0, P.shape[0], step):  # float32(float64 point - float64 mean), in blocks
         Y[a:a + step] = np.asarray(P[a:a + step], dtype=np.float64) - mean
-    sq = np.einsum("ij,ij->i", Y, Y).astype(np.float64)
-    chunk = max(1, int(memory // P.shape[0]))
-    out = np.empty((rows.size, k))
-    for i0 in range(0, rows.size, chunk):
-        query = rows[i0:i0 + chunk]
-        scale = sq[query, None] + sq[None, :]
-        block = scale - 2.0 * (Y[query] @ Y.T).astype(np.float64)
-        block[block < _ZERO_DISTANCE * scale] = 0.0
-        block[np.arange(query.size), query] = np.inf
-        part = np.sort(np.maximum(np.partition(block, k - 1, axis=1)[:, :k], 0.0), axis=1)
-        out[i0:i0 + chunk] = np.sqrt(part)
-    return out
+    return Y, np.einsum("ij,ij->i", Y, Y)
+
+
+def _exact_rows(gram: np.ndarray, query: np.ndarray, sq: np.ndarray, k: int) -> np.ndarray:
+    """The k smallest distances of each query row from its float32 products ``gram`` with
+    every pool point: the float64 squared distance of every pair, duplicates snapped to 0,
+    the query itself left out."""
+    scale = sq[query, None] + sq[None, :]
+    block = scale - 2.0 * gram.astype(np.float64)
+    block[block < _ZERO_DISTANCE * scale] = 0.0
+    block[np.arange(query.size), query] = np.inf
+    return np.sqrt(np.sort(np.maximum(np.partition(block, k - 1, axis=1)[:, :k], 0.0), axis=1))
 
 
 def lid_mle(X, k: int = 100, metric: str = "euclidean", return_pointwise: bool = False):
