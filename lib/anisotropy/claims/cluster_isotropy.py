@@ -24,9 +24,9 @@ from anisotropy.inputs.resolved import short_name
 SLUG = "04-cluster-isotropy"
 MODEL_LIST = "models"
 MODEL_LIST_CHECKS = None
-# seconds in a cold full book (77fc2ab, 2-core AMD EPYC Zen 4, two jobs at a time,
+# seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
 # November 2026): the workflow starts costly claims first
-COST = 900
+COST = 763
 
 
 @dataclass(frozen=True)

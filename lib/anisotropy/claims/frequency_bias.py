@@ -22,9 +22,9 @@ from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, Extraction, jobs
 SLUG = "03-frequency-bias"
 MODEL_LIST = "models"
 MODEL_LIST_CHECKS = None
-# seconds in a cold full book (77fc2ab, 2-core AMD EPYC Zen 4, two jobs at a time,
+# seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
 # November 2026): the workflow starts costly claims first
-COST = 1619
+COST = 1310
 
 STS_TASKS = ("STS12", "STS13", "STS14", "STS15", "STS16", "STS-B", "SICK-R", "STS-B-dev")
 

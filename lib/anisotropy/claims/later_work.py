@@ -29,9 +29,9 @@ from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, LAST, Extraction, job
 SLUG = "06-later-work"
 MODEL_LIST = "models"
 MODEL_LIST_CHECKS = None
-# seconds in a cold full book (77fc2ab, 2-core AMD EPYC Zen 4, two jobs at a time,
+# seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
 # November 2026): the workflow starts costly claims first
-COST = 235
+COST = 162
 
 
 @dataclass(frozen=True)

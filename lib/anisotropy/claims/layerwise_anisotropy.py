@@ -24,9 +24,9 @@ if TYPE_CHECKING:
 SLUG = "01-layerwise-anisotropy"
 MODEL_LIST = "models"  # the parameter a workflow's `models` replaces
 MODEL_LIST_CHECKS = None  # every check is graded for every model of that list
-# seconds in a cold full book (77fc2ab, 2-core AMD EPYC Zen 4, two jobs at a time,
+# seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
 # November 2026): the workflow starts costly claims first
-COST = 455
+COST = 296
 
 
 @dataclass(frozen=True)
