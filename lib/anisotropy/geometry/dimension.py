@@ -74,7 +74,7 @@ def knn_distances_among(pool, rows, k: int, memory: float = 4e7) -> np.ndarray:
     types look isolated. With ``rows = arange(len(pool))`` this is :func:`knn_distances`.
     The products run in float32 on the centred pool (distances of nearest neighbours, for a
     rank correlation), ``memory`` float32 products per block of queries (0.16 GB at the
-    default, with about as much again for the candidates' search), and the pool is centred
+    default; the candidates' search takes about twice that again), and the pool is centred
     block by block, never copied whole in float64 (Gemma-3's 262,144 x 640 input
     embeddings would take 1.3 GB).
 

@@ -341,7 +341,7 @@ def uncentred_share_draws(M, counts: np.ndarray, n_iter: int = 40) -> np.ndarray
 
     Draw ``b`` weights row ``i`` of ``M`` by ``counts[b, i]`` (how often the resample holds
     it): the top right singular vector :math:`v_b` of the resample is found by power
-    iteration on :math:`M^\top \\mathrm{diag}(c_b) M`, started from the full sample's
+    iteration on :math:`M^\\top \\mathrm{diag}(c_b) M`, started from the full sample's
     vector (at most ``n_iter`` steps, fewer once no draw's vector moves by more than
     1e-12 in any coordinate), and the share is the weighted variance of :math:`M v_b`
     over the weighted total variance, as for the full sample. All-ones counts give
