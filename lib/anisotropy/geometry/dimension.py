@@ -21,6 +21,16 @@ __all__ = ["knn_distances", "knn_distances_among", "lid_mle", "MIN_TWONN_POINTS"
 _ZERO_DISTANCE = 1e-10
 
 
+def _snapped_squared(scale: np.ndarray, gram: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distances ``scale - 2 gram`` (``scale = |x|^2 + |y|^2``, float64),
+    those below ``_ZERO_DISTANCE * scale`` (a duplicate's rounding noise) set to 0. Every
+    search of this module computes its distances here, so the candidates of
+    :func:`knn_distances_among` get the same numbers as its whole rows."""
+    block = scale - 2.0 * gram
+    block[block < _ZERO_DISTANCE * scale] = 0.0
+    return block
+
+
 def knn_distances(X, k: int, metric: str = "euclidean", chunk_size: int = 2048) -> np.ndarray:
     """Exact distances of every point to its ``k`` nearest other points, sorted ascending.
 
@@ -51,8 +61,7 @@ def knn_distances(X, k: int, metric: str = "euclidean", chunk_size: int = 2048) 
             block[block < _ZERO_DISTANCE] = 0.0
         else:
             scale = sq[i0 : i0 + chunk_size, None] + sq[None, :]
-            block = scale - 2.0 * gram
-            block[block < _ZERO_DISTANCE * scale] = 0.0
+            block = _snapped_squared(scale, gram)
         rows = np.arange(block.shape[0])
         block[rows, rows + i0] = np.inf
         part = np.sort(np.maximum(np.partition(block, k - 1, axis=1)[:, :k], 0.0), axis=1)
@@ -124,8 +133,7 @@ def knn_distances_among(pool, rows, k: int, memory: float = 4e7) -> np.ndarray:
         # every point below the (m+1)-th smallest value: k to m of them in a safe row
         r, c = np.nonzero((proxy < left_out[:, None]) & safe[:, None])
         scale = sq[query[r]] + sq[c]
-        exact = scale - 2.0 * gram[r, c].astype(np.float64)
-        exact[exact < _ZERO_DISTANCE * scale] = 0.0
+        exact = _snapped_squared(scale, gram[r, c].astype(np.float64))
         order = np.lexsort((exact, r))                          # by row, then distance
         starts = np.searchsorted(r[order], local[safe])
         firsts = order[starts[:, None] + np.arange(k)]
@@ -153,8 +161,7 @@ def _exact_rows(gram: np.ndarray, query: np.ndarray, sq: np.ndarray, k: int) -> 
     every pool point: the float64 squared distance of every pair, duplicates snapped to 0,
     the query itself left out."""
     scale = sq[query, None] + sq[None, :]
-    block = scale - 2.0 * gram.astype(np.float64)
-    block[block < _ZERO_DISTANCE * scale] = 0.0
+    block = _snapped_squared(scale, gram.astype(np.float64))
     block[np.arange(query.size), query] = np.inf
     return np.sqrt(np.sort(np.maximum(np.partition(block, k - 1, axis=1)[:, :k], 0.0), axis=1))
 
