@@ -291,3 +291,72 @@ def test_row_file_writes_by_seek_where_there_is_no_pwrite(tmp_path, monkeypatch)
     out.write(0, rows[:2])
     out.close()
     np.testing.assert_array_equal(np.load(tmp_path / "rows.npy"), rows)
+
+
+def test_background_writes_put_every_batch_at_its_rows(encoder):
+    """Many small batches, each written by the writer thread while the next batch runs:
+    every sentence's rows are its own forward pass's hidden states."""
+    from anisotropy.inputs.extraction import extract_token_embeddings
+
+    sentences = [f"{s} {n}" for n in range(4) for s in CORPUS]
+    tokens = extract_token_embeddings(encoder, sentences, [0, 2], batch_tokens=24,
+                                      progress=False)
+    for index, sentence in enumerate(sentences):
+        batch = encoder.tokenizer([sentence], return_tensors="pt")
+        with torch.inference_mode():
+            hidden = encoder.model(**batch, output_hidden_states=True).hidden_states
+        rows = np.flatnonzero(tokens.sentence_index == index)
+        for layer in (0, 2):
+            np.testing.assert_allclose(tokens.layer(layer)[rows], hidden[layer][0].numpy(),
+                                       atol=1e-5)
+
+
+def test_a_failed_background_write_raises_and_caches_nothing(encoder, monkeypatch, tmp_path):
+    """A write that fails in the writer thread stops the extraction with its error, and
+    no cache entry is left behind; the next run builds the entry whole."""
+    from anisotropy.inputs import extraction
+
+    calls = []
+    real_write = extraction._RowFile.write
+
+    def failing(self, first_row, rows):
+        calls.append(first_row)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        real_write(self, first_row, rows)
+
+    monkeypatch.setattr(extraction._RowFile, "write", failing)
+    with pytest.raises(OSError, match="No space left"):
+        extraction.extract_token_embeddings(encoder, CORPUS, [1], batch_tokens=24,
+                                            progress=False)
+    assert not list((tmp_path / "cache").glob("tokens/*/meta.json"))
+    monkeypatch.setattr(extraction._RowFile, "write", real_write)
+    tokens = extraction.extract_token_embeddings(encoder, CORPUS, [1], batch_tokens=24,
+                                                 progress=False)
+    assert tokens.layer(1).shape[0] == len(tokens)
+    assert len(list((tmp_path / "cache").glob("tokens/*/meta.json"))) == 1
+
+
+def test_the_background_writer_holds_one_pending_write():
+    """submit waits for the pending write, so at most two batches are alive at a time."""
+    import threading
+
+    from anisotropy.inputs.extraction import _BackgroundWriter
+
+    running, overlaps, lock = [0], [], threading.Lock()
+
+    def work(seconds):
+        import time
+
+        with lock:
+            running[0] += 1
+            overlaps.append(running[0])
+        time.sleep(seconds)
+        with lock:
+            running[0] -= 1
+
+    writer = _BackgroundWriter()
+    for _ in range(4):
+        writer.submit(work, 0.02)
+    writer.close()
+    assert max(overlaps) == 1 and running[0] == 0
