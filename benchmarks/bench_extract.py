@@ -4,8 +4,9 @@ For each model, over the same 2,000 SNLI sentences cut into the same batches (th
 project's length buckets, :func:`anisotropy.inputs.extraction._batches`), in one run:
 
 - **project**: :meth:`Encoder.encode_tokens` into a private cache, real (non-padding) tokens
-  per second of its forward loop (the forward passes plus copying every layer into the
-  cache's memory-mapped arrays, as the claims run it);
+  per second of its forward loop (the forward passes plus writing every layer's rows into
+  the cache's files, each batch's in a background thread while the next batch runs, as
+  the claims run it);
 - **bare**: the same model's forward passes alone (input tensors built beforehand,
   ``output_hidden_states=True``, results dropped);
 - **ONNX Runtime**: the model exported to ONNX with every hidden state as an output, run by
