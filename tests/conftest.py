@@ -33,9 +33,11 @@ ONE_THREAD = dict.fromkeys(("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_
 
 
 @pytest.fixture(scope="session")
-def smoke_runs():
+def smoke_runs(tmp_path_factory):
     """Execute every claim notebook in the smoke profile with ``anisotropy run``, two at a
-    time on one thread each, sharing one cache as the workflow's jobs do.
+    time on one thread each, sharing one cache as the workflow's jobs do. The cache is the
+    session's own, empty at the start, so every forward pass is made here, on one thread,
+    whatever the machine's default cache holds.
 
     Returns ``{slug: results dict}``.
     """
@@ -45,7 +47,8 @@ def smoke_runs():
 
     from anisotropy.book import runner
 
-    env = {**os.environ, **ONE_THREAD, "ANISOTROPY_BUILD": str(runner.BUILD_DIR)}
+    env = {**os.environ, **ONE_THREAD, "ANISOTROPY_BUILD": str(runner.BUILD_DIR),
+           "ANISOTROPY_CACHE": str(tmp_path_factory.mktemp("smoke-cache"))}
 
     def one(slug: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "anisotropy", "run", slug, "--profile",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -191,15 +192,48 @@ def _targets(build: Path) -> list[str]:
 
 def _numbers(build: Path, slug: str) -> list:
     data = json.loads((build / "smoke" / "results" / f"{slug}.json").read_text())
-    return [(c["id"], c["verdict"], c.get("measured"), c.get("interval")) for c in data["checks"]]
+    return _checks(data)
+
+
+def _checks(record: dict) -> list:
+    return [(c["id"], c["verdict"], c.get("measured"), c.get("interval"))
+            for c in record["checks"]]
+
+
+def _close(x, y, rel: float) -> bool:
+    """Two numbers within ``rel`` of each other, or two Nones."""
+    if x is None or y is None:
+        return x is y
+    return math.isclose(x, y, rel_tol=rel, abs_tol=1e-12)
+
+
+def _differences(left: list, right: list, rel: float = 1e-6) -> list[str]:
+    """Where two runs' checks differ: any id or verdict, or a number beyond ``rel``."""
+    if [c[:2] for c in left] != [c[:2] for c in right]:
+        return [f"ids or verdicts: {[c[:2] for c in left]} != {[c[:2] for c in right]}"]
+    out = []
+    for (check, _, measured, interval), (_, _, other, other_interval) in zip(
+            left, right, strict=True):
+        same_interval = (interval is None and other_interval is None) or (
+            interval is not None and other_interval is not None
+            and len(interval) == len(other_interval)
+            and all(_close(x, y, rel) for x, y in zip(interval, other_interval, strict=True)))
+        if not (_close(measured, other, rel) and same_interval):
+            out.append(f"{check}: {measured} {interval} != {other} {other_interval}")
+    return out
 
 
 @pytest.mark.workflow
 @pytest.mark.notebooks
 def test_two_parallel_jobs_equal_the_direct_runs(tmp_path, smoke_runs):
     """The workflow from an empty cache (extraction jobs, then claim jobs, two at a time on
-    one thread each) gives, number for number, what ``anisotropy run`` gave in
-    ``smoke_runs`` (each notebook making its own forward passes, on one thread)."""
+    one thread each) gives what ``anisotropy run`` gave in ``smoke_runs`` (each notebook
+    making its own forward passes, on one thread): the same checks and verdicts, and every
+    number within 1e-6 of it. Not bit for bit: the two paths run in processes with
+    different histories, and a float sum's last bits can differ between them; claim 5's
+    classifiers carry such a difference to about 1e-9 (seen when one of its pooled inputs
+    came from another run's cache, November 2026). A race between jobs would break a
+    number, not move it by 1e-9."""
     parallel = tmp_path / "parallel" / "_build"
     began = time.perf_counter()
     snakemake(*_targets(parallel), "--cores", "2", "--jobs", "2", build=parallel,
@@ -207,9 +241,8 @@ def test_two_parallel_jobs_equal_the_direct_runs(tmp_path, smoke_runs):
     parallel_s = time.perf_counter() - began
     print(f"smoke workflow ({', '.join(TARGETS)}): 2 jobs {parallel_s:.0f} s")
     for slug in TARGETS:
-        direct = [(c["id"], c["verdict"], c.get("measured"), c.get("interval"))
-                  for c in smoke_runs[slug]["checks"]]
-        assert _numbers(parallel, slug) == direct, slug
+        differences = _differences(_numbers(parallel, slug), _checks(smoke_runs[slug]))
+        assert not differences, (slug, differences)
         result = json.loads((parallel / "smoke" / "results" / f"{slug}.json").read_text())
         # the extraction jobs filled the cache: the notebook made no forward pass itself
         for kind in ("tokens", "pooled"):
