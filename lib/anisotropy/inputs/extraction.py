@@ -103,6 +103,8 @@ def bounded_batch_tokens(encoder, batch_tokens: int) -> int:
     the same time (37-40 s); the binder profile's budget is 2 GB. MiniLM (7 x 384) gets
     6,241 tokens a batch, MPNet 1,680 and Gemma-3 1,379. The vectors are the same up to
     float rounding (the batches' shapes differ), so the cache key does not hold the bound.
+    Token extraction keeps the stored layers of one more batch alive while they are
+    written (:class:`_BackgroundWriter`): at most as much again.
     """
     per_token = (encoder.n_layers + 1) * encoder.dim * 4
     return max(1, min(int(batch_tokens), HIDDEN_STATES_BYTES // per_token))
