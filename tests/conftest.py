@@ -22,11 +22,6 @@ def test_build_dir():
     runner.BUILD_DIR = before
 
 
-#: Seconds of each claim's smoke notebook in CI (AMD EPYC, AVX2, November 2026): the runs
-#: start longest first, so that the two slots finish close together.
-SMOKE_SECONDS = {"03-frequency-bias": 146, "04-cluster-isotropy": 67,
-                 "01-layerwise-anisotropy": 45, "02-clusters-manifolds": 41,
-                 "06-later-work": 28, "05-isotropy-vs-clusters": 21}
 #: One BLAS and torch thread per run, as the workflow gives each of its two jobs; the smoke
 #: bands (tests/expected/smoke.yaml) were recorded under this perturbation too.
 ONE_THREAD = dict.fromkeys(("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"), "1")
@@ -35,7 +30,8 @@ ONE_THREAD = dict.fromkeys(("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_
 @pytest.fixture(scope="session")
 def smoke_runs(tmp_path_factory):
     """Execute every claim notebook in the smoke profile with ``anisotropy run``, two at a
-    time on one thread each, sharing one cache as the workflow's jobs do. The cache is the
+    time on one thread each, in the workflow's order (:func:`anisotropy.book.plan.
+    claim_order`, most costly first), sharing one cache as the workflow's jobs do. The cache is the
     session's own, empty at the start, so every forward pass is made here, on one thread,
     whatever the machine's default cache holds.
 
@@ -45,7 +41,7 @@ def smoke_runs(tmp_path_factory):
     import sys
     from concurrent.futures import ThreadPoolExecutor
 
-    from anisotropy.book import runner
+    from anisotropy.book import plan, runner
 
     env = {**os.environ, **ONE_THREAD, "ANISOTROPY_BUILD": str(runner.BUILD_DIR),
            "ANISOTROPY_CACHE": str(tmp_path_factory.mktemp("smoke-cache"))}
@@ -54,7 +50,7 @@ def smoke_runs(tmp_path_factory):
         return subprocess.run([sys.executable, "-m", "anisotropy", "run", slug, "--profile",
                                "smoke"], env=env, capture_output=True, text=True)
 
-    slugs = sorted(runner.available_slugs(), key=lambda s: -SMOKE_SECONDS.get(s, 1000))
+    slugs = plan.claim_order(runner.available_slugs())
     with ThreadPoolExecutor(max_workers=2) as pool:
         runs = dict(zip(slugs, pool.map(one, slugs), strict=True))
     failed = {slug: run.stderr[-2000:] for slug, run in runs.items() if run.returncode}
