@@ -108,3 +108,51 @@ def test_two_processes_building_one_entry(private_cache):
     entry = cache.get_or_create("race", {"k": "same"}, lambda tmp: pytest.fail("rebuilt"))
     assert cache.is_complete(entry)
     assert not [p for p in entry.parent.iterdir() if p.name.startswith(".")]
+
+
+def _disk_with(free: int):
+    """A ``shutil.disk_usage`` that reports ``free`` bytes free."""
+    import shutil
+
+    def usage(path):
+        return shutil._ntuple_diskusage(10**12, 10**12 - free, free)
+
+    return usage
+
+
+def test_require_space_names_the_sizes_and_the_fix(private_cache, monkeypatch):
+    folder = cache.cache_root()
+    monkeypatch.setattr(cache.shutil, "disk_usage", _disk_with(int(1.5e9)))
+    cache.require_space(folder, int(1.5e9), "vectors")  # exactly enough
+    with pytest.raises(cache.CacheFull) as raised:
+        cache.require_space(folder, int(2.25e9), "MiniLM's token vectors")
+    message = str(raised.value)
+    assert raised.value.errno == 28 and isinstance(raised.value, OSError)
+    for part in ("MiniLM's token vectors", "2.25 GB", "1.50 GB free", str(folder),
+                 "anisotropy cache clean", "ANISOTROPY_CACHE"):
+        assert part in message
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "posix_fallocate"),
+                    reason="no posix_fallocate on this platform")
+def test_reserve_allocates_a_memory_map_s_holes(tmp_path, monkeypatch):
+    """A .npy from open_memmap is a file with holes; reserve gives it its blocks, and a
+    disk that cannot give them raises CacheFull with the file's size."""
+    import errno
+    import os
+
+    path = tmp_path / "x.npy"
+    array = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(256, 1024))
+    del array
+    size = path.stat().st_size
+    assert path.stat().st_blocks * 512 < size  # holes
+    cache.reserve(path, "x")
+    assert path.stat().st_blocks * 512 >= size and path.stat().st_size == size
+    assert not np.load(path).any()  # the contents are still zeros
+
+    def no_room(fd, offset, length):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "posix_fallocate", no_room)
+    with pytest.raises(cache.CacheFull, match=r"Caching x needs 1\.0 MB on the disk of "):
+        cache.reserve(path, "x")

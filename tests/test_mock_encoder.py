@@ -337,6 +337,27 @@ def test_a_failed_background_write_raises_and_caches_nothing(encoder, monkeypatc
     assert len(list((tmp_path / "cache").glob("tokens/*/meta.json"))) == 1
 
 
+@pytest.mark.parametrize("extract", ["extract_token_embeddings", "extract_pooled"])
+def test_a_full_disk_stops_extraction_before_any_forward_pass(encoder, monkeypatch, tmp_path,
+                                                             extract):
+    """With less free space than the entry needs, extraction raises CacheFull, naming the
+    sizes, before its first forward pass, and leaves no cache entry."""
+    import shutil
+
+    from anisotropy.inputs import cache, extraction
+
+    forwards = []
+    monkeypatch.setattr(extraction, "_forward", lambda *args: forwards.append(1))
+    monkeypatch.setattr(cache.shutil, "disk_usage",
+                        lambda path: shutil._ntuple_diskusage(10**9, 10**9 - 100, 100))
+    args = (CORPUS, [0, 1]) if extract == "extract_token_embeddings" else (CORPUS,)
+    with pytest.raises(cache.CacheFull, match="bert's .* needs .* MB on the disk of "
+                       ".*cache, which has 0.0 MB free"):
+        getattr(extraction, extract)(encoder, *args, progress=False)
+    assert forwards == []
+    assert not list((tmp_path / "cache").glob("*/*/meta.json"))
+
+
 def test_the_background_writer_holds_one_pending_write():
     """submit waits for the pending write, so at most two batches are alive at a time."""
     import threading

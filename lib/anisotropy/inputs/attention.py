@@ -97,6 +97,7 @@ def first_token_attention(encoder, sentences: list[str], *, batch_size: int = 32
                     out = np.lib.format.open_memmap(
                         tmp / "first_token.npy", mode="w+", dtype=np.float32,
                         shape=(len(sentences), len(attentions), attentions[0].shape[1]))
+                    cache.reserve(tmp / "first_token.npy", f"{encoder.name}'s attention")
                 out[batch] = means.permute(1, 0, 2).numpy()
         finally:
             restore()

@@ -17,6 +17,7 @@ records them, so a reader sees which forward passes a claim shared with earlier 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["KEY_PACKAGES", "key_versions", "cache_root", "make_key", "entry_dir", "is_complete",
-           "get_or_create", "file_hash", "stats"]
+           "get_or_create", "file_hash", "stats", "CacheFull", "require_space", "reserve"]
 
 _MARKER = "_complete.json"
 _STATS: dict[str, dict[str, Any]] = {}
@@ -180,6 +181,72 @@ def get_or_create(
         raise
     _count(kind, False, description, time.perf_counter() - began)
     return final
+
+
+# --------------------------------------------------------------------------- disk space
+
+
+class CacheFull(OSError):
+    """The disk that holds the cache has less free space than an entry needs
+    (``errno`` is ``ENOSPC``)."""
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes / 1e9:,.2f} GB" if nbytes >= 1e8 else f"{nbytes / 1e6:,.1f} MB"
+
+
+def _full(what: str, needed: int, free: int, folder: Path) -> CacheFull:
+    root = cache_root()
+    shown = root if Path(folder).resolve().is_relative_to(root.resolve()) else folder
+    return CacheFull(errno.ENOSPC, (
+        f"Caching {what} needs {_size(needed)} on the disk of {shown}, which has "
+        f"{_size(free)} free. Free space on that disk (`python -m anisotropy cache info` "
+        f"lists the cache, `python -m anisotropy cache clean` empties it), or set "
+        f"ANISOTROPY_CACHE to a folder on a disk with room."))
+
+
+def require_space(folder: Path, nbytes: int, what: str) -> None:
+    """Raise :class:`CacheFull` unless the disk holding ``folder`` has ``nbytes`` free.
+
+    A build calls it with the size of the files it is about to write, before its forward
+    passes, so that a full disk stops the run at once with the sizes and the fix, not half
+    way through with a write's ``ENOSPC`` (or a ``SIGBUS`` from a memory-mapped file).
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        An existing folder on the disk to be written (the entry's temporary folder).
+    nbytes : int
+        The bytes the build will write.
+    what : str
+        What is being cached, for the message (e.g. ``"MiniLM's token vectors"``).
+    """
+    free = shutil.disk_usage(folder).free
+    if free < nbytes:
+        raise _full(what, nbytes, free, folder)
+
+
+def reserve(path: Path, what: str) -> None:
+    """Allocate every block of an existing file that was created with holes (a ``.npy``
+    from ``open_memmap``), so that a disk that fills up meanwhile fails here with
+    :class:`CacheFull`, not with a ``SIGBUS`` when a memory-mapped write reaches a hole.
+
+    Uses ``os.posix_fallocate`` where the platform has it (Linux; glibc writes the blocks
+    itself on a file system that cannot allocate); elsewhere it does nothing, and
+    :func:`require_space` is the only guard.
+    """
+    if not hasattr(os, "posix_fallocate"):
+        return
+    size = path.stat().st_size
+    descriptor = os.open(path, os.O_RDWR)
+    try:
+        os.posix_fallocate(descriptor, 0, size)
+    except OSError as error:
+        if error.errno != errno.ENOSPC:
+            raise
+        raise _full(what, size, shutil.disk_usage(path.parent).free, path.parent) from error
+    finally:
+        os.close(descriptor)
 
 
 # --------------------------------------------------------------------------- inventory

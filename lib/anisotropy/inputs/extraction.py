@@ -88,6 +88,9 @@ def _tokenize(encoder, sentences: list[str], truncate: bool) -> _Tokenized:
     return _Tokenized(ids, offsets, special, len(too_long))
 
 
+#: Bytes per token of a token entry's ``index.npz`` (four int32 columns and one bool).
+INDEX_BYTES = 4 * 4 + 1
+
 #: The most memory one batch's hidden states of every layer may take, in bytes.
 HIDDEN_STATES_BYTES = 64 * 2**20
 
@@ -293,6 +296,9 @@ def extract_token_embeddings(encoder, sentences: list[str], layers: list[int], *
         lengths = np.array([len(seq) for seq in tokenized.ids])
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
         n_tokens = int(lengths.sum())
+        cache.require_space(tmp, n_tokens * (encoder.dim * 4 * len(layers) + INDEX_BYTES),
+                            f"{encoder.name}'s token vectors ({n_tokens:,} tokens x "
+                            f"{len(layers)} layers)")
         files = {layer: _RowFile(tmp / f"layer_{layer:03d}.npy", (n_tokens, encoder.dim))
                  for layer in layers}
         batches = _batches(lengths, bounded_batch_tokens(encoder, batch_tokens))
@@ -369,9 +375,13 @@ def extract_pooled(encoder, sentences: list[str], *, batch_tokens: int = 8192,
         tokenized = _tokenize(encoder, sentences, truncate=False)
         lengths = np.array([len(seq) for seq in tokenized.ids])
         shape = (len(layers), len(sentences), encoder.dim)
+        what = f"{encoder.name}'s pooled vectors ({len(sentences):,} sentences)"
+        cache.require_space(tmp, 3 * 4 * int(np.prod(shape)), what)
         out = {name: np.lib.format.open_memmap(tmp / f"{name}.npy", mode="w+",
                                                dtype=np.float32, shape=shape)
                for name in ("mean", "mean_nosink", "first")}
+        for name in out:  # written through memory maps: no holes for a full disk to hit
+            cache.reserve(tmp / f"{name}.npy", what)
         began = time.perf_counter()
         for batch in tqdm(_batches(lengths, bounded_batch_tokens(encoder, batch_tokens)),
                           desc=f"{encoder.name.split('/')[-1]}: sentences",
