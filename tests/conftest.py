@@ -10,6 +10,24 @@ import pytest
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+#: The most disk one test session wrote beside its environment, in bytes: the smoke runs'
+#: and the workflow test's caches, measured at 5 GB (CI, November 2026), plus margin.
+SESSION_DISK_BYTES = 6 * 10**9
+
+
+def pytest_report_header(config) -> str:
+    """Free disk where the session writes, first in the log: a full disk otherwise shows
+    only as errors in every test that makes a temporary folder."""
+    import shutil
+    import tempfile
+
+    folder = tempfile.gettempdir()
+    free = shutil.disk_usage(folder).free
+    verdict = "enough" if free >= SESSION_DISK_BYTES else "TOO LITTLE: tests will fail"
+    return (f"disk: {free / 1e9:,.1f} GB free under {folder}, the session needs about "
+            f"{SESSION_DISK_BYTES / 1e9:.0f} GB ({verdict})")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def test_build_dir():
     """The tests build under ``_build/test/PROFILE`` (or a temporary directory of their
