@@ -156,3 +156,9 @@ def test_reserve_allocates_a_memory_map_s_holes(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "posix_fallocate", no_room)
     with pytest.raises(cache.CacheFull, match=r"Caching x needs 1\.0 MB on the disk of "):
         cache.reserve(path, "x")
+
+    def unsupported(fd, offset, length):
+        raise OSError(errno.EOPNOTSUPP, "Operation not supported")
+
+    monkeypatch.setattr(os, "posix_fallocate", unsupported)
+    cache.reserve(path, "x")  # a file system that cannot allocate: require_space guards

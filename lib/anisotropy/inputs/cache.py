@@ -232,8 +232,9 @@ def reserve(path: Path, what: str) -> None:
     :class:`CacheFull`, not with a ``SIGBUS`` when a memory-mapped write reaches a hole.
 
     Uses ``os.posix_fallocate`` where the platform has it (Linux; glibc writes the blocks
-    itself on a file system that cannot allocate); elsewhere it does nothing, and
-    :func:`require_space` is the only guard.
+    itself on a file system that cannot allocate). Where the platform lacks it, or the file
+    system refuses the call (``EOPNOTSUPP``, ``EINVAL``), it does nothing, and
+    :func:`require_space`, checked before, is the guard.
     """
     if not hasattr(os, "posix_fallocate"):
         return
@@ -242,6 +243,8 @@ def reserve(path: Path, what: str) -> None:
     try:
         os.posix_fallocate(descriptor, 0, size)
     except OSError as error:
+        if error.errno in (errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL):
+            return
         if error.errno != errno.ENOSPC:
             raise
         raise _full(what, size, shutil.disk_usage(path.parent).free, path.parent) from error
