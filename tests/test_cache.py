@@ -112,10 +112,10 @@ def test_two_processes_building_one_entry(private_cache):
 
 def _disk_with(free: int):
     """A ``shutil.disk_usage`` that reports ``free`` bytes free."""
-    import shutil
+    from types import SimpleNamespace
 
     def usage(path):
-        return shutil._ntuple_diskusage(10**12, 10**12 - free, free)
+        return SimpleNamespace(total=10**12, used=10**12 - free, free=free)
 
     return usage
 

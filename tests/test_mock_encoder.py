@@ -342,14 +342,14 @@ def test_a_full_disk_stops_extraction_before_any_forward_pass(encoder, monkeypat
                                                              extract):
     """With less free space than the entry needs, extraction raises CacheFull, naming the
     sizes, before its first forward pass, and leaves no cache entry."""
-    import shutil
+    from types import SimpleNamespace
 
     from anisotropy.inputs import cache, extraction
 
     forwards = []
     monkeypatch.setattr(extraction, "_forward", lambda *args: forwards.append(1))
     monkeypatch.setattr(cache.shutil, "disk_usage",
-                        lambda path: shutil._ntuple_diskusage(10**9, 10**9 - 100, 100))
+                        lambda path: SimpleNamespace(total=10**9, used=10**9 - 100, free=100))
     args = (CORPUS, [0, 1]) if extract == "extract_token_embeddings" else (CORPUS,)
     with pytest.raises(cache.CacheFull, match="bert's .* needs .* MB on the disk of "
                        ".*cache, which has 0.0 MB free"):
