@@ -88,6 +88,9 @@ def _tokenize(encoder, sentences: list[str], truncate: bool) -> _Tokenized:
     return _Tokenized(ids, offsets, special, len(too_long))
 
 
+#: The arrays of a pooled entry: sentence means, means without position 0, first tokens.
+POOLED_ARRAYS = ("mean", "mean_nosink", "first")
+
 #: Bytes per token of a token entry's ``index.npz`` (four int32 columns and one bool).
 INDEX_BYTES = 4 * 4 + 1
 
@@ -376,10 +379,10 @@ def extract_pooled(encoder, sentences: list[str], *, batch_tokens: int = 8192,
         lengths = np.array([len(seq) for seq in tokenized.ids])
         shape = (len(layers), len(sentences), encoder.dim)
         what = f"{encoder.name}'s pooled vectors ({len(sentences):,} sentences)"
-        cache.require_space(tmp, 3 * 4 * int(np.prod(shape)), what)
+        cache.require_space(tmp, len(POOLED_ARRAYS) * 4 * int(np.prod(shape)), what)
         out = {name: np.lib.format.open_memmap(tmp / f"{name}.npy", mode="w+",
                                                dtype=np.float32, shape=shape)
-               for name in ("mean", "mean_nosink", "first")}
+               for name in POOLED_ARRAYS}
         for name in out:  # written through memory maps: no holes for a full disk to hit
             cache.reserve(tmp / f"{name}.npy", what)
         began = time.perf_counter()
@@ -412,8 +415,7 @@ def extract_pooled(encoder, sentences: list[str], *, batch_tokens: int = 8192,
             "dtype": getattr(encoder, "dtype", "float32")}, indent=1))
 
     path = cache.get_or_create("pooled", description, build)
-    return {name: np.load(path / f"{name}.npy", mmap_mode="r")
-            for name in ("mean", "mean_nosink", "first")}
+    return {name: np.load(path / f"{name}.npy", mmap_mode="r") for name in POOLED_ARRAYS}
 
 
 def pool_sentences(pooled: dict[str, np.ndarray], pooling: str, last_layer: int,
