@@ -28,6 +28,21 @@ def pytest_report_header(config) -> str:
             f"{SESSION_DISK_BYTES / 1e9:.0f} GB ({verdict})")
 
 
+@pytest.fixture
+def free_disk(monkeypatch):
+    """``free_disk(n)``: from then on the cache's ``shutil.disk_usage`` reports ``n`` bytes
+    free, whatever the folder."""
+    from types import SimpleNamespace
+
+    from anisotropy.inputs import cache
+
+    def report(free: int) -> None:
+        monkeypatch.setattr(cache.shutil, "disk_usage", lambda path: SimpleNamespace(
+            total=10**12, used=10**12 - free, free=free))
+
+    return report
+
+
 @pytest.fixture(scope="session", autouse=True)
 def test_build_dir():
     """The tests build under ``_build/test/PROFILE`` (or a temporary directory of their
@@ -48,10 +63,10 @@ ONE_THREAD = dict.fromkeys(("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_
 @pytest.fixture(scope="session")
 def smoke_runs(tmp_path_factory):
     """Execute every claim notebook in the smoke profile with ``anisotropy run``, two at a
-    time on one thread each, in the workflow's order (:func:`anisotropy.book.plan.
-    claim_order`, most costly first), sharing one cache as the workflow's jobs do. The cache is the
-    session's own, empty at the start, so every forward pass is made here, on one thread,
-    whatever the machine's default cache holds.
+    time on one thread each, in the workflow's order
+    (:func:`anisotropy.book.plan.claim_order`, most costly first), sharing one cache as the
+    workflow's jobs do. The cache is the session's own, empty at the start, so every forward
+    pass is made here, on one thread, whatever the machine's default cache holds.
 
     Returns ``{slug: results dict}``.
     """

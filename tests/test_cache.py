@@ -110,19 +110,9 @@ def test_two_processes_building_one_entry(private_cache):
     assert not [p for p in entry.parent.iterdir() if p.name.startswith(".")]
 
 
-def _disk_with(free: int):
-    """A ``shutil.disk_usage`` that reports ``free`` bytes free."""
-    from types import SimpleNamespace
-
-    def usage(path):
-        return SimpleNamespace(total=10**12, used=10**12 - free, free=free)
-
-    return usage
-
-
-def test_require_space_names_the_sizes_and_the_fix(private_cache, monkeypatch):
+def test_require_space_names_the_sizes_and_the_fix(private_cache, free_disk):
     folder = cache.cache_root()
-    monkeypatch.setattr(cache.shutil, "disk_usage", _disk_with(int(1.5e9)))
+    free_disk(int(1.5e9))
     cache.require_space(folder, int(1.5e9), "vectors")  # exactly enough
     with pytest.raises(cache.CacheFull) as raised:
         cache.require_space(folder, int(2.25e9), "MiniLM's token vectors")

@@ -339,17 +339,14 @@ def test_a_failed_background_write_raises_and_caches_nothing(encoder, monkeypatc
 
 @pytest.mark.parametrize("extract", ["extract_token_embeddings", "extract_pooled"])
 def test_a_full_disk_stops_extraction_before_any_forward_pass(encoder, monkeypatch, tmp_path,
-                                                             extract):
+                                                             free_disk, extract):
     """With less free space than the entry needs, extraction raises CacheFull, naming the
     sizes, before its first forward pass, and leaves no cache entry."""
-    from types import SimpleNamespace
-
     from anisotropy.inputs import cache, extraction
 
     forwards = []
     monkeypatch.setattr(extraction, "_forward", lambda *args: forwards.append(1))
-    monkeypatch.setattr(cache.shutil, "disk_usage",
-                        lambda path: SimpleNamespace(total=10**9, used=10**9 - 100, free=100))
+    free_disk(100)
     args = (CORPUS, [0, 1]) if extract == "extract_token_embeddings" else (CORPUS,)
     with pytest.raises(cache.CacheFull, match="bert's .* needs .* MB on the disk of "
                        ".*cache, which has 0.0 MB free"):
