@@ -145,6 +145,48 @@ def load_local_runs() -> dict[str, dict[str, dict]]:
     return runs
 
 
+#: The run name of a results folder copied from another machine's ``make test`` (seed 0, no
+#: perturbation, one thread per notebook as ``smoke_runs`` starts them).
+IMPORTED_RUN = "ci"
+
+
+def load_imported_runs(folders: list[Path], slugs: list[str]) -> dict[str, dict[str, dict]]:
+    """``{MACHINE/ci: {slug: results record}}`` of smoke results measured on other machines
+    (``../shared/measured/NAME/SLUG.json``), named from the CPU in each record's
+    environment block. They count as that machine's platform runs of seed 0.
+
+    Raises
+    ------
+    ValueError
+        A folder holding no results of ``slugs``, or a record that is not a plain seed-0
+        smoke run (another profile, a seed, overrides), which would band the wrong thing.
+    """
+    runs: dict[str, dict[str, dict]] = {}
+    for folder in folders:
+        found = 0
+        for slug in slugs:
+            path = Path(folder) / f"{slug}.json"
+            if not path.is_file():
+                continue
+            record = json.loads(path.read_text())
+            seed = (record.get("parameters") or {}).get("seed", 0)
+            if record.get("profile") != "smoke" or seed != 0 or record.get("overrides"):
+                raise ValueError(
+                    f"{path}: profile {record.get('profile')!r}, seed {seed!r}, overrides "
+                    f"{record.get('overrides')!r}; only a plain smoke run of seed 0 (as "
+                    "make test runs it) can be imported as a platform run")
+            where = (record.get("environment") or {}).get("cpu")
+            if not where or not where.get("model"):
+                raise ValueError(f"{path}: its environment block names no CPU, so the "
+                                 "machine it ran on cannot be named")
+            tag = machine_tag(where["model"], where.get("isa", []))
+            runs.setdefault(f"{tag}/{IMPORTED_RUN}", {})[slug] = record
+            found += 1
+        if not found:
+            raise ValueError(f"{folder}: no results file of {slugs} (SLUG.json) in it")
+    return runs
+
+
 # ----------------------------------------------------------------------------- values
 
 
@@ -253,6 +295,9 @@ def collect(runs: dict[str, dict[str, dict]], archived: dict[str, dict]) -> dict
                 for path, why in unbanded.items():
                     entry["unbanded"][(check["id"], *path)] = why
         for key, seen in archived.get(slug, {}).items():
+            if key == VERDICTS:
+                entry["archived_verdicts"] = seen
+                continue
             if key in entry["values"]:
                 for name, value in seen.items():
                     entry["values"][key].setdefault(name, value)
@@ -268,10 +313,10 @@ def relevant(seen: dict[str, float], spread: str) -> dict[str, float]:
 
 
 def value_band(entry: dict, key: tuple, values: list[float], spec, factor: float) -> list:
-    """The band of one value: the quantity's whole declared range for a value no margin can
-    band (see :func:`widen_unbandable`), else :func:`band`."""
+    """The band of one value: :func:`band` at the largest margin factor for a value the
+    leave-one-out cannot band (see :func:`widen_unbandable`), else at ``factor``."""
     if key in entry.get("wide", {}):
-        return [float(spec.bounds[0]), float(spec.bounds[1])]
+        return band(values, spec.bounds, MARGIN_FACTORS[-1])
     return band(values, spec.bounds, factor)
 
 
@@ -280,11 +325,12 @@ def leave_one_out(collected: dict, factor: float, failed: set | None = None) -> 
     from the other runs. ``failed`` collects the ``(slug, key)`` of the values that fail."""
     failures = []
     for slug, entry in collected.items():
+        wide = entry.get("wide", {})
         for key, seen in entry["values"].items():
             spec = entry["specs"][key[0].split(":")[0]]
             values = relevant(seen, spec.spread)
-            if len(values) < 2:
-                continue
+            if len(values) < 2 or (failed is None and key in wide):
+                continue  # a widened value fails at every factor: reported as widened
             for name, value in values.items():
                 others = [v for k, v in values.items() if k != name]
                 low, high = value_band(entry, key, others, spec, factor)
@@ -297,7 +343,9 @@ def leave_one_out(collected: dict, factor: float, failed: set | None = None) -> 
             spec = entry["specs"][check_id.split(":")[0]]
             lows = entry["values"].get((check_id, "interval", 0))
             highs = entry["values"].get((check_id, "interval", 1))
-            if (spec.comparator is None and spec.margin is None) or not lows or not highs:
+            if (spec.comparator is None and spec.margin is None) or not lows or not highs or (
+                    failed is None and {(check_id, "interval", 0),
+                                        (check_id, "interval", 1)} & set(wide)):
                 continue
             lows, highs = relevant(lows, spec.spread), relevant(highs, spec.spread)
             for name, verdict in verdicts.items():
@@ -344,8 +392,9 @@ def expected_from(collected: dict, factor: float) -> dict:
             graded = set(verdicts.values()) <= set(GRADED) - set(NOT_FROM_THE_INTERVAL)
             if spec.kind in ("graded", "equivalence") and graded and low and high:
                 allowed = reachable_verdicts(low, high, spec)
-            else:
-                allowed = sorted(set(verdicts.values()))
+            else:  # declared verdicts: those of the runs now and of the archived runs
+                allowed = sorted(set(verdicts.values())
+                                 | set(entry.get("archived_verdicts", {}).get(check_id, ())))
             doc["verdicts"][check_id] = allowed[0] if len(allowed) == 1 else allowed
         for name in ("unbanded", "widened"):
             if not doc[name]:
@@ -355,11 +404,14 @@ def expected_from(collected: dict, factor: float) -> dict:
 
 
 def widen_unbandable(collected: dict) -> list[str]:
-    """Give the quantity's whole declared range as band to every value that fails the
-    leave-one-out even at the largest margin factor, and say so. Such a value sits at one
-    place in most runs and elsewhere in a few (an interval end clipped to its bound unless
-    two seeds happen to agree): no margin of the range seen covers it, and without this one
-    value would force the largest margin on every band. Returns what was widened."""
+    """Band every value that fails the leave-one-out even at the largest margin factor by
+    the range of all its runs widened at that largest factor, and say so. Such a value sits
+    at one place in most runs and elsewhere in a few (an interval end clipped to its bound
+    unless two seeds happen to agree; a neighbour search on the one run of another CPU
+    vendor): no margin of the others' range covers the odd run, and without this one value
+    would force the largest margin on every band. Its band still excludes a sign flip or a
+    halving of a value away from 0, where the quantity's declared range (what such values
+    had before) let anything pass. Returns what was widened."""
     failed: set = set()
     leave_one_out(collected, MARGIN_FACTORS[-1], failed)
     widened = []
@@ -367,15 +419,21 @@ def widen_unbandable(collected: dict) -> list[str]:
         entry = collected[slug]
         entry.setdefault("wide", {})[key] = (
             f"fails the leave-one-out at every margin factor up to {MARGIN_FACTORS[-1]:g}: "
-            "banded by the quantity's declared range")
+            f"banded by the range of every run widened by {MARGIN_FACTORS[-1]:g} times it")
         widened.append(f"{slug}: {'/'.join(map(str, key))}")
     return widened
+
+
+#: The key under which :func:`archived_values` returns a claim's archived verdicts.
+VERDICTS = ("__verdicts__",)
 
 
 def archived_values(path: Path, local_runs: dict[str, dict]) -> dict[str, dict]:
     """``{slug: {(check, *path): {run: value}}}`` of the previous file's values seen on
     runs that are not local: other machines, and this machine's runs of the claims that
     have no local run now (a recording of one claim keeps every other claim's values).
+    Under :data:`VERDICTS`, each such claim's allowed verdicts by check, which keep the
+    declared verdicts (finding, control) of archived runs that no band decides.
 
     ``local_runs`` is :func:`load_local_runs`' ``{run: {slug: record}}``."""
     if not path.is_file():
@@ -384,6 +442,11 @@ def archived_values(path: Path, local_runs: dict[str, dict]) -> dict[str, dict]:
     previous = yaml.safe_load(path.read_text()) or {}
     out: dict[str, dict] = {}
     for slug, entry in previous.items():
+        if any(slug not in local.get(name, ()) for name in entry.get("runs", [])):
+            # the verdicts the file allowed, for the verdicts no interval decides
+            out.setdefault(slug, {})[VERDICTS] = {
+                check_id: allowed if isinstance(allowed, list) else [allowed]
+                for check_id, allowed in (entry.get("verdicts") or {}).items()}
         for item in entry.get("bands", []):
             key = tuple(item["path"][1:])
             for name, value in (item.get("seen") or {}).items():
@@ -425,7 +488,8 @@ def write(document: dict, path: Path, factor: float, report: list[str]) -> None:
         f"{factor:g}, leave-one-out " + ("no failure" if not report else
                                          f"{len(report)} failures") + ".\n"
         "# A value under `widened` fails that leave-one-out at every factor (it sits at one\n"
-        "# place in most runs and elsewhere in a few): its band is the quantity's range.\n"
+        f"# place in most runs and elsewhere in a few): its band is the range of every run\n"
+        f"# widened by {MARGIN_FACTORS[-1]:g} times that range (or the floor) on each side.\n"
         "# A verdict is pinned only where the interval bands reach no other verdict; a list\n"
         "# is every verdict they can reach. Re-record after an intended change and say why in\n"
         "# the commit message.\n")
@@ -440,6 +504,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-only", action="store_true",
                         help="skip running; write the file from the runs already finished")
     parser.add_argument("--out", type=Path, default=EXPECTED)
+    parser.add_argument("--import-runs", nargs="+", type=Path, default=[], metavar="FOLDER",
+                        help="results folders of smoke runs made on other machines (e.g. "
+                             "../shared/measured/smoke-intel-xeon-207): each one more "
+                             "machine's platform run of seed 0, for the claims of --slugs")
     parser.add_argument("--fresh", nargs="*", metavar="SLUG", default=None,
                         help="drop the values the previous file archived from other machines "
                              "(after an intended change that moves the numbers they measured): "
@@ -450,6 +518,10 @@ def main(argv: list[str] | None = None) -> int:
             seconds = run_perturbation(name, args.slugs)
             print(f"[{name}] seconds per claim: {seconds}", flush=True)
     runs = load_local_runs()
+    for name, records in load_imported_runs(args.import_runs, args.slugs).items():
+        if name in runs:
+            raise SystemExit(f"{name} is both a local run and an imported one")
+        runs[name] = records
     archived = archived_values(EXPECTED, runs)
     if args.fresh is not None:
         archived = {slug: seen for slug, seen in archived.items()

@@ -1,0 +1,65 @@
+"""scripts/record_smoke_bands.py: other machines' results as platform runs, and the band of
+a value that no leave-one-out factor covers."""
+
+import json
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+
+import record_smoke_bands as rec  # noqa: E402
+
+INTEL = {"model": "Intel(R) Xeon(R) Processor", "isa": ["avx2", "avx512f", "amx_tile"]}
+
+
+def _record(tmp_path, slug="06-later-work", **changes):
+    record = {"profile": "smoke", "parameters": {"seed": 0}, "overrides": {},
+              "environment": {"cpu": INTEL}, "checks": []}
+    record.update(changes)
+    folder = tmp_path / "measured"
+    folder.mkdir(exist_ok=True)
+    (folder / f"{slug}.json").write_text(json.dumps(record))
+    return folder
+
+
+def test_imported_run_is_named_by_its_cpu(tmp_path):
+    folder = _record(tmp_path)
+    runs = rec.load_imported_runs([folder], ["06-later-work", "01-layerwise-anisotropy"])
+    assert list(runs) == ["intel-xeon-amx/ci"]
+    assert list(runs["intel-xeon-amx/ci"]) == ["06-later-work"]
+    assert rec.load_imported_runs([folder], ["06-later-work"]) == runs
+    with pytest.raises(ValueError, match="no results file"):
+        rec.load_imported_runs([folder], ["01-layerwise-anisotropy"])
+
+
+@pytest.mark.parametrize("changes, word", [
+    ({"profile": "full"}, "profile 'full'"),
+    ({"parameters": {"seed": 3}}, "seed 3"),
+    ({"overrides": {"n_sentences": 10}}, "overrides"),
+    ({"environment": {}}, "names no CPU"),
+])
+def test_imported_run_must_be_a_plain_smoke_run(tmp_path, changes, word):
+    folder = _record(tmp_path, **changes)
+    with pytest.raises(ValueError, match=word):
+        rec.load_imported_runs([folder], ["06-later-work"])
+
+
+def test_a_value_no_factor_covers_is_banded_by_its_runs_not_its_bounds():
+    """Four identical runs and one run of another vendor 1.5% away: no leave-one-out factor
+    covers the odd run, so the value is widened, to 6 times its range, not to [0, 1000]."""
+    spec = SimpleNamespace(spread="platform", bounds=(0.0, 1000.0), comparator=">",
+                           margin=None, edges=[1.0])
+    seen = {f"amd/{n}": 0.9807 for n in ("a", "b", "c", "d")} | {"intel/ci": 0.9661}
+    collected = {"06": {"values": {("x:m", "measured"): seen}, "specs": {"x": spec},
+                        "verdicts": {}, "runs": set(seen)}}
+    assert rec.widen_unbandable(collected) == ["06: x:m/measured"]
+    assert rec.leave_one_out(collected, 0.5) == []  # reported as widened instead
+    low, high = rec.value_band(collected["06"], ("x:m", "measured"), list(seen.values()),
+                               spec, 0.5)
+    spread = 0.9807 - 0.9661
+    assert low == pytest.approx(0.9661 - 6 * spread, abs=1e-6)
+    assert high == pytest.approx(0.9807 + 6 * spread, abs=1e-6)
+    assert high - low < 0.2 and not low <= -0.9807 <= high and not low <= 0.49 <= high
