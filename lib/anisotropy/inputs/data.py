@@ -337,17 +337,19 @@ def word_similarity(split: str = "simlex999") -> pd.DataFrame:
     """A word-similarity benchmark (SimLex-999 or WordSim-353, gensim's copies): columns
     ``word1, word2, score`` (the mean human rating), after the files' ``#`` comment lines.
 
-    The files have no hub copy and no download address (they ship in gensim's wheel), so a
-    machine without a data root holding them gets a :class:`DataError` that says so."""
+    The files have no hub copy: they ship in gensim's wheel on PyPI, which
+    ``anisotropy data fetch word-similarity`` downloads (28 MB, sha256 verified) to take
+    them out. A machine without a data root holding them gets a :class:`DataError` that
+    says so."""
     spec = DATASETS["word-similarity"]
     _check_split(spec.name, split, spec.splits)
     if dataset_root(spec.folder) is None:
         raise DataError(
-            f"Dataset 'word-similarity' ({split}) is in no data root, and it has no hub copy "
-            "or download address: its files ship in gensim's wheel "
-            "(gensim/test/test_data/simlex999.txt and wordsim353.tsv). Copy them into "
-            "DATA_ROOT/word-similarity/ (data/sources.yaml gives their sha256) and set "
-            "ANISOTROPY_DATA, or leave word_tasks empty.")
+            f"Dataset 'word-similarity' ({split}) is in no data root, and it has no hub copy: "
+            "its files ship in gensim's wheel on PyPI (gensim/test/test_data/simlex999.txt "
+            "and wordsim353.tsv). Run `anisotropy data fetch word-similarity`, which "
+            "downloads the wheel (28 MB) and keeps the two files, sha256 verified; or leave "
+            "word_tasks empty.")
     rows = []
     for line in read_lines(_WORD_FILES[split]):
         if not line.strip() or line.startswith("#"):

