@@ -55,18 +55,93 @@ def test_build_dir():
     runner.BUILD_DIR = before
 
 
+@pytest.fixture(scope="session")
+def mirrored_data(tmp_path_factory):
+    """Every dataset fetched as a user without ``../shared`` fetches it: ``anisotropy data
+    fetch`` runs in a copy of the checkout's tracked files (no ``../shared`` beside it, its
+    own ``lib`` first on the path), with the hub unreachable, from a mirror of the data
+    folder served over HTTP on 127.0.0.1 by a server this fixture starts and stops. The
+    mirror serves the files the data roots hold now, sha256 verified.
+
+    Returns ``(fetched folder, the fetch's output)``; the smoke runs read only that folder.
+    """
+    import shutil
+    import subprocess
+    import sys
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from anisotropy.inputs import datafiles
+
+    served = {relpath: datafiles.verify_file(relpath) for relpath in datafiles.expected_files()}
+
+    class Mirror(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            path = served.get(self.path.lstrip("/"))
+            if path is None:
+                self.send_error(404)
+                return
+            body = path.read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    base = tmp_path_factory.mktemp("outside-user")
+    clone = base / "clone"
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=datafiles.PROJECT_ROOT,
+                             capture_output=True, text=True, check=True).stdout.split("\0")
+    for name in filter(None, tracked):
+        source = datafiles.PROJECT_ROOT / name
+        if source.is_file():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, clone / name)
+    fetched = base / "fetched"
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Mirror)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        env = {**os.environ, "PYTHONPATH": str(clone / "lib"), "ANISOTROPY_DATA": str(fetched),
+               "ANISOTROPY_DATA_MIRROR": f"http://127.0.0.1:{server.server_port}",
+               "ANISOTROPY_NO_SHARED": "1", "HF_HUB_OFFLINE": "1",
+               "HF_HOME": str(base / "empty-hf"), "ANISOTROPY_CACHE": str(base / "cache")}
+        where = subprocess.run([sys.executable, "-c", "import anisotropy; print(anisotropy"
+                                ".__file__)"], cwd=clone, env=env, capture_output=True,
+                               text=True, check=True).stdout.strip()
+        assert where.startswith(str(clone)), f"the copy imported {where}"
+        run = subprocess.run([sys.executable, "-m", "anisotropy", "data", "fetch"], cwd=clone,
+                             env=env, capture_output=True, text=True, timeout=600)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert run.returncode == 0, run.stderr[-3000:]
+    return fetched, run.stdout
+
+
+#: The environment of every smoke run: the data from :func:`mirrored_data`'s folder alone
+#: (no other data root, no ``../shared``), the hub unreachable.
+def outside_data(fetched) -> dict[str, str]:
+    return {"ANISOTROPY_DATA": str(fetched), "ANISOTROPY_NO_SHARED": "1",
+            "HF_HUB_OFFLINE": "1"}
+
+
 #: One BLAS and torch thread per run, as the workflow gives each of its two jobs; the smoke
 #: bands (tests/expected/smoke.yaml) were recorded under this perturbation too.
 ONE_THREAD = dict.fromkeys(("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"), "1")
 
 
 @pytest.fixture(scope="session")
-def smoke_runs(tmp_path_factory):
+def smoke_runs(tmp_path_factory, mirrored_data):
     """Execute every claim notebook in the smoke profile with ``anisotropy run``, two at a
     time on one thread each, in the workflow's order
     (:func:`anisotropy.book.plan.claim_order`, most costly first), sharing one cache as the
     workflow's jobs do. The cache is the session's own, empty at the start, so every forward
-    pass is made here, on one thread, whatever the machine's default cache holds.
+    pass is made here, on one thread, whatever the machine's default cache holds. The data
+    are those :func:`mirrored_data` fetched, and no other (:func:`outside_data`).
 
     Returns ``{slug: results dict}``.
     """
@@ -76,7 +151,8 @@ def smoke_runs(tmp_path_factory):
 
     from anisotropy.book import plan, runner
 
-    env = {**os.environ, **ONE_THREAD, "ANISOTROPY_BUILD": str(runner.BUILD_DIR),
+    env = {**os.environ, **ONE_THREAD, **outside_data(mirrored_data[0]),
+           "ANISOTROPY_BUILD": str(runner.BUILD_DIR),
            "ANISOTROPY_CACHE": str(tmp_path_factory.mktemp("smoke-cache"))}
 
     def one(slug: str) -> subprocess.CompletedProcess:

@@ -96,7 +96,8 @@ def test_every_dataset_has_a_hub_mapping():
 
 def test_a_dataset_without_hub_copy_says_where_its_files_are(monkeypatch, tmp_path):
     _without_local_data(monkeypatch, tmp_path)
-    with pytest.raises(data.DataError, match="no hub copy: .*gensim.*anisotropy data fetch word-similarity"):
+    with pytest.raises(data.DataError,
+                       match="no hub copy: .*gensim.*anisotropy data fetch word-similarity"):
         data.load("word-similarity", "wordsim353")
 
 

@@ -249,3 +249,22 @@ def test_read_member_names_a_missing_member(tmp_path):
         read_member(served / "set.tar.gz", "docs/other.txt")
     with pytest.raises(data.DataError, match=r"has no member 'pkg/x'"):
         read_member(served / "pkg-1.0-py3-none-any.whl", "pkg/x")
+
+
+def test_fetch_missing_gets_only_what_no_data_root_holds(mirror, tmp_path, monkeypatch, capsys):
+    """What `make test` and `make book` run first: the datasets no data root holds, fetched;
+    nothing when every one is somewhere."""
+    from anisotropy.inputs import fetch as fetching
+
+    two = {name: datafiles.sources()[name] for name in ("rte", "sts13")}
+    monkeypatch.setattr(fetching, "sources", lambda: two)
+    assert fetching.missing_datasets() == ["rte", "sts13"]  # ANISOTROPY_DATA not made yet
+    shutil.copytree(mirror / "rte", tmp_path / "fetched" / "rte")
+    assert fetching.missing_datasets() == ["sts13"]
+    assert main(["data", "fetch", "--missing"]) == 0
+    out = capsys.readouterr().out
+    assert "in no data root: sts13\n" in out and "rte/" not in out
+    assert fetching.missing_datasets() == []
+    assert main(["data", "fetch", "--missing"]) == 0
+    assert "nothing to fetch" in capsys.readouterr().out
+    assert main(["data", "fetch", "--missing", "rte"]) == 2

@@ -1,6 +1,8 @@
 """The outside user's path: each claim notebook, as opened in Binder, Colab or a plain
 Jupyter, runs to its end with no data root, no ``../shared``, and the hub offline but for a
-fake hub cache (:mod:`fakehub`) holding the datasets' parquet exports.
+fake hub cache (:mod:`fakehub`) holding the datasets' parquet exports; and the notebook the
+README's badges open (:data:`FROM_FETCHED`) runs from the files ``anisotropy data fetch``
+downloaded from a local mirror (conftest's ``mirrored_data``), with no hub at all.
 
 Each notebook runs with nbclient (not papermill) in a fresh kernel, with its own parameters
 cell (``profile = "binder"``), two notebooks at a time (one BLAS thread each). They share one
@@ -27,6 +29,9 @@ from anisotropy.book.fresh_run import outside_environment, run_fresh
 
 SLUGS = runner.available_slugs()
 NOTEBOOKS = runner.PROJECT_ROOT / "notebooks"
+#: The notebook the README's badges open: it runs from the fetched files, the others from
+#: the fake hub.
+FROM_FETCHED = "01-layerwise-anisotropy"
 #: mybinder.org's memory limit, the binder profile's budget per notebook.
 PEAK_RSS_BUDGET_MB = 2048
 
@@ -41,17 +46,20 @@ def fake_hub_home(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def outside_runs(fake_hub_home, tmp_path_factory):
+def outside_runs(fake_hub_home, mirrored_data, tmp_path_factory):
     """Run every claim notebook as an outside user; ``{slug: (FreshRun, build folder)}``."""
     root = tmp_path_factory.mktemp("outside")
     base = outside_environment(fake_hub_home, root / "cache", root / "build")
+    fetched = {**outside_environment(root / "empty-hf", root / "cache", root / "build"),
+               "ANISOTROPY_DATA": str(mirrored_data[0])}
     prepared = subprocess.run([sys.executable, "-m", "anisotropy", "models", "--profile",
                                "binder"], env=base, capture_output=True, text=True)
     assert prepared.returncode == 0, prepared.stderr
 
     def one(slug: str):
         build = root / slug / "build"
-        env = {**base, "ANISOTROPY_BUILD": str(build), "OMP_NUM_THREADS": "1",
+        env = {**(fetched if slug == FROM_FETCHED else base), "ANISOTROPY_BUILD": str(build),
+               "OMP_NUM_THREADS": "1",
                "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
         run = run_fresh(NOTEBOOKS / f"{slug}.ipynb", root / slug / "executed.ipynb", env)
         return slug, (run, build)
@@ -69,8 +77,9 @@ def test_notebook_runs_from_the_hub_in_the_binder_profile(slug, outside_runs):
     record = json.loads((build / "custom" / "results" / f"{slug}.json").read_text())
     assert record["profile"] == "binder" and record["overrides"] == {}
     assert record["data"], "the results file records no data source"
-    assert all(source.startswith("hub:") for source in record["data"].values()), record["data"]
-    assert not [key for key in record["data_sha256"] if not key.startswith("hub:")]
+    kind = "local:" if slug == FROM_FETCHED else "hub:"
+    assert all(source.startswith(kind) for source in record["data"].values()), record["data"]
+    assert all(key.startswith("hub:") == (kind == "hub:") for key in record["data_sha256"])
     assert run.peak_rss_mb < PEAK_RSS_BUDGET_MB, f"peak RSS {run.peak_rss_mb:.0f} MB"
 
 
@@ -86,3 +95,17 @@ def test_no_data_root_and_no_hub_fails_before_any_model_loads(tmp_path):
         assert part in run.error, (part, run.error[-600:])
     cached = {path.name for path in (tmp_path / "cache").glob("*")}
     assert not cached & {"models", "tokens", "pooled", "finetune"}, cached
+
+
+def test_fetch_from_a_mirror_verifies_every_declared_file(mirrored_data):
+    """`anisotropy data fetch` in a copy of the checkout with no ``../shared``, against a
+    mirror on 127.0.0.1 and no hub: every file of data/sources.yaml downloaded, its sha256
+    verified, none left without a source."""
+    from anisotropy.inputs import datafiles
+
+    fetched, output = mirrored_data
+    declared = datafiles.expected_files()
+    assert f"data fetch: {len(declared)} downloaded" in output, output[-2000:]
+    assert "0 without a download address" in output
+    for relpath, entry in declared.items():
+        assert datafiles.sha256_of(fetched / relpath) == entry["sha256"], relpath

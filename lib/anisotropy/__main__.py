@@ -50,12 +50,22 @@ def _data_verify(_args) -> int:
 
 def _data_fetch(args) -> int:
     from anisotropy.inputs.datafiles import DataError, fetch_dir
-    from anisotropy.inputs.fetch import fetch
+    from anisotropy.inputs.fetch import fetch, missing_datasets
 
     root = fetch_dir()
+    names = args.names
+    if args.missing:
+        if names:
+            print("data fetch: give dataset names or --missing, not both", file=sys.stderr)
+            return 2
+        names = missing_datasets()
+        if not names:
+            print("data fetch: every dataset is in a data root; nothing to fetch.")
+            return 0
+        print(f"data fetch: in no data root: {', '.join(names)}")
     print(f"data fetch: into {root}")
     try:
-        outcomes = fetch(args.names)
+        outcomes = fetch(names, bar=True)
     except DataError as error:
         print(f"data fetch: {error}", file=sys.stderr)
         return 1
@@ -230,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
         "fetch", help="download the datasets (all, or NAMES) into ~/.cache/anisotropy/data "
         "(or $ANISOTROPY_DATA) and verify every sha256")
     fetch.add_argument("names", nargs="*", metavar="NAME")
+    fetch.add_argument("--missing", action="store_true",
+                       help="only the datasets that no data root holds (what make test and "
+                            "make book run first)")
     fetch.set_defaults(func=_data_fetch)
     cache_parser = sub.add_parser("cache", help="the on-disk cache (~/.cache/anisotropy)")
     cache_sub = cache_parser.add_subparsers(dest="cache_command", required=True)

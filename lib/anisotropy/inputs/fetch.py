@@ -22,9 +22,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from anisotropy.inputs.datafiles import DataError, fetch_dir, sha256_of, sources
+from anisotropy.inputs.datafiles import DataError, dataset_root, fetch_dir, sha256_of, sources
 
-__all__ = ["MIRROR_ENV", "Fetched", "fetch", "file_url", "read_member"]
+__all__ = ["MIRROR_ENV", "Fetched", "fetch", "file_url", "missing_datasets", "read_member"]
 
 #: A base URL (or directory) holding the data folder's layout, used instead of each url.
 MIRROR_ENV = "ANISOTROPY_DATA_MIRROR"
@@ -101,10 +101,23 @@ def _download_verified(url: str, relpath: str, sha256: str, directory: Path) -> 
     return path
 
 
+def missing_datasets() -> list[str]:
+    """The datasets of ``data/sources.yaml`` whose folder no data root holds: what
+    ``anisotropy data fetch --missing`` (which ``make test`` and ``make book`` run first)
+    downloads."""
+    declared = sources()
+    try:
+        return [name for name, block in declared.items()
+                if dataset_root(next(iter(block["files"])).split("/")[0]) is None]
+    except DataError:  # ANISOTROPY_DATA names a folder not made yet: the fetch makes it
+        return list(declared)
+
+
 def fetch(names: list[str] | None = None, root: Path | None = None,
-          progress=print) -> list[Fetched]:
+          progress=print, bar: bool = False) -> list[Fetched]:
     """Download every file of the named datasets (all when ``names`` is empty) into ``root``
-    (default :func:`fetch_dir`), verifying each sha256.
+    (default :func:`fetch_dir`), verifying each sha256. ``bar`` shows a progress bar over
+    the files (on a terminal), the messages printed above it.
 
     Raises
     ------
@@ -134,11 +147,16 @@ def fetch(names: list[str] | None = None, root: Path | None = None,
                  f"{(plain + sum(archives.values())) / 1e6:.1f} MB to download")
     outcomes = []
     opened: dict[str, Path] = {}  # archive url -> its verified download, for this call
+    from tqdm.auto import tqdm
+
+    files = tqdm(todo, desc="data fetch", unit="file", disable=None if bar else True)
+    say = (lambda line: files.write(line)) if bar else progress
     try:
-        for count, (relpath, entry) in enumerate(todo, 1):
+        for count, (relpath, entry) in enumerate(files, 1):
             outcomes.append(_fetch_one(relpath, entry, root, mirrored, opened,
-                                       f"[{count}/{len(todo)}]", progress))
+                                       f"[{count}/{len(todo)}]", say))
     finally:
+        files.close()
         for path in opened.values():
             path.unlink(missing_ok=True)
     return outcomes
