@@ -24,8 +24,14 @@ def pytest_report_header(config) -> str:
     folder = tempfile.gettempdir()
     free = shutil.disk_usage(folder).free
     verdict = "enough" if free >= SESSION_DISK_BYTES else "TOO LITTLE: tests will fail"
-    return (f"disk: {free / 1e9:,.1f} GB free under {folder}, the session needs about "
-            f"{SESSION_DISK_BYTES / 1e9:.0f} GB ({verdict})")
+    from anisotropy.inputs.fetch import missing_datasets
+
+    missing = missing_datasets()
+    data = ("data: every dataset is in a data root" if not missing else
+            f"data: NOT IN ANY DATA ROOT: {', '.join(missing)}; the tests that read them will "
+            "fail: run `make data` (anisotropy data fetch --missing), as make test does")
+    return [f"disk: {free / 1e9:,.1f} GB free under {folder}, the session needs about "
+            f"{SESSION_DISK_BYTES / 1e9:.0f} GB ({verdict})", data]
 
 
 @pytest.fixture

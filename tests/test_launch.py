@@ -98,6 +98,21 @@ def test_the_pages_workflow_fetches_the_data_builds_and_publishes_the_full_book(
     upload = next(s for s in steps if str(s.get("uses", "")).startswith(
         "actions/upload-pages-artifact"))
     assert upload["with"]["path"] == "_build/full/html"
+    # the verdicts checked before anything is published; an hour's build never cancelled
+    assert commands.index("make check-full") < steps.index(upload)
+    assert workflow["concurrency"]["cancel-in-progress"] is False
+    assert any("df -h" in command for command in commands[:commands.index("make book")])
+
+
+def test_a_workflow_runs_the_readme_test_command_on_pushes_and_pull_requests():
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "test.yml").read_text())
+    triggers = workflow[True]  # YAML 1.1 reads the key `on` as True
+    assert set(triggers) == {"push", "pull_request"}
+    steps = workflow["jobs"]["test"]["steps"]
+    commands = [step.get("run", "") for step in steps]
+    assert "make test" in commands
+    assert any("chromium" in command for command in commands[:commands.index("make test")])
+    assert workflow["jobs"]["test"]["env"]["ANISOTROPY_REQUIRE_BROWSER"] == "1"
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     owner, name = ORG_REPO.split("/")
     assert f"https://{owner}.github.io/{name}/" in readme  # the README links the Pages site
@@ -109,3 +124,34 @@ def test_citation_and_licence_name_this_repository():
     assert citation["repository-code"] == URL
     assert len(citation["references"]) == 6  # the five claims' six papers
     assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+
+
+#: The MIT licence's text below its copyright line (opensource.org, SPDX "MIT"): LICENSE
+#: holds that and nothing else, so that licence detectors read it as MIT.
+MIT_BODY = """Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+"""
+
+
+def test_licence_is_the_plain_mit_text():
+    head, blank, copyright_line, blank_again, body = (
+        (ROOT / "LICENSE").read_text().split("\n", 4))
+    assert (head, blank, blank_again) == ("MIT License", "", "")
+    assert copyright_line.startswith("Copyright (c)")
+    assert body == MIT_BODY, "LICENSE adds to the MIT text: put notes in NOTICE.md"
+    assert "NOTICE.md" in (ROOT / "README.md").read_text()
