@@ -58,6 +58,35 @@ def test_the_colab_cell_clones_the_configured_repository(slug):
         f"{URL}: change the copy in that cell")
 
 
+def test_the_colab_branch_clones_installs_and_opens_the_notebooks(monkeypatch):
+    """The first cell as Colab runs it, with a stand-in ``google.colab`` module: it clones
+    the configured repository once, runs scripts/colab_install.sh (the pinned install,
+    tests/test_lock.py) and enters the notebooks; outside Colab it does nothing. The six
+    notebooks carry the same cell."""
+    import os
+    import sys
+    import types
+
+    cells = {json.loads((ROOT / "notebooks" / f"{slug}.ipynb").read_text())["cells"][0]
+             ["source"].__str__() for slug in SLUGS}
+    assert len(cells) == 1, "the notebooks' Colab cells differ"
+    source = "".join(json.loads((ROOT / "notebooks" / f"{SLUGS[0]}.ipynb").read_text())
+                     ["cells"][0]["source"])
+    calls, moves = [], []
+    monkeypatch.setattr(subprocess, "run", lambda command, check: calls.append(command))
+    monkeypatch.setattr(os, "chdir", moves.append)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    exec(compile(source, "colab-cell", "exec"), {})  # not on Colab: nothing
+    assert calls == [] and moves == []
+    monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+    monkeypatch.setattr(os.path, "isdir", lambda path: False)
+    exec(compile(source, "colab-cell", "exec"), {})
+    home = "/content/anisotropy-book"
+    assert calls == [["git", "clone", "--depth", "1", URL, home],
+                     ["bash", f"{home}/scripts/colab_install.sh"]]
+    assert moves == [f"{home}/notebooks"] and sys.path[0] == f"{home}/lib"
+
+
 def test_readme_badges_use_the_repository_and_open_notebooks_in_the_tree():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     links = _links(readme)

