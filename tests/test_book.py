@@ -57,6 +57,7 @@ def test_every_page_says_its_profile(smoke_book, smoke_runs):
     for slug in runner.available_slugs():
         text = (smoke_book / "notebooks" / f"{slug}.html").read_text()
         assert "Provenance" in text and "Profile smoke; commit" in text, slug
+        assert "from local files, each sha256 verified" in text, slug
         assert "Profile full" not in text, slug
         # the footer links the executed notebook and its results file, both downloadable
         links = re.findall(r'href="(\.\./_downloads/[^"]+)"', text)

@@ -67,6 +67,7 @@ def fake_hub(monkeypatch, tmp_path):
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(cache))
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
     monkeypatch.setattr(datafiles, "_HUB_READS", {})
+    monkeypatch.setattr(datafiles, "_HUB_FILES", {})
     calls = []
     original = hub_data.hub_parquet_files
 
@@ -113,8 +114,16 @@ def test_hub_schema_equals_local_schema(name, split, fake_hub, monkeypatch, tmp_
         return
     hub = data.load(name, split)
     assert fake_hub == [(hub_data.hub_source(name)["id"], s) for s in adapter.splits[split]]
-    assert datafiles.verified_files()[f"hub:{name}/{split}"].startswith(
-        hub_data.hub_source(name)["id"] + "@")
+    read = datafiles.verified_files()
+    assert read[f"hub:{name}/{split}"].startswith(hub_data.hub_source(name)["id"] + "@")
+    # and the sha256 of each parquet file read, under its path in the hub copy
+    config = hub_data.hub_source(name)["config"]
+    files = {key: digest for key, digest in read.items()
+             if key.startswith(f"hub:{name}/{split}/")}
+    assert files and {key.split("/")[3] for key in files} == set(adapter.splits[split])
+    for key, digest in files.items():
+        assert key.split("/")[2] == config and key.endswith(".parquet")
+        assert len(digest) == 64 and int(digest, 16) >= 0
     assert list(hub.columns) == list(local.columns)
     assert hub.dtypes.to_dict() == local.dtypes.to_dict()
     assert len(hub) > 0 and list(hub.index) == list(range(len(hub)))

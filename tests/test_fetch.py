@@ -100,6 +100,7 @@ def test_fake_hub_rows_read_back_as_the_local_rows(name, tmp_path, monkeypatch):
 def test_data_sources_names_local_files_and_hub_commits(monkeypatch):
     monkeypatch.setattr(datafiles, "_VERIFIED", {})
     monkeypatch.setattr(datafiles, "_HUB_READS", {})
+    monkeypatch.setattr(datafiles, "_HUB_FILES", {})
     data.rte("dev")
     datafiles.record_hub_read("snli", "dev", "stanfordnlp/snli", "abc123")
     assert datafiles.data_sources() == {"rte": "local: 1 file, sha256 verified",
@@ -268,3 +269,18 @@ def test_fetch_missing_gets_only_what_no_data_root_holds(mirror, tmp_path, monke
     assert main(["data", "fetch", "--missing"]) == 0
     assert "nothing to fetch" in capsys.readouterr().out
     assert main(["data", "fetch", "--missing", "rte"]) == 2
+
+
+def test_the_readme_says_which_hub_copies_are_pinned():
+    """The README's list of hub copies pinned to a commit is data/sources.yaml's."""
+    import re
+
+    from anisotropy.inputs.data import PROJECT_ROOT
+
+    pinned = sorted(name for name, block in datafiles.sources().items()
+                    if re.fullmatch(r"[0-9a-f]{40}", str((block.get("hub") or {}).get(
+                        "revision", ""))))
+    readme = " ".join((PROJECT_ROOT / "README.md").read_text(encoding="utf-8").split())
+    said = re.search(r"Hub copies pinned to a commit: ([^.]+)\.", readme).group(1)
+    assert said == (", ".join(pinned) if pinned else "none yet"), (
+        "the README's list of pinned hub copies differs from data/sources.yaml")

@@ -95,3 +95,18 @@ def test_book_build_refuses_another_profiles_results_by_name(monkeypatch, tmp_pa
     with pytest.raises(runner.RunError, match=f"{SLUG}.json was written by profile 'smoke', "
                        "but this build is profile 'full'"):
         runner.build_book("full", run_notebooks=False)
+
+
+def test_the_data_line_names_local_files_and_the_hub_commit_read():
+    from anisotropy.book.provenance import data_line
+
+    local = data_line({"snli": "local: 2 files, sha256 verified",
+                       "sts16": "local: 10 files, sha256 verified"})
+    assert local == ("Data: snli, sts16 from local files, each sha256 verified against "
+                     "data/sources.yaml.")
+    both = data_line({"snli/dev": "hub:stanfordnlp/snli@0123456789abcdef",
+                      "snli/test": "hub:stanfordnlp/snli@0123456789abcdef",
+                      "rte": "local: 2 files, sha256 verified"})
+    assert "rte from local files" in both
+    assert both.count("stanfordnlp/snli at commit 0123456789ab ") == 1
+    assert data_line({}) == "Data: not recorded."

@@ -27,7 +27,7 @@ from anisotropy.inputs.data import PROJECT_ROOT
 
 __all__ = ["PACKAGES", "NUMERIC_PACKAGES", "STALE_TEXT", "package_versions", "library_version",
            "cpu", "torch_build", "threads", "git_describe", "environment", "short_environment",
-           "inputs_digest"]
+           "data_line", "inputs_digest"]
 
 # Every package whose version the environment block records.
 PACKAGES = ("torch", "transformers", "tokenizers", "huggingface-hub", "pyarrow", "numpy",
@@ -143,6 +143,26 @@ def short_environment(block: dict[str, Any] | None) -> str:
             f"{str(block.get('started_utc', '?'))[:10]}; CPU "
             f"{block.get('cpu', {}).get('model', '?')}" + (f" ({isa})" if isa else "")
             + f"; torch {block.get('packages', {}).get('torch') or '?'}")
+
+
+def data_line(sources: dict[str, str] | None) -> str:
+    """One sentence for page footers: where the data of a results record came from, from
+    its ``data`` block (:func:`anisotropy.inputs.datafiles.data_sources`). A hub copy is
+    named with the commit read, since its revision is a branch the hub rewrites."""
+    if not sources:
+        return "Data: not recorded."
+    local = sorted(name for name, where in sources.items() if where.startswith("local:"))
+    hub = sorted({where.removeprefix("hub:") for where in sources.values()
+                  if where.startswith("hub:")})
+    parts = []
+    if local:
+        parts.append(f"{', '.join(local)} from local files, each sha256 verified against "
+                     "data/sources.yaml")
+    if hub:
+        parts.append("from the Hugging Face hub " + ", ".join(
+            f"{where.split('@')[0]} at commit {where.split('@')[1][:12]}" for where in hub)
+            + " (each file's sha256 is in the results file)")
+    return "Data: " + "; ".join(parts) + "."
 
 
 def _file_digest(path: Path) -> str:

@@ -412,7 +412,7 @@ def _stage_config(target: Path, profile: str) -> Path:
 def _provenance_footer(slug: str, record: dict | None, profile: str) -> str:
     """The page footer: where the page's numbers came from, in one line, from the claim's
     results record (:func:`anisotropy.book.provenance.short_environment`)."""
-    from anisotropy.book.provenance import STALE_TEXT, short_environment
+    from anisotropy.book.provenance import STALE_TEXT, data_line, short_environment
 
     if record is None:
         raise RunError(f"{profile_dir(profile) / 'results' / f'{slug}.json'} is missing: run "
@@ -420,7 +420,8 @@ def _provenance_footer(slug: str, record: dict | None, profile: str) -> str:
     stale = f" **{STALE_TEXT}**" if record["stale"] else ""
     where = short_environment(record.get("environment"))
     return (f"```{{admonition}} Provenance\n:class: note\n{where}"
-            f"; {record['runtime_s']:.0f} s.{stale} Download {{download}}`this notebook, "
+            f"; {record['runtime_s']:.0f} s.{stale} {data_line(record.get('data'))} "
+            f"Download {{download}}`this notebook, "
             f"executed <{slug}.ipynb>` or {{download}}`its results file <../results/{slug}.json>`"
             ", which holds every number on this page and the full environment block.\n```")
 

@@ -115,6 +115,7 @@ def data_root() -> Path:
 
 _VERIFIED: dict[str, tuple[str, str]] = {}  # relative path -> (path, sha256), checked here
 _HUB_READS: dict[str, str] = {}  # "hub:<dataset>/<split>" -> "<hub id>@<commit>"
+_HUB_FILES: dict[str, str] = {}  # "hub:<dataset>/<split>/<file in the hub copy>" -> sha256
 
 
 def expected_files() -> dict[str, dict]:
@@ -168,16 +169,22 @@ def verify_file(relpath: str, root: Path | None = None) -> Path:
     return path
 
 
-def record_hub_read(dataset: str, split: str, hub_id: str, commit: str) -> None:
-    """Record that ``split`` of ``dataset`` was read from ``hub_id`` at ``commit``."""
+def record_hub_read(dataset: str, split: str, hub_id: str, commit: str,
+                    files: dict[str, str] | None = None) -> None:
+    """Record that ``split`` of ``dataset`` was read from ``hub_id`` at ``commit``, and the
+    sha256 of each file read (``{path in the hub copy: sha256}``): the hub copies' revision
+    is a branch that the hub rewrites, so the commit and the hashes say what was read."""
     _HUB_READS[f"hub:{dataset}/{split}"] = f"{hub_id}@{commit}"
+    for path, digest in (files or {}).items():
+        _HUB_FILES[f"hub:{dataset}/{split}/{path}"] = digest
 
 
 def verified_files() -> dict[str, str]:
-    """What this process read: ``{relative path: sha256}`` of every verified local file and
-    ``{"hub:<dataset>/<split>": "<hub id>@<commit>"}`` of every hub copy, sorted."""
+    """What this process read: ``{relative path: sha256}`` of every verified local file,
+    ``{"hub:<dataset>/<split>": "<hub id>@<commit>"}`` of every hub copy and
+    ``{"hub:<dataset>/<split>/<file>": sha256}`` of each hub file read, sorted."""
     local = {relpath: digest for relpath, (_, digest) in _VERIFIED.items()}
-    return dict(sorted({**local, **_HUB_READS}.items()))
+    return dict(sorted({**local, **_HUB_READS, **_HUB_FILES}.items()))
 
 
 def data_sources() -> dict[str, str]:

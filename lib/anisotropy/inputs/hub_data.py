@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from anisotropy.inputs.datafiles import DataError, fetch_dir, record_hub_read, sources
+from anisotropy.inputs.datafiles import (
+    DataError,
+    fetch_dir,
+    record_hub_read,
+    sha256_of,
+    sources,
+)
 
 if TYPE_CHECKING:
     from anisotropy.inputs.data import DatasetSpec
@@ -87,12 +93,14 @@ def from_hub(spec: DatasetSpec, split: str) -> pd.DataFrame:
             f"{adapter.note or 'see HUB_ADAPTERS'}). Run `anisotropy data fetch {spec.name}` "
             "or set ANISOTROPY_DATA to a local copy of the datasets."
         )
-    frames, commits = [], []
+    frames, commits, digests = [], [], {}
     for hub_split in adapter.splits[split]:
         files, commit = hub_parquet_files(spec.name, hub_split)
         frames += [pd.read_parquet(path) for path in files]
         commits.append(commit)
-    record_hub_read(spec.name, split, hub["id"], "+".join(sorted(set(commits))))
+        digests.update({f"{hub['config']}/{hub_split}/{path.name}": sha256_of(path)
+                        for path in files})
+    record_hub_read(spec.name, split, hub["id"], "+".join(sorted(set(commits))), digests)
     frame = adapter.convert(pd.concat(frames, ignore_index=True), spec.name)
     return frame.reset_index(drop=True)
 
