@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help setup data book test unit lint bench clean check-full
+.PHONY: help setup data book test unit lint bench clean check-full release
 
 ## help: list the targets
 help:
@@ -64,6 +64,12 @@ bench: setup
 	$(PY) benchmarks/bench_claim5.py
 	$(PY) benchmarks/bench_intervals.py
 	$(PY) benchmarks/bench_binder.py
+
+## release: VERSION=X.Y.Z: the CHANGELOG entry of verdict changes, the citation's version and
+## the badges at the tag, committed and tagged vX.Y.Z (scripts/release.py); then push both
+release: setup
+	@test -n "$(VERSION)" || { echo "make release VERSION=X.Y.Z"; exit 2; }
+	$(PY) scripts/release.py $(VERSION)
 
 ## clean: remove the builds (_build); the cache stays (anisotropy cache clean)
 clean:

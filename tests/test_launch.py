@@ -93,10 +93,41 @@ def test_readme_badges_use_the_repository_and_open_notebooks_in_the_tree():
     assert {"mybinder", "colab"} <= {k for k in ("mybinder", "colab") if k in readme}
     assert len(links) >= 2, links
     tracked = _tracked()
-    for repository, branch, path in links:
-        assert (repository, branch) == (ORG_REPO, BRANCH), (
-            f"README links {repository}@{branch}; _config.yml says {ORG_REPO}@{BRANCH}")
+    version = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))["version"]
+    refs = {ref for _, ref, _ in links}
+    assert len(refs) == 1 and refs <= {BRANCH, f"v{version}"}, (
+        f"README links {refs}: every badge opens _config.yml's {BRANCH} or the release "
+        f"v{version} (make release)")
+    for repository, _, path in links:
+        assert repository == ORG_REPO, (
+            f"README links {repository}; _config.yml says {ORG_REPO}")
         assert path in tracked, f"README opens {path}, which is not in the repository"
+
+
+def test_a_release_writes_the_verdict_changes_the_version_and_pins_the_badges():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("release", ROOT / "scripts" / "release.py")
+    release = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(release)
+    before = ("01-x:\n  verdicts:\n    a:m: reproduced\n    b:m: [inconclusive, reproduced]\n"
+              "    c:m: finding\n")
+    now = ("01-x:\n  verdicts:\n    a:m: not reproduced\n    b:m: [inconclusive, reproduced]\n"
+           "    d:m: reproduced\n")
+    entry = release.changelog_entry("0.3.0", "2027-01-02", "v0.2.0", before, now)
+    assert entry.startswith("## v0.3.0 (2027-01-02)\n")
+    assert "against v0.2.0: 3 of 3 changed" in entry
+    assert "| 01-x: a:m | reproduced | not reproduced |" in entry
+    assert "| 01-x: c:m | finding | (removed) |" in entry
+    assert "| 01-x: d:m | (new) | reproduced |" in entry and "b:m" not in entry
+    assert "First release: 3 verdicts" in release.changelog_entry("0.1.0", "d", None, None, now)
+    citation = release.bump_citation('version: 0.1.0\ndate-released: "2026-11-26"\n', "0.3.0",
+                                      "2027-01-02")
+    assert citation == 'version: 0.3.0\ndate-released: "2027-01-02"\n'
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pinned = release.pin_badges(readme, "v0.3.0")
+    assert {ref for _, ref, _ in _links(pinned)} == {"v0.3.0"}
+    assert pinned.replace("v0.3.0", BRANCH) == readme.replace("v0.3.0", BRANCH)
 
 
 @pytest.mark.book
