@@ -402,6 +402,17 @@ def expected_from(collected: dict, factor: float) -> dict:
             graded = set(verdicts.values()) <= set(GRADED) - set(NOT_FROM_THE_INTERVAL)
             if spec.kind in ("graded", "equivalence") and graded and low and high:
                 allowed = reachable_verdicts(low, high, spec)
+                key = (check_id, "measured")
+                side = pinned_side(relevant(entry["values"].get(key, {}), spec.spread),
+                                   bands.get(key), spec)
+                if side is not None:
+                    clipped, far = side
+                    bands[key][:] = clipped
+                    allowed = [v for v in allowed if v != far]
+                    item = next(b for b in doc["bands"] if b["path"] == ["checks", *key])
+                    item["side"] = (f"every run on the side of {spec.threshold:g} that "
+                                    f"excludes {far!r}, its mean {SIDE_SDS:g} or more SDs "
+                                    "away: the band stops at the threshold")
             else:  # declared verdicts: those of the runs now and of the archived runs
                 allowed = sorted(set(verdicts.values())
                                  | set(entry.get("archived_verdicts", {}).get(check_id, ())))
@@ -411,6 +422,37 @@ def expected_from(collected: dict, factor: float) -> dict:
                 del doc[name]
         out[slug] = doc
     return out
+
+
+#: A side is pinned when the runs' mean lies this many of their standard deviations or more
+#: from the threshold (a run of another CPU on the far side then has a normal tail
+#: probability of about 0.1%).
+SIDE_SDS = 3.0
+
+
+def pinned_side(seen: dict[str, float], value_band: list[float] | None, spec):
+    """``(clipped band, the far verdict)`` of a graded value whose band straddles its
+    threshold while every run lies on one side, :data:`SIDE_SDS` standard deviations or more
+    away; None otherwise (an equivalence check, too few runs, a band that excludes the
+    threshold already, or runs on both sides). The clipped band stops at the threshold, so a
+    sign flip (or any move across it) turns CI red, and the far verdict is not allowed."""
+    if spec.margin is not None or spec.comparator is None or value_band is None \
+            or len(seen) < 3:
+        return None
+    threshold = float(spec.threshold)
+    low, high = value_band
+    if not low < threshold < high:
+        return None
+    values = np.asarray(list(seen.values()), dtype=float)
+    spread = float(values.std(ddof=1))
+    if abs(float(values.mean()) - threshold) < SIDE_SDS * spread:
+        return None
+    above = spec.comparator in (">", ">=")  # the reproduced side is above the threshold
+    if (values > threshold).all():
+        return [threshold, high], "not reproduced" if above else "reproduced"
+    if (values < threshold).all():
+        return [low, threshold], "reproduced" if above else "not reproduced"
+    return None
 
 
 def widen_unbandable(collected: dict) -> list[str]:
@@ -527,7 +569,9 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.only:
             seconds = run_perturbation(name, args.slugs)
             print(f"[{name}] seconds per claim: {seconds}", flush=True)
-    runs = load_local_runs()
+    # the claims recorded now, and only those: a claim recorded alone keeps its own k
+    runs = {name: kept for name, records in load_local_runs().items()
+            if (kept := {slug: r for slug, r in records.items() if slug in args.slugs})}
     for name, records in load_imported_runs(args.import_runs, args.slugs).items():
         if name in runs:
             raise SystemExit(f"{name} is both a local run and an imported one")

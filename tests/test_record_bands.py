@@ -63,3 +63,32 @@ def test_a_value_no_factor_covers_is_banded_by_its_runs_not_its_bounds():
     assert low == pytest.approx(0.9661 - 6 * spread, abs=1e-6)
     assert high == pytest.approx(0.9807 + 6 * spread, abs=1e-6)
     assert high - low < 0.2 and not low <= -0.9807 <= high and not low <= 0.49 <= high
+
+
+def _spec(comparator=">", threshold=0.0):
+    return SimpleNamespace(spread="seed", bounds=(-10.0, 10.0), comparator=comparator,
+                           threshold=threshold, margin=None, edges=[threshold])
+
+
+def test_a_side_is_pinned_where_every_run_is_far_on_one_side():
+    """Seeds 0.5 +- 0.1 and a band [-0.4, 1.4] that straddles 0: the band stops at 0 and
+    'not reproduced' is no longer allowed; a sign flip (-0.5) then leaves the band."""
+    seen = {f"seed-{i}": v for i, v in enumerate([0.4, 0.45, 0.5, 0.55, 0.6, 0.5])}
+    band, far = rec.pinned_side(seen, [-0.4, 1.4], _spec(">"))
+    assert band == [0.0, 1.4] and far == "not reproduced"
+    assert not band[0] <= -0.5 <= band[1]
+    band, far = rec.pinned_side(seen, [-0.4, 1.4], _spec("<"))
+    assert far == "reproduced"  # below-threshold claims: the runs sit on the far side
+    below = {k: -v for k, v in seen.items()}
+    assert rec.pinned_side(below, [-1.4, 0.4], _spec(">")) == ([-1.4, 0.0], "reproduced")
+
+
+@pytest.mark.parametrize("values, band", [
+    ([0.1, 0.5, 0.9, -0.05, 0.3], [-1.0, 1.5]),  # a run on each side
+    ([0.1, 0.5, 0.9, 0.05, 0.3], [-1.0, 1.5]),   # one side, but the mean is < 3 SDs away
+    ([0.5, 0.5, 0.55], [0.2, 0.9]),               # the band excludes 0 already
+    ([0.5, 0.6], [-0.4, 1.4]),                    # too few runs to say
+])
+def test_no_side_without_evidence(values, band):
+    seen = {f"run-{i}": v for i, v in enumerate(values)}
+    assert rec.pinned_side(seen, band, _spec(">")) is None
