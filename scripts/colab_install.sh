@@ -5,7 +5,7 @@
 #   that the numbers are the ones the book's CPU build gives;
 # - requirements-colab.txt: the notebooks' packages at requirements.lock's versions, without
 #   its hashes so that pip takes the wheels of Colab's Python (scripts/runtime_requirements.py
-#   writes it), and the binder profile's two models;
+#   writes it), and the binder profile's models (MiniLM, SmolLM2, GloVe);
 # - this library; then the two models prepared in the cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."

