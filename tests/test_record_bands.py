@@ -1,16 +1,20 @@
 """scripts/record_smoke_bands.py: other machines' results as platform runs, and the band of
 a value that no leave-one-out factor covers."""
 
+import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-
-import record_smoke_bands as rec  # noqa: E402
+# loaded from its file: scripts/ on sys.path would shadow packages (scripts/coverage.py is
+# not the coverage package numba imports)
+_SPEC = importlib.util.spec_from_file_location(
+    "record_smoke_bands", Path(__file__).resolve().parents[1] / "scripts" /
+    "record_smoke_bands.py")
+rec = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(rec)
 
 INTEL = {"model": "Intel(R) Xeon(R) Processor", "isa": ["avx2", "avx512f", "amx_tile"]}
 
