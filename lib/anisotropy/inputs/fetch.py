@@ -13,6 +13,7 @@ kept.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tarfile
@@ -88,16 +89,18 @@ def _download_verified(url: str, relpath: str, sha256: str, directory: Path) -> 
     os.close(handle)
     path = Path(temporary)
     try:
-        _download(url, path)
-    except OSError as error:
-        path.unlink()
-        raise DataError(f"Could not download {relpath} from {url}: {error}. Check "
-                        f"the network, or set {MIRROR_ENV} to a mirror.") from error
-    actual = sha256_of(path)
-    if actual != sha256:
-        path.unlink()
-        raise DataError(f"Refused {relpath} from {url}: its sha256 is {actual}, "
-                        f"expected {sha256}. The file was not kept.")
+        try:
+            _download(url, path)
+        except OSError as error:
+            raise DataError(f"Could not download {relpath} from {url}: {error}. Check "
+                            f"the network, or set {MIRROR_ENV} to a mirror.") from error
+        actual = sha256_of(path)
+        if actual != sha256:
+            raise DataError(f"Refused {relpath} from {url}: its sha256 is {actual}, "
+                            f"expected {sha256}. The file was not kept.")
+    except BaseException:  # a refusal, a failed download or an interrupt: nothing is left
+        path.unlink(missing_ok=True)
+        raise
     return path
 
 
@@ -135,9 +138,9 @@ def fetch(names: list[str] | None = None, root: Path | None = None,
     mirrored = bool(os.environ.get(MIRROR_ENV))
     todo = [(relpath, entry) for name in names
             for relpath, entry in declared[name]["files"].items()]
-    missing = [(relpath, entry) for relpath, entry in todo
-               if not ((root / relpath).is_file()
-                       and sha256_of(root / relpath) == entry["sha256"])]
+    present = {relpath for relpath, entry in todo if (root / relpath).is_file()
+               and sha256_of(root / relpath) == entry["sha256"]}
+    missing = [(relpath, entry) for relpath, entry in todo if relpath not in present]
     if missing:
         archives = {entry["archive"]["url"]: entry["archive"]["size_bytes"]
                     for _, entry in missing if entry.get("archive") and not mirrored}
@@ -153,6 +156,9 @@ def fetch(names: list[str] | None = None, root: Path | None = None,
     say = (lambda line: files.write(line)) if bar else progress
     try:
         for count, (relpath, entry) in enumerate(files, 1):
+            if relpath in present:
+                outcomes.append(Fetched(relpath, "present", entry["size_bytes"]))
+                continue
             outcomes.append(_fetch_one(relpath, entry, root, mirrored, opened,
                                        f"[{count}/{len(todo)}]", say))
     finally:
@@ -173,9 +179,9 @@ def _publish(temporary: Path, target: Path) -> None:
 
 def _fetch_one(relpath: str, entry: dict, root: Path, mirrored: bool,
                opened: dict[str, Path], step: str, progress) -> Fetched:
+    """Download one file that is not in place (from the mirror, its url, or out of its
+    archive, downloaded once into ``opened``) and verify it."""
     target = root / relpath
-    if target.is_file() and sha256_of(target) == entry["sha256"]:
-        return Fetched(relpath, "present", entry["size_bytes"])
     url = file_url(relpath, entry)
     if url is None:
         progress(f"  {step} {relpath}: no download address (source: {entry['source']}); "
@@ -192,15 +198,14 @@ def _fetch_one(relpath: str, entry: dict, root: Path, mirrored: bool,
                      f"{member_of['size_bytes'] / 1e6:.1f} MB archive")
             opened[url] = _download_verified(url, relpath, member_of["sha256"], target.parent)
         content = read_member(opened[url], member_of["member"])
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".fetch-")
-        with os.fdopen(handle, "wb") as out:
-            out.write(content)
-        actual = sha256_of(Path(temporary))
+        actual = hashlib.sha256(content).hexdigest()
         if actual != entry["sha256"]:
-            os.unlink(temporary)
             raise DataError(f"Refused {relpath} (member {member_of['member']} of {url}): "
                             f"its sha256 is {actual}, expected {entry['sha256']}. The file "
                             "was not kept.")
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".fetch-")
+        with os.fdopen(handle, "wb") as out:
+            out.write(content)
         _publish(Path(temporary), target)
     progress(f"  {step} {relpath}: {entry['size_bytes']:,} bytes, sha256 verified")
     return Fetched(relpath, "downloaded", entry["size_bytes"])
