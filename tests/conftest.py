@@ -98,8 +98,12 @@ def mirrored_data(tmp_path_factory):
 
     base = tmp_path_factory.mktemp("outside-user")
     clone = base / "clone"
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=datafiles.PROJECT_ROOT,
-                             capture_output=True, text=True, check=True).stdout.split("\0")
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=datafiles.PROJECT_ROOT,
+                            capture_output=True, text=True)
+    tracked = listed.stdout.split("\0") if listed.returncode == 0 else [  # not a checkout
+        str(path.relative_to(datafiles.PROJECT_ROOT))
+        for path in datafiles.PROJECT_ROOT.rglob("*")
+        if not {".git", ".venv", "_build"} & set(path.relative_to(datafiles.PROJECT_ROOT).parts)]
     for name in filter(None, tracked):
         source = datafiles.PROJECT_ROOT / name
         if source.is_file():
