@@ -4,21 +4,13 @@ narrow cover less."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from project_scripts import load_script
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("coverage_script",
-                                                  ROOT / "scripts" / "coverage.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("coverage")
 
 
 def test_correct_intervals_cover_about_83_percent_and_narrow_ones_less():

@@ -8,6 +8,7 @@ import huggingface_hub.constants
 import pandas as pd
 import pytest
 from fakehub import hub_frames_from_local, write_fake_hub
+from project_scripts import load_script
 
 from anisotropy.__main__ import main
 from anisotropy.inputs import data, datafiles
@@ -112,14 +113,10 @@ def test_pinning_replaces_branch_revisions_with_commits():
     """scripts/pin_hub_revisions.py: every hub block's branch revision becomes the commit
     the hub names (one lookup per repository), and the file still loads."""
     import hashlib
-    import importlib.util
 
     import yaml
 
-    spec = importlib.util.spec_from_file_location(
-        "pin", datafiles.PROJECT_ROOT / "scripts" / "pin_hub_revisions.py")
-    pin = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(pin)
+    pin = load_script("pin_hub_revisions")
     asked = []
 
     def resolve(repo, revision):

@@ -10,6 +10,7 @@ from urllib.parse import unquote
 
 import pytest
 import yaml
+from project_scripts import load_script
 
 from anisotropy.book import runner
 
@@ -105,11 +106,7 @@ def test_readme_badges_use_the_repository_and_open_notebooks_in_the_tree():
 
 
 def test_a_release_writes_the_verdict_changes_the_version_and_pins_the_badges():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("release", ROOT / "scripts" / "release.py")
-    release = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(release)
+    release = load_script("release")
     before = ("01-x:\n  verdicts:\n    a:m: reproduced\n    b:m: [inconclusive, reproduced]\n"
               "    c:m: finding\n")
     now = ("01-x:\n  verdicts:\n    a:m: not reproduced\n    b:m: [inconclusive, reproduced]\n"

@@ -9,6 +9,7 @@ import sys
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+from project_scripts import load_script
 
 from anisotropy.inputs.data import PROJECT_ROOT
 
@@ -108,13 +109,7 @@ def test_the_installed_environment_is_consistent():
 
 
 def _runtime_script():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "runtime_requirements", PROJECT_ROOT / "scripts" / "runtime_requirements.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("runtime_requirements")
 
 
 def test_binder_and_colab_requirements_are_the_locks_runtime_part():

@@ -1,20 +1,13 @@
 """scripts/record_smoke_bands.py: other machines' results as platform runs, and the band of
 a value that no leave-one-out factor covers."""
 
-import importlib.util
 import json
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from project_scripts import load_script
 
-# loaded from its file: scripts/ on sys.path would shadow packages (scripts/coverage.py is
-# not the coverage package numba imports)
-_SPEC = importlib.util.spec_from_file_location(
-    "record_smoke_bands", Path(__file__).resolve().parents[1] / "scripts" /
-    "record_smoke_bands.py")
-rec = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(rec)
+rec = load_script("record_smoke_bands")
 
 INTEL = {"model": "Intel(R) Xeon(R) Processor", "isa": ["avx2", "avx512f", "amx_tile"]}
 
