@@ -386,16 +386,16 @@ def expected_from(collected: dict, factor: float) -> dict:
                             for key, why in sorted(entry["unbanded"].items())],
                "widened": [{"path": ["checks", *key], "why": why}
                            for key, why in sorted(entry.get("wide", {}).items())]}
-        bands = {}
+        bands, items = {}, {}
         for key, seen in entry["values"].items():
             spec = entry["specs"][key[0].split(":")[0]]
             values = relevant(seen, spec.spread)
             if not values:
                 continue
             bands[key] = value_band(entry, key, list(values.values()), spec, factor)
-            doc["bands"].append({"path": ["checks", *key], "spread": spec.spread,
-                                 "band": bands[key],
-                                 "seen": {k: round(v, 6) for k, v in sorted(values.items())}})
+            items[key] = {"path": ["checks", *key], "spread": spec.spread, "band": bands[key],
+                          "seen": {k: round(v, 6) for k, v in sorted(values.items())}}
+            doc["bands"].append(items[key])
         for check_id, verdicts in entry["verdicts"].items():
             spec = entry["specs"][check_id.split(":")[0]]
             low, high = (bands.get((check_id, "interval", end)) for end in (0, 1))
@@ -409,10 +409,9 @@ def expected_from(collected: dict, factor: float) -> dict:
                     clipped, far = side
                     bands[key][:] = clipped
                     allowed = [v for v in allowed if v != far]
-                    item = next(b for b in doc["bands"] if b["path"] == ["checks", *key])
-                    item["side"] = (f"every run on the side of {spec.threshold:g} that "
-                                    f"excludes {far!r}, its mean {SIDE_SDS:g} or more SDs "
-                                    "away: the band stops at the threshold")
+                    items[key]["side"] = (f"every run on the side of {spec.threshold:g} that "
+                                          f"excludes {far!r}, its mean {SIDE_SDS:g} or more "
+                                          "SDs away: the band stops at the threshold")
             else:  # declared verdicts: those of the runs now and of the archived runs
                 allowed = sorted(set(verdicts.values())
                                  | set(entry.get("archived_verdicts", {}).get(check_id, ())))
@@ -540,7 +539,7 @@ def write(document: dict, path: Path, factor: float, report: list[str]) -> None:
         f"{factor:g}, leave-one-out " + ("no failure" if not report else
                                          f"{len(report)} failures") + ".\n"
         "# A value under `widened` fails that leave-one-out at every factor (it sits at one\n"
-        f"# place in most runs and elsewhere in a few): its band is the range of every run\n"
+        "# place in most runs and elsewhere in a few): its band is the range of every run\n"
         f"# widened by {MARGIN_FACTORS[-1]:g} times that range (or the floor) on each side.\n"
         "# A verdict is pinned only where the interval bands reach no other verdict; a list\n"
         "# is every verdict they can reach. Re-record after an intended change and say why in\n"
