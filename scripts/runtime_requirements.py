@@ -21,6 +21,8 @@ import re
 import sys
 from pathlib import Path
 
+from packaging.utils import canonicalize_name as canonical
+
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / "requirements.lock"
 MODELS_LOCK = ROOT / "requirements-models.lock"
@@ -36,10 +38,6 @@ RUNTIME = ("accelerate", "gguf", "huggingface-hub", "ipykernel", "isoscore", "ma
            "myst-nb", "nbclient", "nbformat", "numpy", "pandas", "papermill", "plotly",
            "pyarrow", "pyyaml", "safetensors", "scikit-learn", "scipy", "sentencepiece",
            "tokenizers", "tqdm", "transformers", "zuko")
-
-
-def canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def parse_lock(text: str) -> dict[str, dict]:
@@ -67,7 +65,9 @@ def closure(packages: dict[str, dict], roots=RUNTIME) -> list[str]:
     if missing:
         raise SystemExit(f"runtime packages not in requirements.lock: {missing}")
     kept = {canonical(name) for name in roots}
-    kept.add("torch")  # not in the lock (installed first, as the CPU build): its requirements are
+    # torch is not in the lock (installed first, as the CPU build), but its requirements
+    # are, `# via torch`
+    kept.add("torch")
     changed = True
     while changed:
         changed = False
