@@ -88,8 +88,8 @@ def test_a_new_claim_declares_its_parameters_in_one_class():
         Tiny(names=["c"])
     with pytest.raises(SettingsError, match=r"limit must be null or an integer >= 1; got 0"):
         Tiny(limit=0)
-    assert [row["parameter"] for row in Tiny.describe()] == ["seed", "device", "dtype", "n",
-                                                             "names", "limit"]
+    assert [row["parameter"] for row in Tiny.describe()] == [
+        "seed", "train_seed", "device", "dtype", "n", "names", "limit"]
 
 
 NO_BOUNDS = {"min": None, "max": None, "choices": None, "optional": False, "min_items": 1}

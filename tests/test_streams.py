@@ -108,3 +108,39 @@ def test_a_repeat_keeps_the_first_uses_stream_and_numbers_the_rest():
     for bad in (-1, 1.0):
         with pytest.raises(ValueError, match="r must be"):
             repeat_name("x", bad)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32), train=st.integers(0, 2**32), name=names)
+def test_a_training_stream_follows_the_train_seed_or_else_the_seed(seed, train, name):
+    from anisotropy.geometry.streams import sub_seed, train_stream_seed
+
+    assert train_stream_seed(seed, None, name) == stream_seed(seed, name)
+    assert train_stream_seed(seed, train, name) == stream_seed(train, name)
+    assert train_stream_seed(seed, seed, name) == stream_seed(seed, name)
+    assert sub_seed(None, name) is None
+    assert sub_seed(train, name) == stream_seed(train, name)
+
+
+def test_another_train_seed_refits_the_same_sample():
+    """fit_methods: the sample (what the mean is fitted on) follows ``seed``, the K-means
+    starts follow ``train_seed``; with none, or the seed itself, nothing moves."""
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.normal(size=(60, 5)) + shift for shift in (0, 4, 8)])
+    fit = lambda **kw: cluster_methods.fit_methods(  # noqa: E731
+        X, n_clusters=3, n_components=1, seed=11, max_tokens=90,
+        methods=("Mean", "K-means+Mean+PCA"), **kw)
+    plain, same, other = fit(), fit(train_seed=11), fit(train_seed=12)
+    for fitted in (same, other):
+        np.testing.assert_array_equal(fitted["Mean"].mean_, plain["Mean"].mean_)
+    np.testing.assert_array_equal(same["K-means+Mean+PCA"].labels_,
+                                  plain["K-means+Mean+PCA"].labels_)
+    resampled = cluster_methods.fit_methods(X, n_clusters=3, n_components=1, seed=12,
+                                            max_tokens=90, methods=("Mean",))
+    assert not np.array_equal(resampled["Mean"].mean_, plain["Mean"].mean_)
+    starts = [cluster_methods.fit_methods(X, 3, 1, seed=11, max_tokens=90,
+                                          methods=("K-means+Mean+PCA",), train_seed=t)
+              for t in range(12, 20)]
+    assert any(not np.array_equal(s["K-means+Mean+PCA"].labels_,
+                                  plain["K-means+Mean+PCA"].labels_) for s in starts), \
+        "no training seed moved the K-means fit"

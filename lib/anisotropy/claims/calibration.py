@@ -29,7 +29,7 @@ from anisotropy.geometry.intervals import (
     spread_half_width,
 )
 from anisotropy.geometry.metrics import check_embeddings
-from anisotropy.geometry.streams import stream_seed
+from anisotropy.geometry.streams import stream_seed, sub_seed, train_stream_seed
 from anisotropy.geometry.transforms import Whitening
 from anisotropy.inputs import tasks as task_registry
 
@@ -150,8 +150,8 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
                         sentences: list[str], tasks: list[str], *, pooling: str,
                         flow_steps: int = 400, n_flow_seeds: int = 3,
                         max_pairs: int | None = None, seed: int = 0, data_seed: int = 0,
-                        n_refit: int = 0, n_flow_refit: int = 0, progress: bool = True
-                        ) -> tuple[pd.DataFrame, dict, dict]:
+                        n_refit: int = 0, n_flow_refit: int = 0, progress: bool = True,
+                        train_seed: int | None = None) -> tuple[pd.DataFrame, dict, dict]:
     """Whitening and flows on STS tasks, for one model.
 
     Every :data:`POOLINGS` variant is scored as is. The ``pooling`` vectors are also
@@ -164,8 +164,9 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
     :func:`whitening_refit_draws` per task (stream ``refit/TASK`` under ``seed``), in
     ``pair_scores[(task, "whitening refit")]``.
 
-    Every fit draws from its own stream under ``seed``: ``flow/NLI`` and
-    ``flow/TASK/R`` for fit R of a task, so the tasks' flows are independent. The pairs
+    Every flow draws its start and batches from its own stream under ``train_seed``
+    (``seed`` when ``None``): ``flow/NLI`` and ``flow/TASK/R`` for fit R of a task, so the
+    tasks' flows are independent. The pairs
     of each task are :func:`~anisotropy.inputs.tasks.sts_task`'s under ``data_seed``
     (the sample ``sentences`` was built from).
 
@@ -185,7 +186,8 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
     base = pooled[pooling]
     dim = base.shape[1]
     nli_flow = FlowCalibration(n_steps=flow_steps,
-                               seed=stream_seed(seed, "flow/NLI")).fit(nli_pooled[pooling])
+                               seed=train_stream_seed(seed, train_seed, "flow/NLI")
+                               ).fit(nli_pooled[pooling])
     rows, pair_scores, curves = [], {}, {"NLI": nli_flow.losses_}
     for task in tqdm(tasks, desc="calibration", disable=not progress):
         frame = task_registry.sts_task(task, max_pairs, data_seed)
@@ -205,7 +207,8 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
                       ("flow (NLI)", 0): nli_flow}
         for fit in range(n_flow_seeds):
             calibrated[("flow (target)", fit)] = FlowCalibration(
-                n_steps=flow_steps, seed=stream_seed(seed, f"flow/{task}/{fit}")).fit(base[own])
+                n_steps=flow_steps,
+                seed=train_stream_seed(seed, train_seed, f"flow/{task}/{fit}")).fit(base[own])
         curves[task] = calibrated[("flow (target)", 0)].losses_
         variants = {(name, 0): vectors for name, vectors in pooled.items()}
         for key, transform in calibrated.items():
@@ -232,7 +235,8 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
         if n_flow_refit:
             pair_scores[(task, "flow refit")] = flow_refit_draws(
                 base, first, second, gold, subsets, flow_steps, n_flow_refit,
-                stream_seed(seed, f"flow-refit/{task}"))
+                stream_seed(seed, f"flow-refit/{task}"),
+                sub_seed(train_seed, f"flow-refit/{task}"))
     return pd.DataFrame(rows), pair_scores, curves
 
 
@@ -278,13 +282,15 @@ def whitening_refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarra
 
 def flow_refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarray,
                      gold: np.ndarray, subsets: np.ndarray | None, flow_steps: int,
-                     n_draws: int, seed: int) -> np.ndarray:
+                     n_draws: int, seed: int, train_seed: int | None = None) -> np.ndarray:
     """:func:`refit_draws` of the target flow (:class:`FlowCalibration` of ``flow_steps``
-    steps), each fit from its own stream ``fit/DRAW`` under ``seed``: a draw moves the
-    pairs, the sentences the flow is fitted on, and its initialisation and batches."""
+    steps), each fit from its own stream ``fit/DRAW`` under ``train_seed`` (``seed`` when
+    ``None``), the pairs under ``seed``: a draw moves the pairs, the sentences the flow is
+    fitted on, and its initialisation and batches."""
     return refit_draws(base, first, second, gold, subsets,
                        lambda draw: FlowCalibration(n_steps=flow_steps,
-                                                    seed=stream_seed(seed, f"fit/{draw}")),
+                                                    seed=train_stream_seed(
+                                                        seed, train_seed, f"fit/{draw}")),
                        n_draws, seed)
 
 

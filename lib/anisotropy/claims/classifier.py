@@ -36,7 +36,7 @@ from anisotropy.geometry.intervals import (
     spearman_interval,
     spread_half_width,
 )
-from anisotropy.geometry.streams import stream, stream_seed
+from anisotropy.geometry.streams import stream, stream_seed, sub_seed, train_stream_seed
 
 __all__ = ["pair_point_labels", "optimize_embeddings", "class_distance_ratio",
            "scale_behaviour", "trajectory_correlations", "isotropy_defect_cosine",
@@ -89,7 +89,7 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
                         n_updates: int = 1000, seed: int = 0, bias: bool = True,
                         metric_every: int = 1, metric_sample: int | None = None,
                         progress: bool = True, desc: str = "updates",
-                        return_final: bool = False):
+                        return_final: bool = False, train_seed: int | None = None):
     """Optimize embeddings and a linear classifier; return the metric trajectory.
 
     Parameters
@@ -146,9 +146,12 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
         labels = (pair_point_labels(pairs, targets, n_points) if point_labels is None
                   else np.asarray(point_labels))
     n_classes = int(targets.max()) + 1
-    generator = torch.Generator().manual_seed(stream_seed(seed, "classifier-init"))
+    # the classifier's start from train_seed (seed when None); the points the metrics are
+    # measured on from seed
+    generator = torch.Generator().manual_seed(
+        train_stream_seed(seed, train_seed, "classifier-init"))
     rng = stream(seed, "metric-sample")
-    torch.manual_seed(stream_seed(seed, "torch-global"))
+    torch.manual_seed(train_stream_seed(seed, train_seed, "torch-global"))
     E = torch.nn.Parameter(torch.tensor(np.asarray(start, dtype=np.float32)))
     classifier = torch.nn.Linear(dim if pairs is None else 2 * dim, n_classes, bias=bias)
     with torch.no_grad():  # seeded re-initialization, independent of global RNG state
@@ -423,7 +426,7 @@ def check_values(trajectory: pd.DataFrame,
 def run_seeds(embeddings: np.ndarray, task: dict, *, n_updates: int, n_seeds: int,
               seed: int = 0, bias: bool = True, metric_every: int = 1,
               metric_sample: int | None = None, desc: str = "setup",
-              return_final: bool = False):
+              return_final: bool = False, train_seed: int | None = None):
     """:func:`optimize_embeddings` from the same initial ``embeddings`` for ``n_seeds``
     classifier initializations (run R from the stream ``run/R`` under ``seed``) of one setup
     (``task`` as :func:`anisotropy.inputs.tasks.classification_task` returns it); the
@@ -433,6 +436,7 @@ def run_seeds(embeddings: np.ndarray, task: dict, *, n_updates: int, n_seeds: in
         raise ValueError(f"n_seeds must be >= 1; got {n_seeds}.")
     runs = [optimize_embeddings(embeddings, task["targets"], pairs=task["pairs"],
                                 n_updates=n_updates, seed=stream_seed(seed, f"run/{run}"),
+                                train_seed=sub_seed(train_seed, f"run/{run}"),
                                 bias=bias, metric_every=metric_every,
                                 metric_sample=metric_sample, desc=f"{desc} seed {run}",
                                 return_final=True)

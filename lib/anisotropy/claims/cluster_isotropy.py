@@ -163,7 +163,8 @@ def measure(settings: Settings, sentences: list[str], *, on_model=None,
             n_components=s.n_components, seed=stream_seed(s.seed, "claim4/methods"),
             data_seed=stream_seed(s.seed, "data"), exclude_positions=exclude,
             fit_max_tokens=s.fit_max_tokens, iso_max_tokens=s.iso_max_tokens,
-            max_pairs=s.max_pairs, pair_scores=pair_scores if mode == "transductive" else None)
+            max_pairs=s.max_pairs, pair_scores=pair_scores if mode == "transductive" else None,
+            train_seed=s.train_stream("claim4/methods"))
             for mode in ("transductive", "inductive")]
         comparison = pd.concat(tables, ignore_index=True).assign(model=short_name(name))
         fits = ci.isotropy_fits(
@@ -171,7 +172,8 @@ def measure(settings: Settings, sentences: list[str], *, on_model=None,
             comparison=comparison, n_clusters=s.n_clusters, n_components=s.n_components,
             seed=stream_seed(s.seed, "claim4/methods"), exclude_positions=exclude,
             fit_max_tokens=s.fit_max_tokens, iso_max_tokens=s.iso_max_tokens,
-            max_pairs=s.max_pairs, data_seed=stream_seed(s.seed, "data"))
+            max_pairs=s.max_pairs, data_seed=stream_seed(s.seed, "data"),
+            train_seed=s.train_stream("claim4/methods"))
         out[name] = ModelComparison(name, kind, encoder, tokens, exclude, comparison,
                                     pair_scores, fits.assign(model=short_name(name)))
     return out
@@ -211,7 +213,8 @@ def measure_sweep(settings: Settings, measured: dict[str, ModelComparison],
                                seed=stream_seed(s.seed, "claim4/sweep"),
                                data_seed=stream_seed(s.seed, "data"),
                                exclude_positions=m.exclude, fit_max_tokens=s.fit_max_tokens,
-                               iso_max_tokens=s.iso_max_tokens, max_pairs=s.max_pairs)
+                               iso_max_tokens=s.iso_max_tokens, max_pairs=s.max_pairs,
+                               train_seed=s.train_stream("claim4/sweep"))
                       .assign(model=short_name(name)) for name, m in measured.items()],
                      ignore_index=True)
 
@@ -231,7 +234,8 @@ def measure_sst2(settings: Settings, measured: dict[str, ModelComparison]) -> tu
             probe["dev_labels"], n_clusters=s.n_clusters, n_components=s.n_components,
             seed=stream_seed(s.seed, "claim4/sst2"), exclude_positions=m.exclude,
             fit_max_tokens=s.fit_max_tokens,
-            iso_max_tokens=s.iso_max_tokens, n_boot=s.n_boot, refits=s.fits)
+            iso_max_tokens=s.iso_max_tokens, n_boot=s.n_boot, refits=s.fits,
+            train_seed=s.train_stream("claim4/sst2"))
     return probe, out
 
 
@@ -279,7 +283,8 @@ def measure_finetuning(settings: Settings, *, on_model=None, load=None):
                                    n_seeds=s.finetune_seeds, n_train=s.finetune_train_items,
                                    n_dev=s.finetune_dev_items,
                                    seed=stream_seed(s.seed, "claim4/finetune"),
-                                   data_seed=stream_seed(s.seed, "data"))
+                                   data_seed=stream_seed(s.seed, "data"),
+                                   train_seed=s.train_stream("claim4/finetune"))
                       for task in s.finetune_tasks], ignore_index=True)
     return runs, encoder.resolved.kind
 

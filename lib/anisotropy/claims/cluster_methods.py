@@ -33,7 +33,7 @@ from anisotropy.geometry.intervals import (
     spread_half_width,
 )
 from anisotropy.geometry.sampling import sample_indices
-from anisotropy.geometry.streams import stream_seed
+from anisotropy.geometry.streams import stream_seed, sub_seed, train_stream_seed
 from anisotropy.geometry.transforms import AllButTheTop, Center, ClusterIsotropy
 from anisotropy.inputs.tasks import classification_task, sts_task
 
@@ -64,8 +64,12 @@ def _sample(X: np.ndarray, limit: int | None, seed: int) -> np.ndarray:
 
 
 def fit_methods(X: np.ndarray, n_clusters: int, n_components: int, seed: int = 0,
-                max_tokens: int | None = 10000, methods=METHODS) -> dict:
+                max_tokens: int | None = 10000, methods=METHODS,
+                train_seed: int | None = None) -> dict:
     """Fit every method of the comparison on (a seeded sample of) token vectors ``X``.
+
+    The sample draws from ``seed`` (stream ``sample``); the K-means and mixture starts from
+    ``train_seed`` (streams ``kmeans`` and ``gmm``; ``seed`` when ``None``).
 
     K-means+Mean reuses the K-means+Mean+PCA clustering with no direction removed; K-means
     runs :data:`KMEANS_N_INIT` initialisations, the Gaussian mixture the settings of
@@ -80,13 +84,15 @@ def fit_methods(X: np.ndarray, n_clusters: int, n_components: int, seed: int = 0
     if "ABTT" in methods:
         fitted["ABTT"] = AllButTheTop(abtt_components(S.shape[1])).fit(S)
     if "K-means+Mean+PCA" in methods or "K-means+Mean" in methods:
-        kmeans = ClusterIsotropy(n_clusters, n_components, "kmeans", stream_seed(seed, "kmeans"),
+        kmeans = ClusterIsotropy(n_clusters, n_components, "kmeans",
+                                 train_stream_seed(seed, train_seed, "kmeans"),
                                  n_init=KMEANS_N_INIT).fit(S)
         fitted["K-means+Mean+PCA"] = kmeans
         fitted["K-means+Mean"] = kmeans.with_components(0)
     if "GMM+Mean+PCA" in methods:
         fitted["GMM+Mean+PCA"] = ClusterIsotropy(n_clusters, n_components, "gmm",
-                                                 stream_seed(seed, "gmm")).fit(S)
+                                                 train_stream_seed(seed, train_seed, "gmm")
+                                                 ).fit(S)
     return {name: fitted[name] for name in methods if name in fitted}
 
 
@@ -132,7 +138,8 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
                      exclude_positions=(), fit_max_tokens: int | None = 10000,
                      iso_max_tokens: int = 20000, methods=METHODS,
                      max_pairs: int | None = None, progress: bool = True,
-                     pair_scores: dict | None = None, data_seed: int = 0) -> pd.DataFrame:
+                     pair_scores: dict | None = None, data_seed: int = 0,
+                     train_seed: int | None = None) -> pd.DataFrame:
     """Every method on every STS task; one row per (task, method).
 
     With ``pair_scores`` (a dict), each pair's cosine is stored under ``(task, method)``
@@ -187,7 +194,7 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
                          "fit overlap": int(np.intersect1d(fitted_ids, ids_of[task]).size),
                          "excluded shared": int(pooled.size - fit_ids.size)}
         fitted = fit_methods(fit_X, n_clusters, n_components, stream_seed(seed, f"fit/{task}"),
-                             fit_max_tokens, methods)
+                             fit_max_tokens, methods, sub_seed(train_seed, f"fit/{task}"))
         for name, transform in fitted.items():
             cosines = [] if pair_scores is not None else None
             records.append({"task": task, "method": name, "mode": mode, **fit_facts,
@@ -205,7 +212,7 @@ def isotropy_fits(tokens, layer: int, sentences: list[str], tasks, *, fits: int,
                   seed: int = 0, exclude_positions=(), fit_max_tokens: int | None = 10000,
                   iso_max_tokens: int = 20000, max_pairs: int | None = None,
                   data_seed: int = 0, method: str = "K-means+Mean+PCA",
-                  progress: bool = True) -> pd.DataFrame:
+                  progress: bool = True, train_seed: int | None = None) -> pd.DataFrame:
     """log10 I(W) of the Baseline, of ``method`` and of the most isotropic of the
     :data:`GLOBAL_METHODS` (column ``global``) per task and fit, transductive, and the
     Spearman x 100 of the baseline, ``method`` and each global method (columns
@@ -239,7 +246,7 @@ def isotropy_fits(tokens, layer: int, sentences: list[str], tasks, *, fits: int,
         for fit in range(1, fits):
             fitted = fit_methods(X, n_clusters, n_components,
                                  stream_seed(seed, f"fit/{task}/fit-{fit}"), fit_max_tokens,
-                                 scored)
+                                 scored, sub_seed(train_seed, f"fit/{task}/fit-{fit}"))
             sample = _sample(X, iso_max_tokens, stream_seed(seed, f"iso-sample/{task}/fit-{fit}"))
 
             log10_iw = {name: metrics.partition_isotropy(fitted[name].transform(sample)).log10
@@ -437,7 +444,8 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
                n_clusters: int = 27, n_components: int = 12, seed: int = 0,
                exclude_positions=(), fit_max_tokens: int | None = 10000,
                iso_max_tokens: int = 20000, n_boot: int = 1000, refits: int = 0,
-               method: str = "K-means+Mean+PCA") -> tuple[pd.DataFrame, tuple]:
+               method: str = "K-means+Mean+PCA", train_seed: int | None = None
+               ) -> tuple[pd.DataFrame, tuple]:
     """The seed's SST-2 classification probe, for one model.
 
     ``tokens`` holds the training sentences first (``n_train`` of them), then the dev
@@ -459,7 +467,8 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
     dev_rows = tokens.sentence_rows(np.arange(n_train, n_sentences), exclude_positions)
     H = np.asarray(tokens.layer(layer))
     fitted = fit_methods(H[train_rows], n_clusters, n_components, stream_seed(seed, "fit"),
-                         fit_max_tokens, methods=("Baseline", method))
+                         fit_max_tokens, methods=("Baseline", method),
+                         train_seed=sub_seed(train_seed, "fit"))
     parts = {"train": (train_rows, H[train_rows].astype(np.float64)),
              "dev": (dev_rows, H[dev_rows].astype(np.float64))}
     rows, correct, pooled_of = [], {}, {}
@@ -491,7 +500,8 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
             counts = np.bincount(drawn, minlength=n_train)
             redo = fit_methods(np.repeat(H[train_rows], counts[of_row], axis=0), n_clusters,
                                n_components, stream_seed(seed, f"refit-{refit}/fit"),
-                               fit_max_tokens, methods=(method,))[method]
+                               fit_max_tokens, methods=(method,),
+                               train_seed=sub_seed(train_seed, f"refit-{refit}/fit"))[method]
             new_train, new_dev = (tokens.pool(redo.transform(X), part_rows)[1]
                                   for part_rows, X in parts.values())
             right = _probe_accuracy(new_train[drawn], train_labels[drawn], new_dev, dev_labels)
@@ -508,11 +518,12 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
 def sweep(tokens, layer: int, sentences: list[str], task: str, cluster_counts, component_counts,
           *, seed: int = 0, exclude_positions=(), fit_max_tokens: int | None = 10000,
           iso_max_tokens: int = 20000, max_pairs: int | None = None,
-          data_seed: int = 0) -> pd.DataFrame:
+          data_seed: int = 0, train_seed: int | None = None) -> pd.DataFrame:
     """K-means+Mean+PCA over a grid of K and D on one task (transductive), one row per cell.
 
     The task's pairs are :func:`~anisotropy.inputs.tasks.sts_task`'s under ``data_seed``;
-    the fit sample, the clusterings and the I(W) sample draw from streams under ``seed``."""
+    the fit sample and the I(W) sample draw from streams under ``seed``, the clusterings'
+    starts under ``train_seed`` (``seed`` when ``None``)."""
     index = {sentence: i for i, sentence in enumerate(sentences)}
     frame = sts_task(task, max_pairs, data_seed)
     ids = np.array(sorted({index[s] for s in frame["sentence1"]}
@@ -522,7 +533,8 @@ def sweep(tokens, layer: int, sentences: list[str], task: str, cluster_counts, c
     S = _sample(X, fit_max_tokens, stream_seed(seed, "fit-sample"))
     records = []
     for k in cluster_counts:
-        fitted = ClusterIsotropy(k, max(component_counts), "kmeans", stream_seed(seed, "kmeans"),
+        fitted = ClusterIsotropy(k, max(component_counts), "kmeans",
+                                 train_stream_seed(seed, train_seed, "kmeans"),
                                  n_init=KMEANS_N_INIT).fit(S)
         for d in component_counts:
             records.append({"K": k, "D": d, **_score(fitted.with_components(d), X, tokens,

@@ -24,7 +24,7 @@ from sklearn.cluster import KMeans
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import weighted_mean_draws
 from anisotropy.geometry.sampling import sample_indices
-from anisotropy.geometry.streams import stream_seed
+from anisotropy.geometry.streams import stream_seed, train_stream_seed
 from anisotropy.geometry.validation import grouped_rows, unit_rows
 
 __all__ = ["pair_cosine_draws", "window_sums", "type_similarities",
@@ -289,12 +289,14 @@ def per_cluster_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarra
     return out
 
 
-def restart_labels(X: np.ndarray, k: int, sample: int, seed: int) -> np.ndarray:
+def restart_labels(X: np.ndarray, k: int, sample: int, seed: int,
+                   train_seed: int | None = None) -> np.ndarray:
     """Labels of every row from one more K-means fit at ``k`` clusters, on a fresh sample
-    of ``sample`` rows with a fresh start (streams ``k-sample`` and ``kmeans`` under
-    ``seed``), as :func:`anisotropy.claims.clusters.choose_k` fits its chosen K."""
+    of ``sample`` rows with a fresh start (stream ``k-sample`` under ``seed``, ``kmeans``
+    under ``train_seed``), as :func:`anisotropy.claims.clusters.choose_k` fits its chosen K."""
     rows = sample_indices(X.shape[0], sample, stream_seed(seed, "k-sample"))
-    model = KMeans(n_clusters=k, n_init=1, random_state=stream_seed(seed, "kmeans")).fit(
+    start = train_stream_seed(seed, train_seed, "kmeans")
+    model = KMeans(n_clusters=k, n_init=1, random_state=start).fit(
         np.asarray(X[rows], dtype=np.float32))
     return model.predict(np.asarray(X, dtype=np.float32))
 

@@ -40,7 +40,7 @@ from anisotropy.geometry.intervals import (
     weighted_mean_draws,
 )
 from anisotropy.geometry.sampling import sample_indices
-from anisotropy.geometry.streams import repeat_name, stream_seed
+from anisotropy.geometry.streams import repeat_name, stream_seed, sub_seed, train_stream_seed
 
 __all__ = ["SILHOUETTE_THRESHOLD", "choose_k", "compare_k_selection", "cluster_drivers",
            "type_frequencies", "token_kinds", "cluster_layer_stats", "driver_share_draws",
@@ -51,13 +51,15 @@ SILHOUETTE_THRESHOLD = 0.1
 
 
 def choose_k(X: np.ndarray, k_range=range(2, 16), sample: int = 2000,
-             threshold: float = SILHOUETTE_THRESHOLD, seed: int = 0, n_init: int = 1
+             threshold: float = SILHOUETTE_THRESHOLD, seed: int = 0, n_init: int = 1,
+             train_seed: int | None = None
              ) -> tuple[int, np.ndarray, dict]:
     """Pick K for K-means by the best silhouette on a sample; K = 1 below ``threshold``.
 
     Each K in ``k_range`` is fitted on a seeded sample of at most ``sample`` rows (the
     authors use 20,000) and scored by :func:`anisotropy.geometry.metrics.silhouette` on that sample.
-    The chosen model labels all rows.
+    The chosen model labels all rows. The sample draws from ``seed`` (stream ``k-sample``),
+    the K-means starts from ``train_seed`` (stream ``kmeans``; ``seed`` when ``None``).
 
     Returns
     -------
@@ -73,7 +75,7 @@ def choose_k(X: np.ndarray, k_range=range(2, 16), sample: int = 2000,
         if k >= S.shape[0]:
             break
         model = KMeans(n_clusters=k, n_init=n_init,
-                       random_state=stream_seed(seed, "kmeans")).fit(S)
+                       random_state=train_stream_seed(seed, train_seed, "kmeans")).fit(S)
         if np.unique(model.labels_).size < 2:
             continue
         scores[k] = metrics.silhouette(S, model.labels_)
@@ -86,8 +88,8 @@ def choose_k(X: np.ndarray, k_range=range(2, 16), sample: int = 2000,
     return best, fitted[best].predict(np.asarray(X, dtype=np.float32)), scores
 
 
-def compare_k_selection(X: np.ndarray, protocols: dict[str, tuple[int, int]], seed: int = 0
-                        ) -> pd.DataFrame:
+def compare_k_selection(X: np.ndarray, protocols: dict[str, tuple[int, int]], seed: int = 0,
+                        train_seed: int | None = None) -> pd.DataFrame:
     """K chosen by :func:`choose_k` under several protocols, one row each.
 
     ``protocols`` maps a label to ``(sample, n_init)``: the points K-means is fitted and the
@@ -96,7 +98,8 @@ def compare_k_selection(X: np.ndarray, protocols: dict[str, tuple[int, int]], se
     """
     rows = []
     for label, (sample, n_init) in protocols.items():
-        k, _, scores = choose_k(X, sample=sample, seed=seed, n_init=n_init)
+        k, _, scores = choose_k(X, sample=sample, seed=seed, n_init=n_init,
+                                train_seed=train_seed)
         rows.append({"protocol": label, "points": min(sample, X.shape[0]), "n_init": n_init,
                      "K": k, "best silhouette": max(scores.values()),
                      **{f"silhouette K={key}": value for key, value in scores.items()}})
@@ -144,7 +147,7 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
                         lid_sample: int = 5000, lid_k: int = 100, max_instances: int = 1000,
                         seed: int = 0, n_boot: int = 1000, restarts: int = 1,
                         inter_min_units: int = 1, lid_samples: int = 1,
-                        progress: bool = True
+                        progress: bool = True, train_seed: int | None = None
                         ) -> tuple[pd.DataFrame, dict, dict]:
     """Per-layer S_inter/S_intra (raw, centred, per cluster), K, IsoScore, LID, drivers.
 
@@ -189,7 +192,8 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
     records, labels_by_layer, draws = [], {}, {}
     for layer in tqdm(layers, desc="layers", disable=not progress):
         X = np.asarray(tokens.layer(layer))[rows]
-        k, labels, scores = choose_k(X, sample=k_sample, seed=stream_seed(seed, "choose-k"))
+        k, labels, scores = choose_k(X, sample=k_sample, seed=stream_seed(seed, "choose-k"),
+                                     train_seed=sub_seed(train_seed, "choose-k"))
         labels_by_layer[layer] = labels
         record = {"layer": layer, "relative_depth": layer / n_layers, "K": k,
                   "best silhouette": max(scores.values())}
@@ -199,7 +203,8 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
         fits = [similarities]
         if restarts > 1 and k > 1:
             fits += [per_cluster_similarities(
-                X, types, restart_labels(X, k, k_sample, stream_seed(seed, f"restart-{r}")),
+                X, types, restart_labels(X, k, k_sample, stream_seed(seed, f"restart-{r}"),
+                                          sub_seed(train_seed, f"restart-{r}")),
                 max_instances, stream_seed(seed, "type-similarities"), windows, weights,
                 inter_min_units)
                 for r in range(1, restarts)]
@@ -276,7 +281,7 @@ def driver_share_draws(X: np.ndarray, labels: np.ndarray, n_boot: int = 1000, se
 
 
 def decoder_drivers(tokens, layer: int, k_sample: int = 2000, n_boot: int = 1000,
-                    seed: int = 0) -> tuple[dict, Interval]:
+                    seed: int = 0, train_seed: int | None = None) -> tuple[dict, Interval]:
     """What carries a decoder layer's clusters, with the position-0 tokens kept (the raw
     space, as the paper used it).
 
@@ -287,7 +292,8 @@ def decoder_drivers(tokens, layer: int, k_sample: int = 2000, n_boot: int = 1000
     """
     keep = ~tokens.special_mask
     X = np.asarray(tokens.layer(layer))[keep]
-    k, labels, _ = choose_k(X, sample=k_sample, seed=stream_seed(seed, "choose-k"))
+    k, labels, _ = choose_k(X, sample=k_sample, seed=stream_seed(seed, "choose-k"),
+                            train_seed=sub_seed(train_seed, "choose-k"))
     drivers = cluster_drivers(X, labels)
     first = tokens.position[keep] == 0
     smallest = pd.Series(labels).value_counts().index[-1]

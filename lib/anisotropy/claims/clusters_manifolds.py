@@ -140,7 +140,7 @@ def measure_model(settings: Settings, encoder, windows: list[str]) -> ModelClust
         tokens, layers, encoder.n_layers, exclude_positions=exclude, k_sample=s.k_sample,
         lid_sample=s.lid_sample, lid_k=s.lid_k, seed=stream_seed(s.seed, "claim2/layers"),
         n_boot=s.n_boot, restarts=s.kmeans_restarts, inter_min_units=s.inter_min_units,
-        lid_samples=s.lid_samples)
+        lid_samples=s.lid_samples, train_seed=s.train_stream("claim2/layers"))
     keep = ~tokens.special_mask & ~np.isin(tokens.position, exclude)
     embedding_matrix, _ = encoder.input_embedding_matrix()
     input_lid = manifolds.static_space_lid(embedding_matrix, s.lid_sample, s.lid_k,
@@ -215,7 +215,8 @@ def k_selection(settings: Settings, measured: dict[str, ModelClusters]):
         table = clusters.compare_k_selection(X, {
             "this book (every layer)": (s.k_sample, 1),
             "closer to the authors": (s.k_check_sample, s.k_check_n_init)},
-            seed=stream_seed(s.seed, "claim2/k-protocols"))
+            seed=stream_seed(s.seed, "claim2/k-protocols"),
+            train_seed=s.train_stream("claim2/k-protocols"))
         rows.append(table.assign(model=short_name(m.name), layer=layer).reset_index())
     return pd.concat(rows).set_index(["model", "layer", "protocol"])
 
@@ -226,7 +227,8 @@ def measure_drivers(settings: Settings, measured: dict[str, ModelClusters]) -> d
 
     return {name: clusters.decoder_drivers(m.tokens, m.n_layers // 2, settings.k_sample,
                                            settings.n_boot,
-                                           stream_seed(settings.seed, "claim2/drivers"))
+                                           stream_seed(settings.seed, "claim2/drivers"),
+                                           settings.train_stream("claim2/drivers"))
             for name, m in measured.items() if m.decoder}
 
 

@@ -33,7 +33,7 @@ from anisotropy import __version__
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import seed_interval
 from anisotropy.geometry.sampling import sample_indices
-from anisotropy.geometry.streams import stream, stream_seed
+from anisotropy.geometry.streams import stream, stream_seed, train_stream_seed
 from anisotropy.geometry.transforms import ClusterIsotropy
 from anisotropy.inputs import cache, data
 from anisotropy.inputs.memory import free_memory
@@ -349,9 +349,11 @@ def pretrained_cls(encoder, dev: dict, max_length: int, batch_size: int = 32) ->
 
 def run_seeds(encoder, task: str, *, settings: FineTuning, n_seeds: int,
               n_train: int | None = None, n_dev: int | None = None, seed: int = 0,
-              data_seed: int = 0, progress: bool = True) -> pd.DataFrame:
+              data_seed: int = 0, progress: bool = True, train_seed: int | None = None
+              ) -> pd.DataFrame:
     """Plain and method runs of one task for ``n_seeds`` runs numbered 0 .. n-1 in the
-    ``seed`` column (run R trains from the stream ``finetune/TASK/R`` under ``seed``; its
+    ``seed`` column (run R trains from the stream ``finetune/TASK/R`` under ``train_seed``,
+    or under ``seed`` when that is ``None``; its
     plain and method runs share the initial classifier and the batch order), plus a
     ``pretrained`` row. ``n_train`` and ``n_dev`` keep random subsets of the training and
     dev pairs (:func:`pair_task` under ``data_seed``; None: all of them). One row per run:
@@ -374,7 +376,7 @@ def run_seeds(encoder, task: str, *, settings: FineTuning, n_seeds: int,
     for run in range(n_seeds):
         for method in (False, True):
             outcome = fine_tune(encoder, train, dev, method=method, settings=settings,
-                                seed=stream_seed(seed, f"finetune/{task}/{run}"),
+                                seed=train_stream_seed(seed, train_seed, f"finetune/{task}/{run}"),
                                 progress=progress)
             free_memory()  # the run's model, optimizer and activations, before the next
             losses = outcome.pop("losses")

@@ -220,7 +220,8 @@ def measure_calibration(settings: Settings, encoders: dict,
             pooled, nli_pooled, sentences, scored, pooling=s.calibration_pooling,
             flow_steps=s.flow_steps, n_flow_seeds=s.n_flow_seeds, max_pairs=s.max_pairs,
             seed=stream_seed(s.seed, "claim3/calibration"), data_seed=stream_seed(s.seed, "data"),
-            n_refit=s.whitening_refits, n_flow_refit=s.flow_refits)
+            n_refit=s.whitening_refits, n_flow_refit=s.flow_refits,
+            train_seed=s.train_stream("claim3/calibration"))
         draws = calibration.change_draws(table, pairs, scored, s.calibration_pooling,
                                          s.n_boot, stream_seed(s.seed, "claim3/calibration"))
         checks = calibration.check_values(table, pairs, scored, s.calibration_pooling,

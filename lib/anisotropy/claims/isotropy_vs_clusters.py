@@ -177,6 +177,8 @@ def run_setup(settings: Settings, encoders: EncoderPool, task_name: str, model_n
     def train(task: dict, n_seeds: int):
         X = encoder.encode_sentences(task["sentences"], pooling="mean", normalize=True)
         trajectory, finals = run_seeds(X, task, n_updates=updates, n_seeds=n_seeds, seed=seed,
+                                       train_seed=settings.train_stream(
+                                           f"claim5/{task_name}/{model_name}"),
                                        bias=bias, metric_every=every, metric_sample=sample,
                                        desc=f"{task_name}/{model_name.split('/')[-1]}",
                                        return_final=True)

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 import yaml
 
+from anisotropy.geometry.streams import sub_seed
 from anisotropy.inputs.data import PROJECT_ROOT
 
 __all__ = ["ClaimSettings", "SettingsError", "param", "profiles", "PROFILES_FILE", "TRANSFORMERS",
@@ -176,7 +177,12 @@ class ClaimSettings:
 
     slug: ClassVar[str] = ""
 
-    seed: int = param(0, "the seed every random stream of the claim derives from", min=0)
+    seed: int = param(0, "the seed the sample derives from (sentences, windows, pairs, items, "
+                      "words, bootstrap draws), and what is trained when train_seed is null",
+                      min=0)
+    train_seed: int | None = param(None, "the seed of what is trained or initialised on the "
+                                   "sample (K-means starts, flows, classifiers, fine-tuning); "
+                                   "null: the seed", min=0, optional=True)
     device: str = param("auto", "forward passes: auto (CUDA, else Apple MPS, else CPU), cpu, "
                         "cuda, cuda:N or mps")
     dtype: str = param("float32", "forward-pass precision; float16 or bfloat16 on "
@@ -207,6 +213,12 @@ class ClaimSettings:
         if problems:
             raise SettingsError(f"{self.slug}: bad parameters:\n"
                                 + "\n".join(f"- {p}" for p in problems))
+
+    def train_stream(self, name: str) -> int | None:
+        """The training seed of stream ``name`` (:func:`~anisotropy.geometry.streams.sub_seed`
+        of ``train_seed``), ``None`` when ``train_seed`` is null: pass it as ``train_seed``
+        beside ``stream_seed(self.seed, name)``."""
+        return sub_seed(self.train_seed, name)
 
     # ------------------------------------------------------------------ declarations
     @classmethod

@@ -13,6 +13,15 @@ Python (SHA-256 of the UTF-8 name, not Python's salted ``hash``), and no seed is
 computed by arithmetic, so no two uses collide the way ``seed + 1`` of one use and
 ``seed`` of the next seed's other use do.
 
+Two roots. A claim's ``seed`` draws its sample (sentences, windows, pairs, items, words,
+subsamples, bootstrap weights); its ``train_seed`` draws what is trained or initialised on
+that sample (K-means starts, flows, classifiers, fine-tuning). A library function that does
+both takes ``seed`` and ``train_seed``, the second derived along the same names as the first
+(:func:`sub_seed`) and ``None`` when the claim gives none, and draws each training stream
+with :func:`train_stream_seed`. With ``train_seed`` ``None``, or equal to ``seed``, every
+stream is the one ``seed`` alone gives, so a rerun with another ``train_seed`` redraws only
+the trained parts of a fixed sample (as another CPU's float sums do).
+
 APIs that take an integer (scikit-learn's ``random_state``, ``torch.manual_seed``, pandas'
 ``sample``, or a library function here that is a pure function of an integer seed and caches
 on it) get :func:`stream_seed`: a 32-bit integer from the same ``SeedSequence``. A name may
@@ -32,7 +41,7 @@ import re
 
 import numpy as np
 
-__all__ = ["stream", "stream_seed", "spawn_key", "repeat_name"]
+__all__ = ["stream", "stream_seed", "spawn_key", "repeat_name", "train_stream_seed", "sub_seed"]
 
 _NAME = re.compile(r"[^/]+(/[^/]+)*")
 
@@ -85,3 +94,15 @@ def repeat_name(name: str, r: int) -> str:
     if not isinstance(r, (int, np.integer)) or r < 0:
         raise ValueError(f"r must be an integer >= 0; got {r!r}.")
     return name if r == 0 else f"{name}-{r}"
+
+
+def sub_seed(train_seed: int | None, name: str) -> int | None:
+    """``train_seed`` derived along ``name`` as the sample seed is (:func:`stream_seed`), or
+    ``None`` when there is none (the training streams then follow the sample seed)."""
+    return None if train_seed is None else stream_seed(train_seed, name)
+
+
+def train_stream_seed(seed: int, train_seed: int | None, name: str) -> int:
+    """The integer seed of a training stream ``name``: :func:`stream_seed` under
+    ``train_seed``, or under ``seed`` when ``train_seed`` is ``None``."""
+    return stream_seed(seed if train_seed is None else train_seed, name)
