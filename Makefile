@@ -40,6 +40,7 @@ PROFILE ?= full
 book: data
 	$(VENV)/bin/snakemake -s workflow/Snakefile --configfile workflow/config/$(PROFILE).yaml \
 		--cores all --rerun-incomplete
+	$(VENV)/bin/anisotropy verdicts --profile $(PROFILE)
 
 ## test: set up if needed, then run all tests (unit, smoke notebooks, book, browser)
 test: data

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 
 def _models(args) -> int:
@@ -153,7 +154,28 @@ def _book(args) -> int:
         print(f"anisotropy book: {error}", file=sys.stderr)
         return 1
     print(f"Book built in {time.perf_counter() - began:.0f} s: open {index}")
+    _verdicts(argparse.Namespace(profile=args.profile, results=None, strict=False))
     return 0
+
+
+def _verdicts(args) -> int:
+    from anisotropy.book.expected import expected_file, report
+    from anisotropy.book.results import ResultsError, load_results
+    from anisotropy.book.runner import profile_dir
+
+    directory = Path(args.results) if args.results else profile_dir(args.profile) / "results"
+    try:
+        results = load_results(directory, None if args.results else args.profile)
+    except (ResultsError, FileNotFoundError) as error:
+        print(f"anisotropy verdicts: {error}", file=sys.stderr)
+        return 1
+    if not results:
+        print(f"anisotropy verdicts: no results in {directory}; build the book first",
+              file=sys.stderr)
+        return 1
+    text, differences = report(results, expected_file(args.profile))
+    print(text)
+    return 1 if differences and args.strict else 0
 
 
 def _workflow_plan(args, command: str) -> dict | None:
@@ -283,6 +305,15 @@ def main(argv: list[str] | None = None) -> int:
                          help="read _build/PROFILE/results (default full)")
     summary.add_argument("--results", help="a results directory (overrides --profile)")
     summary.set_defaults(func=_summary)
+    verdicts = sub.add_parser(
+        "verdicts", help="a build's verdicts against tests/expected/PROFILE.yaml, each "
+        "difference printed")
+    verdicts.add_argument("--profile", default="full",
+                          help="read _build/PROFILE/results (default full)")
+    verdicts.add_argument("--results", help="a results directory (overrides --profile's)")
+    verdicts.add_argument("--strict", action="store_true",
+                          help="exit 1 when a verdict differs")
+    verdicts.set_defaults(func=_verdicts)
     book = sub.add_parser("book", help="run every claim and build the HTML book")
     book.add_argument("--profile", default="full")
     book.add_argument("--no-run", action="store_true",

@@ -1,0 +1,93 @@
+"""A build's verdicts against the recorded ones (``tests/expected/PROFILE.yaml``).
+
+``make book`` ends by printing this comparison, so a rebuild on another machine says which
+verdicts moved; ``make check-full`` (and the Pages workflow after its build) fails on any
+difference (``tests/test_full_verdicts.py``). A recorded verdict is one verdict, or the list
+of every verdict the recording allowed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from anisotropy.inputs.data import PROJECT_ROOT
+
+__all__ = ["Difference", "expected_file", "load_expected", "compare_verdicts", "report"]
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One check whose verdict is not among the recorded ones (``allowed`` empty: a check
+    the recording does not have; ``verdict`` None: a recorded check the build lacks)."""
+
+    slug: str
+    check_id: str
+    verdict: str | None
+    allowed: tuple[str, ...]
+
+    def line(self) -> str:
+        if self.verdict is None:
+            return f"{self.slug}: {self.check_id} is recorded ({', '.join(self.allowed)}) " \
+                   "but the build has no such check"
+        if not self.allowed:
+            return f"{self.slug}: {self.check_id} is {self.verdict!r}, a check the recording " \
+                   "does not have"
+        return f"{self.slug}: {self.check_id} is {self.verdict!r}, recorded " + \
+            " or ".join(repr(a) for a in self.allowed)
+
+
+def expected_file(profile: str) -> Path:
+    """``tests/expected/PROFILE.yaml``."""
+    return PROJECT_ROOT / "tests" / "expected" / f"{profile}.yaml"
+
+
+def load_expected(path: str | Path) -> dict[str, dict[str, tuple[str, ...]]]:
+    """``{slug: {check id: allowed verdicts}}`` of a recorded file."""
+    document = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    return {slug: {check_id: tuple(v if isinstance(v, list) else [v])
+                   for check_id, v in (entry.get("verdicts") or {}).items()}
+            for slug, entry in document.items()}
+
+
+def compare_verdicts(results: dict[str, dict], expected: dict[str, dict[str, tuple]]
+                     ) -> tuple[int, list[Difference]]:
+    """``(checks compared, differences)`` of the claims in both ``results`` (records by
+    slug, as :func:`anisotropy.book.results.load_results` reads them) and ``expected``."""
+    compared, differences = 0, []
+    for slug in sorted(set(results) & set(expected)):
+        verdicts = {c["id"]: c["verdict"] for c in results[slug]["checks"]}
+        recorded = expected[slug]
+        for check_id in sorted(set(verdicts) | set(recorded)):
+            compared += 1
+            verdict, allowed = verdicts.get(check_id), recorded.get(check_id, ())
+            if verdict not in allowed:
+                differences.append(Difference(slug, check_id, verdict, allowed))
+    return compared, differences
+
+
+def report(results: dict[str, dict], path: str | Path) -> tuple[str, int]:
+    """The comparison as text for the terminal, and the number of differences; the claims
+    the recording has and the build lacks, or the reverse, are named too."""
+    path = Path(path)
+    if not path.is_file():
+        return f"No recorded verdicts at {path}: nothing to compare with.", 0
+    expected = load_expected(path)
+    compared, differences = compare_verdicts(results, expected)
+    shown = path.relative_to(PROJECT_ROOT) if path.is_relative_to(PROJECT_ROOT) else path
+    lines = [f"Verdicts against {shown}: {compared - len(differences)} of {compared} as "
+             "recorded."]
+    for slug in sorted(set(expected) - set(results)):
+        lines.append(f"  {slug}: recorded, not in this build")
+    for slug in sorted(set(results) - set(expected)):
+        lines.append(f"  {slug}: in this build, not recorded")
+    stale = sorted(slug for slug, record in results.items() if record.get("stale"))
+    if stale:
+        lines.append(f"  stale results (inputs changed since they ran): {', '.join(stale)}")
+    lines += [f"  {d.line()}" for d in differences]
+    if differences:
+        lines.append("  A verdict that moved on another machine is a finding of its own: "
+                     "see CONTRIBUTING.md before re-recording (scripts/record_full_verdicts.py).")
+    return "\n".join(lines), len(differences)
