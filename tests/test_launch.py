@@ -48,31 +48,48 @@ def test_the_repository_address_is_a_github_url():
     assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", URL), URL
 
 
+COLAB_CELL = ROOT / "notebooks" / "colab_cell.py"
+
+
 @pytest.mark.parametrize("slug", SLUGS)
-def test_the_colab_cell_clones_the_configured_repository(slug):
+def test_the_colab_cell_is_the_one_source_and_clones_the_configured_repository(slug):
     cells = json.loads((ROOT / "notebooks" / f"{slug}.ipynb").read_text())["cells"]
     first = cells[0]
     assert {"remove-cell", "colab"} <= set(first["metadata"].get("tags", []))
     source = "".join(first["source"])
+    assert source == COLAB_CELL.read_text(encoding="utf-8").removesuffix("\n"), (
+        f"notebooks/{slug}.ipynb's Colab cell differs from notebooks/colab_cell.py, its one "
+        "source: run scripts/sync_colab_cell.py")
     assert f'REPOSITORY = "{URL}"' in source, (
-        f"notebooks/{slug}.ipynb's Colab cell clones another repository than _config.yml's "
-        f"{URL}: change the copy in that cell")
+        f"notebooks/colab_cell.py clones another repository than _config.yml's {URL}")
+
+
+def test_the_sync_script_writes_the_cell_into_a_notebook(tmp_path):
+    sync = load_script("sync_colab_cell")
+    notebook = tmp_path / "01-x.ipynb"
+    notebook.write_text(json.dumps({"cells": [{"cell_type": "code", "metadata": {
+        "tags": ["remove-cell", "colab"]}, "source": ["old\n", "cell"]}]}, indent=1))
+    assert sync.sync(notebook, "new\ncell", write=False)
+    assert "old" in notebook.read_text()
+    assert sync.sync(notebook, "new\ncell", write=True)
+    assert json.loads(notebook.read_text())["cells"][0]["source"] == ["new\n", "cell"]
+    assert not sync.sync(notebook, "new\ncell", write=True)
+    notebook.write_text(json.dumps({"cells": [{"cell_type": "markdown", "metadata": {},
+                                               "source": []}]}))
+    with pytest.raises(ValueError, match="not the Colab cell"):
+        sync.sync(notebook, "x", write=True)
 
 
 def test_the_colab_branch_clones_installs_and_opens_the_notebooks(monkeypatch):
     """The first cell as Colab runs it, with a stand-in ``google.colab`` module: it clones
     the configured repository once, runs scripts/colab_install.sh (the pinned install,
-    tests/test_lock.py) and enters the notebooks; outside Colab it does nothing. The six
-    notebooks carry the same cell."""
+    tests/test_lock.py) and enters the notebooks; outside Colab it does nothing. Every
+    notebook carries it (the test above)."""
     import os
     import sys
     import types
 
-    cells = {json.loads((ROOT / "notebooks" / f"{slug}.ipynb").read_text())["cells"][0]
-             ["source"].__str__() for slug in SLUGS}
-    assert len(cells) == 1, "the notebooks' Colab cells differ"
-    source = "".join(json.loads((ROOT / "notebooks" / f"{SLUGS[0]}.ipynb").read_text())
-                     ["cells"][0]["source"])
+    source = COLAB_CELL.read_text(encoding="utf-8")
     calls, moves = [], []
     monkeypatch.setattr(subprocess, "run", lambda command, check: calls.append(command))
     monkeypatch.setattr(os, "chdir", moves.append)

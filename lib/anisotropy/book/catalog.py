@@ -1,9 +1,9 @@
 """The book's claims, declared once in ``notebooks/claims.yaml``.
 
-:func:`claims` gives ``{slug: {title, short, references, models}}`` in book order. The
+:func:`claims` gives ``{slug: {title, short, references, module}}`` in book order. The
 runner takes its list of claims from it, the ledger its titles, the book build the claims
-part of the table of contents, and notebooks 01-04 their default models
-(:func:`default_models`). Reading it needs only PyYAML, so the CLI stays fast.
+part of the table of contents, and :func:`claim_module` the module that declares each claim
+(checked against :data:`INTERFACE`). Reading it needs only PyYAML, so the CLI stays fast.
 """
 
 from __future__ import annotations

@@ -14,11 +14,12 @@ MODEL_COLORS = {
     "sentence-transformers/all-MiniLM-L6-v2": "#1b9e77",
     "sentence-transformers/all-mpnet-base-v2": "#7570b3",
     "HuggingFaceTB/SmolLM2-135M-Instruct": "#d95f02",
+    "google/gemma-3-270m": "#e7298a",
     "glove-6B-50d": "#666666",
     "BERT-base-cased (paper)": "#1f78b4",
     "GPT-2 small (paper)": "#e31a1c",
 }
-_EXTRA = ["#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#1f78b4"]
+_EXTRA = ["#66a61e", "#e6ab02", "#a6761d", "#1f78b4"]
 
 
 def color(name: str) -> str:

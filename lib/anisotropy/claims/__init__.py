@@ -19,5 +19,9 @@ The book and the workflow read claims only through these names.
   :mod:`~anisotropy.claims.cluster_methods` and :mod:`~anisotropy.claims.finetuning`;
 - claim 5 (Mickus et al. 2024): :mod:`~anisotropy.claims.isotropy_vs_clusters`, measured by
   :mod:`~anisotropy.claims.classifier`;
-- :mod:`~anisotropy.claims.sts`: STS scoring and paired bootstrap, shared by claims 3 and 4.
+- chapter 6 (later work: Sun et al. 2024, Xiao et al. 2024, Gu et al. 2025, Timkey & van
+  Schijndel 2021, and the intrinsic-dimension papers): :mod:`~anisotropy.claims.later_work`,
+  measured by :mod:`~anisotropy.claims.later`;
+- :mod:`~anisotropy.claims.sts`: STS scoring and paired bootstrap, shared by claims 3 and 4
+  and chapter 6.
 """
