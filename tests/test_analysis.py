@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.stats import ortho_group
 
-from anisotropy.book.ledger import format_value
 from anisotropy.book.results import ranges_text
+from anisotropy.book.rows import format_value
 from anisotropy.claims import cluster_similarities, clusters, frequency, layerwise, manifolds
 from anisotropy.claims.calibration import FlowCalibration
 from anisotropy.claims.classifier import (

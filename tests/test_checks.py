@@ -16,8 +16,9 @@ from scipy import stats
 
 from anisotropy.book import checks
 from anisotropy.book.checks import CheckError, CheckSpec, grade, load_checks
-from anisotropy.book.ledger import format_measured, write_ledger
+from anisotropy.book.ledger import write_ledger
 from anisotropy.book.results import Results, ResultsError, load_results
+from anisotropy.book.rows import format_measured
 from anisotropy.book.runner import SLUGS
 from anisotropy.claims import cluster_similarities, clusters, layerwise, sts
 from anisotropy.claims.classifier import check_values as classifier_checks
@@ -586,7 +587,7 @@ def test_claims_are_declared_once_and_read_everywhere():
 
 
 def test_decoder_disagreements_lists_checks_the_decoders_split_on():
-    from anisotropy.book.ledger import decoder_disagreements
+    from anisotropy.book.rows import decoder_disagreements
 
     models = [{"name": "enc", "kind": "encoder"}, {"name": "org/dec-a", "kind": "decoder"},
               {"name": "org/dec-b", "kind": "decoder"}]

@@ -21,7 +21,8 @@ from anisotropy.inputs.data import PROJECT_ROOT
 __all__ = ["PAGES", "CLAIMS_FILE", "claims", "claim_module", "settings", "toc_with_claims",
            "INTERFACE"]
 
-CLAIMS_FILE = PROJECT_ROOT / "notebooks" / "claims.yaml"
+NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
+CLAIMS_FILE = NOTEBOOKS_DIR / "claims.yaml"
 _FIELDS = {"title", "short", "references", "module"}
 # what every claim module declares (anisotropy.claims)
 INTERFACE = ("SLUG", "Settings", "models", "inputs", "MODEL_LIST", "MODEL_LIST_CHECKS", "COST",

@@ -56,12 +56,10 @@ decide it (:func:`reachable`, and ``attainable`` in
 
 from __future__ import annotations
 
-import copy
 import fnmatch
 import math
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +67,15 @@ import yaml
 
 from anisotropy.book.verdicts import GRADED
 from anisotropy.inputs.data import PROJECT_ROOT
+from anisotropy.inputs.references import (
+    REFERENCES_FILE,
+    _format_number,
+    _references,
+    describe_reference,
+    reference_source,
+    reference_value,
+    references,
+)
 from anisotropy.inputs.resolved import short_name
 
 __all__ = ["CheckSpec", "CheckError", "COMPARATORS", "CHECKS_FILE", "REFERENCES_FILE",
@@ -77,7 +84,6 @@ __all__ = ["CheckSpec", "CheckError", "COMPARATORS", "CHECKS_FILE", "REFERENCES_
            "reference_value", "reference_source", "describe_reference"]
 
 CHECKS_FILE = PROJECT_ROOT / "data" / "checks.yaml"
-REFERENCES_FILE = PROJECT_ROOT / "data" / "references.yaml"
 COMPARATORS = ("<", "<=", ">", ">=")
 #: ``graded``: a direction or level against a threshold; ``equivalence``: a null claim
 #: ("does not hurt", "cannot improve") within a declared margin; ``property``: holds by
@@ -110,77 +116,6 @@ LABEL_MAX = 40
 
 class CheckError(ValueError):
     """A check declared wrongly, or graded with values it cannot take."""
-
-
-@lru_cache(maxsize=4)
-def _parsed(path: Path, mtime_ns: int) -> dict:
-    with open(path, encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
-
-
-def _references(path: Path = REFERENCES_FILE) -> dict:
-    """The parsed references file: read once per version of the file (every declaration,
-    paper text and notebook lookup shares it), returned as a copy callers may change."""
-    return copy.deepcopy(_parsed(path, path.stat().st_mtime_ns))
-
-
-def references() -> dict:
-    """The papers' reference numbers (``data/references.yaml``), each with its source."""
-    return _references()
-
-
-def reference_value(key: str, references: dict | None = None) -> Any:
-    """The entry of ``data/references.yaml`` at a slash-separated key path."""
-    node = _references() if references is None else references
-    for part in key.split("/"):
-        if isinstance(node, dict) and part not in node and part.isdigit() and int(
-                part) in node:
-            part = int(part)  # a YAML key that is a number (k = 3 of a kNN table)
-        if not isinstance(node, dict) or part not in node:
-            raise KeyError(f"No reference {key!r} in {REFERENCES_FILE.name}.")
-        node = node[part]
-    return node
-
-
-def reference_source(key: str, references: dict | None = None) -> str:
-    """The ``source`` nearest to a key path: its own block's, else its parents'."""
-    references = _references() if references is None else references
-    parts = key.split("/")
-    for depth in range(len(parts), 0, -1):
-        node = reference_value("/".join(parts[:depth]), references)
-        if isinstance(node, dict) and "source" in node:
-            return " ".join(str(node["source"]).split())
-    return ""
-
-
-def _format_number(value: Any) -> str:
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, (int, float)):
-        return f"{value:g}"
-    return str(value)
-
-
-def _describe_value(value: Any, columns: list | None = None) -> str:
-    if isinstance(value, list) and value and all(isinstance(v, (int, float)) for v in value):
-        if columns and len(columns) == len(value):
-            pairs = zip(columns, value, strict=True)
-            return ", ".join(f"{c} {_format_number(v)}" for c, v in pairs)
-        if len(value) <= 3:
-            return ", ".join(_format_number(v) for v in value)
-        return f"{_format_number(min(value))} to {_format_number(max(value))} " \
-               f"({len(value)} values)"
-    if isinstance(value, dict):
-        if "statement" in value:
-            return " ".join(str(value["statement"]).split())
-        inner = value.get("columns", columns)
-        parts = [f"{k} ({_describe_value(v, inner)})" if isinstance(v, (dict, list))
-                 else f"{k} {_format_number(v)}"
-                 for k, v in value.items() if k not in ("source", "columns", "note")]
-        return "; ".join(parts)
-    if isinstance(value, str):
-        return " ".join(value.split())
-    return _format_number(value)
 
 
 #: A paper's number inside a check's text: ``{claim4/sst2/baseline_accuracy}``, or a
@@ -296,21 +231,6 @@ def threshold_value(expression: str, references: dict | None = None,
         raise CheckError(f"{where}: {expression!r} gives {result.tolist()!r}, not one finite "
                          "number (reduce a column with min or max).")
     return float(result)
-
-
-def describe_reference(key: str, references: dict | None = None) -> str:
-    """Short text of a reference entry: a number, a list or table, or a statement."""
-    references = _references() if references is None else references
-    value = reference_value(key, references)
-    parent = reference_value("/".join(key.split("/")[:-1]), references) \
-        if "/" in key else references
-    columns = parent.get("columns") if isinstance(parent, dict) else None
-    text = _describe_value(value, columns)
-    if isinstance(value, dict) and "statement" in value:
-        return text
-    parts = key.split("/")
-    name = f"{parts[-2]} {parts[-1]}" if parts[-1].isdigit() and len(parts) > 1 else parts[-1]
-    return f"{name}: {text}"
 
 
 @dataclass(frozen=True)

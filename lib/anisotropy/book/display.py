@@ -26,15 +26,18 @@ from collections.abc import Iterable
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from anisotropy.book import verdicts
 from anisotropy.book.verdicts import GRADED as _GRADED
+from anisotropy.claims.settings import profiles
 from anisotropy.inputs.resolved import short_names
 
 __all__ = ["sig", "interval_text", "threshold_text", "verdict_frame", "verdict_table_html",
            "frame_html",
-           "verdict_matrix_html", "forest_plot", "glue_summary", "settings_table_html",
+           "verdict_matrix_html", "forest_plot", "glue", "glue_all", "glue_summary",
+           "settings_table_html",
            "VERDICT_MARKS", "VERDICT_COLORS"]
 
 VERDICT_MARKS = verdicts.MARKS
@@ -389,14 +392,32 @@ def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
     return fig
 
 
+def glue(name: str, value: Any, display: bool = False) -> None:
+    """myst-nb ``glue`` for prose numbers, with numpy scalars turned into Python ones.
+
+    (A glued ``np.float64`` is stored as the text ``np.float64(...)``, which ``{glue:text}``
+    cannot format.) Figures and other objects pass through unchanged. Returns None, so that
+    a ``glue`` call ending a cell leaves no stray output (a bare ``'1,000'``) on the page.
+    """
+    from myst_nb import glue as myst_glue
+
+    if isinstance(value, np.generic):
+        value = value.item()
+    myst_glue(name, value, display=display)
+
+
+def glue_all(values: dict[str, Any]) -> None:
+    """:func:`glue` each ``name: value`` of a mapping (a page helper's prose numbers)."""
+    for name, value in values.items():
+        glue(name, value)
+
+
 def glue_summary(results) -> None:
     """Glue a claim's ``verdict_matrix`` and ``verdict_table`` (HTML) and ``forest_plot``
     (figure) from its :class:`~anisotropy.book.results.Results`, for the page's "At a
     glance" section, with the short labels its checks declare."""
     import matplotlib.pyplot as plt
     from IPython.display import HTML
-
-    from anisotropy.book.results import glue
 
     labels = {check_id: spec.label or check_id for check_id, spec in results.specs.items()}
     glue("verdict_matrix", HTML(verdict_matrix_html(results.checks, labels)))
@@ -417,7 +438,6 @@ def settings_table_html(settings) -> str:
     table: parameter, value, source (default, the profile or an override) and meaning."""
     from dataclasses import fields
 
-    from anisotropy.claims.settings import profiles
 
     chosen = (profiles().get(settings.profile) or {}).get(settings.slug) or {}
     overridden = dict(settings.overrides)

@@ -17,8 +17,8 @@ from pathlib import Path
 from anisotropy.book.catalog import PAGES, claims
 from anisotropy.book.checks import load_checks
 from anisotropy.book.display import threshold_text
-from anisotropy.book.ledger import format_measured, ledger_rows, summary_by_model
 from anisotropy.book.plotting import short_name
+from anisotropy.book.rows import format_measured, ledger_rows, summary_by_model
 from anisotropy.book.verdicts import GRADED, SYMBOLS
 
 __all__ = ["grid_html", "claim_sentences", "glance_markdown", "write_glance"]

@@ -6,100 +6,24 @@ from collections import Counter
 from pathlib import Path
 
 from anisotropy.book.catalog import PAGES, claims
-from anisotropy.book.display import BASIS_TEXT, interval_text, sig, threshold_text
+from anisotropy.book.display import BASIS_TEXT, threshold_text
+from anisotropy.book.glance import grid_html
 from anisotropy.book.provenance import STALE_TEXT, short_environment
 from anisotropy.book.results import load_results
-from anisotropy.book.verdicts import GRADED as _GRADED
+from anisotropy.book.rows import (
+    cell,
+    decoder_disagreements,
+    format_measured,
+    ledger_rows,
+)
 from anisotropy.book.verdicts import MARKS
 from anisotropy.inputs.datafiles import sources
 from anisotropy.inputs.resolved import short_names
 
-__all__ = ["ledger_rows", "write_ledger", "format_value", "format_measured", "summary_by_model",
-           "decoder_disagreements"]
+__all__ = ["write_ledger", "write_data_files"]
 
 CLAIMS = claims()  # notebooks/claims.yaml
 _BADGE = MARKS
-
-
-def format_value(value) -> str:
-    """Compact text for a measured value: :func:`anisotropy.book.display.sig` (3
-    significant figures), a dict as ``key: value`` pairs, nothing for None."""
-    if value is None:
-        return ""
-    if isinstance(value, dict):
-        return "; ".join(f"{k}: {format_value(v)}" for k, v in value.items())
-    if isinstance(value, list):
-        return ", ".join(format_value(v) for v in value)
-    return sig(value)
-
-
-def format_measured(check: dict) -> str:
-    """``0.123 [0.101, 0.145]``: the measured value with its 95% interval."""
-    text = format_value(check.get("measured"))
-    if check.get("interval"):
-        text += f" {interval_text(check['interval'])}"
-    return text
-
-
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def ledger_rows(results_dir: Path, slugs: list[str], profile: str | None = None,
-                results: dict[str, dict] | None = None) -> list[dict]:
-    """One dict per check across all claims, in claim order (with ``profile``, a results
-    file of another profile is refused: :func:`anisotropy.book.results.load_results`).
-    ``results`` are the records already loaded from ``results_dir``, if the caller has
-    them."""
-    results = load_results(results_dir, profile) if results is None else results
-    rows = []
-    for slug in slugs:
-        record = results.get(slug)
-        if record is None:
-            continue
-        for check in record["checks"]:
-            rows.append({"slug": slug, "profile": record["profile"], "stale": record["stale"],
-                         "library_version": record["library_version"], **check})
-    return rows
-
-
-def summary_by_model(rows: list[dict]) -> dict[tuple[str, str], Counter]:
-    """``{(slug, model): Counter(verdict)}``: the claim x model summary."""
-    out: dict[tuple[str, str], Counter] = {}
-    for row in rows:
-        models = short_names(row["model"]).split(", ") if row["model"] else ["all"]
-        for model in models:  # a check over several models counts for each of them
-            out.setdefault((row["slug"], model), Counter())[row["verdict"]] += 1
-    return out
-
-
-
-
-def decoder_disagreements(rows: list[dict], results: dict[str, dict]) -> list[dict]:
-    """Graded checks on which the decoders of a claim got different verdicts.
-
-    A check (claim, check id, subject) graded for one model at a time is compared across
-    the models the claim's results describe as ``kind == "decoder"``; it is listed when at
-    least two decoders were graded and their verdicts differ. Returns one dict per such
-    check: ``slug, check, subject, statement`` and ``verdicts`` (``{model: "verdict
-    (measured [interval])"}``).
-    """
-    out: dict[tuple, dict] = {}
-    for row in rows:
-        record = results.get(row["slug"], {})
-        decoders = {m["name"] for m in record.get("models", [])
-                    if isinstance(m, dict) and m.get("kind") == "decoder"}
-        if row["model"] not in decoders or row["verdict"] not in _GRADED:
-            continue
-        key = (row["slug"], row["check"], row.get("subject", ""))
-        entry = out.setdefault(key, {"slug": row["slug"], "check": row["check"],
-                                     "subject": row.get("subject", ""),
-                                     "statement": row["statement"], "verdicts": {},
-                                     "anchor": row.get("anchor", "")})
-        entry["verdicts"][row["model"]] = (row["verdict"], format_measured(row))
-    return [entry for entry in out.values()
-            if len(entry["verdicts"]) >= 2
-            and len({v for v, _ in entry["verdicts"].values()}) > 1]
 
 
 def write_ledger(results_dir: Path, out: Path, slugs: list[str],
@@ -116,8 +40,6 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
     counts = Counter(row["verdict"] for row in rows)
     lines = ["# Claim ledger", ""]
     if rows:
-        from anisotropy.book.glance import grid_html  # glance formats with this module
-
         lines += ["## Results at a glance", "", grid_html(rows, slugs), "",
                   "## How to read the ledger", ""]
     lines += [
@@ -157,7 +79,7 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
                                  for model, (v, m) in entry["verdicts"].items())
             claim = CLAIMS[entry["slug"]]["short"] if entry["slug"] in CLAIMS else entry["slug"]
             cells = [claim, entry["check"], entry["subject"], entry["statement"], verdicts]
-            lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+            lines.append("| " + " | ".join(cell(x) for x in cells) + " |")
         lines.append("")
     for slug in slugs:
         record = results.get(slug)
@@ -191,7 +113,7 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
                 model = short_names(check["model"]) or "all"
                 cells = [link, model, check.get("subject", ""), format_measured(check),
                          _BADGE[check["verdict"]], check.get("note", "")]
-                lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+                lines.append("| " + " | ".join(cell(x) for x in cells) + " |")
             lines.append("")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -207,8 +129,8 @@ def write_data_files(out: Path) -> Path:
     for name, info in declared.items():
         hub = info.get("hub")
         copy = f"`{hub['id']}` ({hub['config']}, `{hub['revision']}`)" if hub else "none"
-        lines.append(f"| {name} | {_cell(info['license'])} | {_cell(info['citation'])} | "
-                     f"{_cell(copy)} |")
+        lines.append(f"| {name} | {cell(info['license'])} | {cell(info['citation'])} | "
+                     f"{cell(copy)} |")
     lines += ["", "| file | source repository @ commit | sha256 |", "|---|---|---|"]
     for info in declared.values():
         for path, entry in info["files"].items():
@@ -216,6 +138,6 @@ def write_data_files(out: Path) -> Path:
             if "@" in origin:
                 repo, commit = origin.split("@", 1)
                 origin = f"{repo} @ {commit[:7]}"
-            lines.append(f"| `{path}` | {_cell(origin)} | `{entry['sha256']}` |")
+            lines.append(f"| `{path}` | {cell(origin)} | `{entry['sha256']}` |")
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return out

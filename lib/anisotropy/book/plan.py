@@ -13,15 +13,19 @@ notebook misses the cache for no forward pass.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import json
 import re
 from pathlib import Path
 
 from anisotropy.book import catalog, runner
+from anisotropy.book.provenance import library_files
 from anisotropy.book.results import write_json
+from anisotropy.inputs import cache
+from anisotropy.inputs import models as registry
+from anisotropy.inputs.attention import AttentionUnavailable, first_token_attention
 from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, LAST, Extraction
+from anisotropy.inputs.models import ALIASES, OFFLINE_MODELS
 
 __all__ = ["Extraction", "PlanError", "claim_settings", "workflow_jobs", "run_extraction",
            "write_marker", "check_models", "library_files", "unavailable_models",
@@ -58,7 +62,6 @@ def check_models(models: list) -> None:
     registry name (a typo would otherwise only show as a model the hub cannot give)."""
     import difflib
 
-    from anisotropy.inputs.models import ALIASES, OFFLINE_MODELS
 
     known = sorted({*OFFLINE_MODELS, *ALIASES})
     for model in models:
@@ -113,8 +116,6 @@ def run_extraction(job: Extraction, *, device: str = "auto", dtype: str = "float
     cache entry (or finds it there). Returns a summary for the job's marker file."""
     import time
 
-    from anisotropy.inputs import cache
-    from anisotropy.inputs import models as registry
 
     began = time.perf_counter()
     encoder = registry.load(job.model, device=device, dtype=dtype)
@@ -122,7 +123,6 @@ def run_extraction(job: Extraction, *, device: str = "auto", dtype: str = "float
     if job.kind == "pooled":
         encoder.encode_sentences(sentences, pooling="mean", normalize=True)
     elif job.kind == "attention":
-        from anisotropy.inputs.attention import AttentionUnavailable, first_token_attention
 
         try:
             first_token_attention(encoder, sentences)
@@ -142,63 +142,6 @@ def run_extraction(job: Extraction, *, device: str = "auto", dtype: str = "float
 def write_marker(path: str | Path, summary: dict) -> None:
     """Write a job's marker atomically."""
     write_json(path, summary)
-
-
-def _imported_modules(source: str) -> set[str]:
-    """``anisotropy.*`` modules a piece of source imports (absolute imports only)."""
-    found = set()
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return found
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.startswith("anisotropy"))
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
-                and node.module.startswith("anisotropy"):
-            found.add(node.module)
-            found.update(f"{node.module}.{a.name}" for a in node.names)
-    return found
-
-
-def library_files(slug: str) -> list[Path]:
-    """The library files claim ``slug`` runs: its claim module, the modules its notebook
-    imports and,
-    transitively, the ``anisotropy`` modules they import (package ``__init__`` files
-    included). The workflow reruns the claim when one of them changes, and no other."""
-    package = Path(runner.PROJECT_ROOT) / "lib" / "anisotropy"
-    notebook = json.loads((runner.NOTEBOOKS_DIR / f"{slug}.ipynb").read_text(encoding="utf-8"))
-    code = "\n".join("".join(cell["source"]) for cell in notebook["cells"]
-                     if cell["cell_type"] == "code")
-    code = "\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!")))
-
-    def module_file(name: str) -> Path | None:
-        parts = name.split(".")[1:]
-        base = package.joinpath(*parts)
-        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-            if candidate.is_file():
-                return candidate
-        return None
-
-    files: set[Path] = {package / "__init__.py"}
-    pending = [*_imported_modules(code), catalog.claims()[slug]["module"]]
-    seen: set[str] = set()
-    while pending:
-        name = pending.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        path = module_file(name)
-        if path is None:
-            continue  # a name imported from a module, not a module
-        files.add(path)
-        parts = name.split(".")
-        for depth in range(2, len(parts)):  # parent packages run their __init__
-            parent = module_file(".".join(parts[:depth]))
-            if parent is not None:
-                files.add(parent)
-        pending.extend(_imported_modules(path.read_text(encoding="utf-8")))
-    return sorted(files)
 
 
 def unavailable_models(markers: list[str | Path]) -> dict[str, str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 
+from anisotropy.book import tables
 from anisotropy.inputs.resolved import short_name
 
 __all__ = ["MODEL_COLORS", "color", "short_name", "setup"]
@@ -33,7 +34,6 @@ def setup() -> None:
     """Apply the book's matplotlib style and table format (call once per notebook):
     every DataFrame the notebook displays is formatted by
     :func:`anisotropy.book.tables.frame_html`."""
-    from anisotropy.book import tables
 
     tables.install()
     mpl.rcParams.update({

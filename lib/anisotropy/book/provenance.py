@@ -11,6 +11,7 @@ leaves its results current, so incremental builds stay incremental.
 
 from __future__ import annotations
 
+import ast
 import datetime as _datetime
 import hashlib
 import json
@@ -23,9 +24,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from anisotropy.book import catalog
+from anisotropy.book.catalog import NOTEBOOKS_DIR
+from anisotropy.book.checks import load_checks
 from anisotropy.inputs.data import PROJECT_ROOT
+from anisotropy.inputs.references import reference_value
 
-__all__ = ["PACKAGES", "NUMERIC_PACKAGES", "STALE_TEXT", "package_versions", "library_version",
+__all__ = ["library_files", "PACKAGES", "NUMERIC_PACKAGES", "STALE_TEXT", "package_versions",
+           "library_version",
            "cpu", "torch_build", "threads", "git_describe", "environment", "short_environment",
            "data_line", "inputs_digest"]
 
@@ -169,18 +175,72 @@ def _file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
 
 
+def _imported_modules(source: str) -> set[str]:
+    """``anisotropy.*`` modules a piece of source imports (absolute imports only)."""
+    found = set()
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return found
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("anisotropy"))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
+                and node.module.startswith("anisotropy"):
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return found
+
+
+def library_files(slug: str) -> list[Path]:
+    """The library files claim ``slug`` runs: its claim module, the modules its notebook
+    imports and,
+    transitively, the ``anisotropy`` modules they import (package ``__init__`` files
+    included). The workflow reruns the claim when one of them changes, and no other."""
+    package = PROJECT_ROOT / "lib" / "anisotropy"
+    notebook = json.loads((NOTEBOOKS_DIR / f"{slug}.ipynb").read_text(encoding="utf-8"))
+    code = "\n".join("".join(cell["source"]) for cell in notebook["cells"]
+                     if cell["cell_type"] == "code")
+    code = "\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!")))
+
+    def module_file(name: str) -> Path | None:
+        parts = name.split(".")[1:]
+        base = package.joinpath(*parts)
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+        return None
+
+    files: set[Path] = {package / "__init__.py"}
+    pending = [*_imported_modules(code), catalog.claims()[slug]["module"]]
+    seen: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path = module_file(name)
+        if path is None:
+            continue  # a name imported from a module, not a module
+        files.add(path)
+        parts = name.split(".")
+        for depth in range(2, len(parts)):  # parent packages run their __init__
+            parent = module_file(".".join(parts[:depth]))
+            if parent is not None:
+                files.add(parent)
+        pending.extend(_imported_modules(path.read_text(encoding="utf-8")))
+    return sorted(files)
+
+
 def inputs_digest(slug: str, parameters: dict[str, Any], data_sha256: dict[str, str]) -> str:
     """sha256 of everything that determines a claim's numbers.
 
     Hashed: the parameters that ran, the notebook's source, the source of every library
-    file it imports (:func:`anisotropy.book.plan.library_files`), the claim's declarations
+    file it imports (:func:`library_files`), the claim's declarations
     in ``data/checks.yaml`` and the reference values they name, the data files' sha256
     and the versions of :data:`NUMERIC_PACKAGES`. A change anywhere else (another claim's
     module, the README, a page of prose) leaves the digest as it was.
     """
-    from anisotropy.book.checks import load_checks, reference_value
-    from anisotropy.book.plan import library_files
-
     specs = load_checks(slug)
     declarations = {check_id: {k: str(v) for k, v in vars(spec).items()}
                     for check_id, spec in sorted(specs.items())}

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from anisotropy.book import provenance
+from anisotropy.book.catalog import claim_module
 from anisotropy.book.checks import (
     CHECKS_FILE,
     CheckError,
@@ -46,7 +47,7 @@ from anisotropy.book.checks import (
     reference_value,
     references,
 )
-from anisotropy.book.display import sig
+from anisotropy.book.display import glue, glue_all, sig
 from anisotropy.book.verdicts import VERDICTS
 from anisotropy.geometry.intervals import Interval
 from anisotropy.inputs import cache
@@ -393,26 +394,6 @@ def reference(*keys: str) -> Any:
     return reference_value("/".join(keys))
 
 
-def glue(name: str, value: Any, display: bool = False) -> None:
-    """myst-nb ``glue`` for prose numbers, with numpy scalars turned into Python ones.
-
-    (A glued ``np.float64`` is stored as the text ``np.float64(...)``, which ``{glue:text}``
-    cannot format.) Figures and other objects pass through unchanged. Returns None, so that
-    a ``glue`` call ending a cell leaves no stray output (a bare ``'1,000'``) on the page.
-    """
-    from myst_nb import glue as myst_glue
-
-    if isinstance(value, np.generic):
-        value = value.item()
-    myst_glue(name, value, display=display)
-
-
-def glue_all(values: dict[str, Any]) -> None:
-    """:func:`glue` each ``name: value`` of a mapping (a page helper's prose numbers)."""
-    for name, value in values.items():
-        glue(name, value)
-
-
 def ranges_text(numbers) -> str:
     """``[3, 4, 5, 9, 11, 12]`` -> ``"3–5, 9, 11–12"``: layer lists for prose."""
     values = sorted({int(n) for n in numbers})
@@ -436,7 +417,6 @@ def add_models_not_run(path: str | Path, reasons: dict[str, str]) -> None:
     atomically and lists the reasons under ``models_not_run``."""
     path = Path(path)
     data = json.loads(path.read_text(encoding="utf-8"))
-    from anisotropy.book.catalog import claim_module
 
     holder = Results(data["claim"], parameters={}, profile=data.get("profile", ""))
     specs = list(holder.specs.values())

@@ -33,7 +33,13 @@ from pathlib import Path
 import yaml
 
 from anisotropy.book import catalog
+from anisotropy.book.assets import externalize_plotly, install_plotly
+from anisotropy.book.glance import write_glance
+from anisotropy.book.ledger import write_data_files, write_ledger
+from anisotropy.book.provenance import STALE_TEXT, data_line, git_describe, short_environment
+from anisotropy.book.results import ResultsError, add_models_not_run, load_results
 from anisotropy.claims import settings as settings_module
+from anisotropy.claims.settings import SettingsError
 from anisotropy.inputs.data import PROJECT_ROOT
 
 __all__ = ["SLUGS", "RunError", "profiles", "declared_parameters", "resolve_settings",
@@ -151,7 +157,6 @@ def resolve_settings(slug: str, profile: str, overrides: dict | None = None):
     RunError
         Naming the bad parameter, its value and what is allowed.
     """
-    from anisotropy.claims.settings import SettingsError
 
     _check_slug(slug)
     try:
@@ -219,7 +224,6 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
             raise RunError(f"{slug} ran but did not write its results file; its last cell "
                            "must call Results.write().")
         if not_run:
-            from anisotropy.book.results import add_models_not_run
 
             add_models_not_run(written, not_run)
         written.replace(stale)
@@ -335,10 +339,6 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
         When a claim's executed notebook is missing, or a results file was written by
         another profile (the message names the file and both profiles).
     """
-    from anisotropy.book.assets import install_plotly
-    from anisotropy.book.glance import write_glance
-    from anisotropy.book.ledger import write_data_files, write_ledger
-    from anisotropy.book.results import ResultsError, load_results
 
     slugs = available_slugs()
     if run_notebooks:
@@ -398,7 +398,6 @@ def _stage_config(target: Path, profile: str) -> Path:
     commit added to the footer of every page."""
     import datetime
 
-    from anisotropy.book.provenance import git_describe
 
     config = yaml.safe_load((PROJECT_ROOT / "_config.yml").read_text(encoding="utf-8"))
     html = config.setdefault("html", {})
@@ -412,7 +411,6 @@ def _stage_config(target: Path, profile: str) -> Path:
 def _provenance_footer(slug: str, record: dict | None, profile: str) -> str:
     """The page footer: where the page's numbers came from, in one line, from the claim's
     results record (:func:`anisotropy.book.provenance.short_environment`)."""
-    from anisotropy.book.provenance import STALE_TEXT, data_line, short_environment
 
     if record is None:
         raise RunError(f"{profile_dir(profile) / 'results' / f'{slug}.json'} is missing: run "
@@ -440,7 +438,6 @@ def stage_claim_notebook(executed: Path, target: Path, footer: str | None = None
     """
     import nbformat
 
-    from anisotropy.book.assets import externalize_plotly
 
     notebook = nbformat.read(executed, as_version=4)
     injected = any("injected-parameters" in c.get("metadata", {}).get("tags", [])

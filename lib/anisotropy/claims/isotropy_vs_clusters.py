@@ -17,6 +17,7 @@ from typing import ClassVar
 from anisotropy.claims.settings import ClaimSettings, param
 from anisotropy.geometry.streams import stream, stream_seed
 from anisotropy.inputs.jobs import LAST, Extraction, jobs
+from anisotropy.inputs.references import reference_value
 from anisotropy.inputs.resolved import short_name
 
 SLUG = "05-isotropy-vs-clusters"
@@ -317,8 +318,6 @@ def appendix_graded(setup: Setup) -> bool:
     """Whether an appendix setup is graded: one of the paper's appendix encoders
     (``claim5/appendix_models``, SBERT models) on a GLUE task (SNLI is not in the paper's
     appendix). Other models, a decoder such as Gemma, are shown beside them."""
-    from anisotropy.book.checks import reference_value
-
     return (short_name(setup.model) in {short_name(m) for m in reference_value(
         "claim5/appendix_models")} and setup.task != "snli")
 

@@ -25,6 +25,7 @@ from anisotropy.claims.settings import TRANSFORMERS, ClaimSettings, param
 from anisotropy.geometry.intervals import dirichlet_weights
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, LAST, Extraction, jobs
+from anisotropy.inputs.references import reference_value
 
 SLUG = "06-later-work"
 MODEL_LIST = "models"
@@ -366,15 +367,11 @@ def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str]
 
 def sink_epsilon() -> float:
     """Gu et al.'s sink threshold epsilon (``data/references.yaml``)."""
-    from anisotropy.book.checks import reference_value
-
     return float(reference_value("claim6/sink/epsilon"))
 
 
 def massive_threshold() -> float:
     """Sun et al.'s massive ratio (``data/references.yaml``)."""
-    from anisotropy.book.checks import reference_value
-
     return float(reference_value("claim6/massive/ratio"))
 
 

@@ -1,0 +1,99 @@
+"""The ledger's rows: one per check of a claim and a model, read from the results JSONs,
+with the texts a table shows of their measured values. The ledger page
+(:mod:`anisotropy.book.ledger`) and the grid at a glance (:mod:`anisotropy.book.glance`)
+both format these rows."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from anisotropy.book.display import interval_text, sig
+from anisotropy.book.results import load_results
+from anisotropy.book.verdicts import GRADED as _GRADED
+from anisotropy.inputs.resolved import short_names
+
+__all__ = ["ledger_rows", "format_value", "format_measured", "summary_by_model",
+           "decoder_disagreements", "cell"]
+
+
+def format_value(value) -> str:
+    """Compact text for a measured value: :func:`anisotropy.book.display.sig` (3
+    significant figures), a dict as ``key: value`` pairs, nothing for None."""
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {format_value(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(format_value(v) for v in value)
+    return sig(value)
+
+
+def format_measured(check: dict) -> str:
+    """``0.123 [0.101, 0.145]``: the measured value with its 95% interval."""
+    text = format_value(check.get("measured"))
+    if check.get("interval"):
+        text += f" {interval_text(check['interval'])}"
+    return text
+
+
+def cell(text: str) -> str:
+    """A Markdown table cell: pipes escaped, one line."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def ledger_rows(results_dir: Path, slugs: list[str], profile: str | None = None,
+                results: dict[str, dict] | None = None) -> list[dict]:
+    """One dict per check across all claims, in claim order (with ``profile``, a results
+    file of another profile is refused: :func:`anisotropy.book.results.load_results`).
+    ``results`` are the records already loaded from ``results_dir``, if the caller has
+    them."""
+    results = load_results(results_dir, profile) if results is None else results
+    rows = []
+    for slug in slugs:
+        record = results.get(slug)
+        if record is None:
+            continue
+        for check in record["checks"]:
+            rows.append({"slug": slug, "profile": record["profile"], "stale": record["stale"],
+                         "library_version": record["library_version"], **check})
+    return rows
+
+
+def summary_by_model(rows: list[dict]) -> dict[tuple[str, str], Counter]:
+    """``{(slug, model): Counter(verdict)}``: the claim x model summary."""
+    out: dict[tuple[str, str], Counter] = {}
+    for row in rows:
+        models = short_names(row["model"]).split(", ") if row["model"] else ["all"]
+        for model in models:  # a check over several models counts for each of them
+            out.setdefault((row["slug"], model), Counter())[row["verdict"]] += 1
+    return out
+
+
+
+
+def decoder_disagreements(rows: list[dict], results: dict[str, dict]) -> list[dict]:
+    """Graded checks on which the decoders of a claim got different verdicts.
+
+    A check (claim, check id, subject) graded for one model at a time is compared across
+    the models the claim's results describe as ``kind == "decoder"``; it is listed when at
+    least two decoders were graded and their verdicts differ. Returns one dict per such
+    check: ``slug, check, subject, statement`` and ``verdicts`` (``{model: "verdict
+    (measured [interval])"}``).
+    """
+    out: dict[tuple, dict] = {}
+    for row in rows:
+        record = results.get(row["slug"], {})
+        decoders = {m["name"] for m in record.get("models", [])
+                    if isinstance(m, dict) and m.get("kind") == "decoder"}
+        if row["model"] not in decoders or row["verdict"] not in _GRADED:
+            continue
+        key = (row["slug"], row["check"], row.get("subject", ""))
+        entry = out.setdefault(key, {"slug": row["slug"], "check": row["check"],
+                                     "subject": row.get("subject", ""),
+                                     "statement": row["statement"], "verdicts": {},
+                                     "anchor": row.get("anchor", "")})
+        entry["verdicts"][row["model"]] = (row["verdict"], format_measured(row))
+    return [entry for entry in out.values()
+            if len(entry["verdicts"]) >= 2
+            and len({v for v, _ in entry["verdicts"].values()}) > 1]
