@@ -64,6 +64,7 @@ check. Runs of sample seeds (``seed-N``) that an earlier recording archived are 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
@@ -83,6 +84,18 @@ from anisotropy.book.checks import GRADED, load_checks  # noqa: E402
 from anisotropy.book.provenance import cpu  # noqa: E402
 from anisotropy.book.runner import SLUGS  # noqa: E402
 
+
+def _beside(name: str):
+    """``scripts/NAME.py`` as a module, from its file (``scripts/`` is never put on
+    ``sys.path``, where ``scripts/coverage.py`` would shadow the ``coverage`` package)."""
+    spec = importlib.util.spec_from_file_location(f"{name}_script", Path(__file__).parent
+                                                  / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+result_values = _beside("result_values")
 THREADS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 PLATFORM: dict[str, dict] = {
     "baseline": {},
@@ -95,7 +108,7 @@ PLATFORM: dict[str, dict] = {
                    "OPENBLAS_CORETYPE": "SkylakeX"},
     "mkl-compatible": {"MKL_CBWR": "COMPATIBLE"},
 }
-N_SEEDS = 6  # training seed 0 (every platform run) and training seeds 1..5
+N_SEEDS = 5  # training seed 0 (every platform run) and training seeds 1..4
 TRAINING = "train-"  # a run under another training seed: train-1, train-2, ...
 PERTURBATIONS = [*PLATFORM, *(f"{TRAINING}{s}" for s in range(1, N_SEEDS))]
 MARGIN_FACTORS = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
@@ -121,7 +134,10 @@ def run_perturbation(name: str, slugs: list[str]) -> dict[str, float]:
     else:
         env_extra = PLATFORM[name]
     base = WORK / name
-    env = {**os.environ, **env_extra, "ANISOTROPY_CACHE": str(base / "cache"),
+    # a training seed reuses the baseline's cached vectors: it redraws no sample and no
+    # forward pass, and what it trains is cached under its own seed
+    cache = (WORK / "baseline" if name.startswith(TRAINING) else base) / "cache"
+    env = {**os.environ, **env_extra, "ANISOTROPY_CACHE": str(cache),
            "ANISOTROPY_BUILD": str(base / "build")}
     seconds = {}
     for slug in slugs:
@@ -561,6 +577,76 @@ def write(document: dict, path: Path, factor: float, report: list[str]) -> None:
                     encoding="utf-8")
 
 
+def record_values(runs: dict[str, dict[str, dict]], factors: dict[str, float],
+                  path: Path = result_values.EXPECTED_VALUES) -> list[str]:
+    """Write ``tests/expected/smoke-values.json``: every value the pages show beyond the
+    checks' (:mod:`result_values`), per claim of ``factors`` (its margin factor ``k``),
+    banded from every run but the sample seeds' (platform runs and training seeds), values
+    from runs of the previous file that are not here now kept. A number some run of which
+    falls outside the others' band at ``k`` (leave-one-out) is banded at the largest factor
+    and listed under ``widened``. Claims not in ``factors`` keep their previous entry.
+    Returns one line per claim for the report."""
+    previous = json.loads(path.read_text()) if path.is_file() else {}
+    out, report = {}, []
+    for slug in SLUGS:
+        here = {name: records[slug] for name, records in runs.items()
+                if slug in records and not is_sample_run(name)}
+        if slug not in factors or not here:
+            if slug in previous:
+                out[slug] = previous[slug]
+            continue
+        values = result_values.structure(here)
+        old = previous.get(slug) or {}
+        for raw, _, seen in old.get("numbers", []):
+            key = tuple(raw)
+            for name, value in zip(old["runs"], seen, strict=True):
+                if key in values["numbers"] and name not in here and value is not None \
+                        and not is_sample_run(name):
+                    values["numbers"][key][name] = value
+        names = sorted({n for seen in values["numbers"].values() for n in seen} | set(here))
+        factor = factors[slug]
+
+        def banded(seen, k):
+            return band(seen, (-math.inf, math.inf), k)
+
+        widened = result_values.leave_one_out(values["numbers"], banded, factor)
+        out[slug] = result_values.document(
+            values["numbers"], values["texts"], values["exact"], values["unbanded"], names,
+            banded, factor, MARGIN_FACTORS[-1], widened)
+        report.append(f"{slug}: {len(values['numbers'])} numbers ({len(widened)} widened), "
+                      f"{len(values['texts'])} texts, {len(values['exact'])} exact, "
+                      f"{len(values['unbanded'])} declared unbanded, from {len(names)} runs")
+    path.write_text(json.dumps(out, indent=None, separators=(",", ":"), ensure_ascii=False)
+                    .replace('},"', '},\n"').replace('],[', '],\n[') + "\n",
+                    encoding="utf-8")
+    return report
+
+
+def guarded(document: dict) -> dict[str, tuple[int, int]]:
+    """``{spread: (guarded, graded)}`` over the graded checks of an expected-results
+    document: a check is guarded when CI turns red on a move of its value across the
+    threshold (its verdict pinned, or its measured value's band on one side of every edge),
+    so that no wrong number on the far side can pass."""
+    counts: dict[str, list[int]] = {}
+    for slug, entry in document.items():
+        specs = load_checks(slug)
+        bands = {tuple(item["path"][1:]): item for item in entry["bands"]}
+        for check_id, allowed in entry["verdicts"].items():
+            allowed = allowed if isinstance(allowed, list) else [allowed]
+            spec = specs[check_id.split(":")[0]]
+            if spec.kind not in ("graded", "equivalence") or not set(allowed) <= set(GRADED):
+                continue
+            item = bands.get((check_id, "measured"))
+            if item is None:
+                continue
+            low, high = item["band"]
+            one_side = not any(low < edge < high for edge in spec.edges)
+            count = counts.setdefault(spec.spread, [0, 0])
+            count[1] += 1
+            count[0] += int(len(allowed) == 1 or one_side)
+    return {spread: (c[0], c[1]) for spread, c in counts.items()}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="+", choices=PERTURBATIONS, default=PERTURBATIONS)
@@ -613,6 +699,12 @@ def main(argv: list[str] | None = None) -> int:
     for slug in kept:
         print(f"kept from the previous file (no local run): {slug}")
     write(document, args.out, chosen, report)
+    for spread, (kept, graded) in sorted(guarded(document).items()):
+        print(f"guarded {spread} checks: {kept} of {graded} ({100 * kept / graded:.0f}%)")
+    if args.out == EXPECTED:
+        factors = {slug: document[slug]["margin_factor"] for slug in collected}
+        for line in record_values(runs, factors):
+            print(f"values: {line}")
     names = sorted({n for e in collected.values() for n in e["runs"]})
     print(f"wrote {args.out} (margin factor {chosen:g}) from runs: {names}")
     return 0 if not report else 1

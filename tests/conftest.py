@@ -144,14 +144,36 @@ def outside_data(fetched) -> dict[str, str]:
 ONE_THREAD = dict.fromkeys(("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"), "1")
 
 
+#: Set to a folder of results files (``SLUG.json``) to have :func:`smoke_runs` read them
+#: instead of running the notebooks (used only by ``scripts/mutate.py``).
+SMOKE_RESULTS_ENV = "ANISOTROPY_SMOKE_RESULTS"
+
+
+def results_from_folder(folder) -> dict[str, dict]:
+    """``{slug: results dict}`` of the results files ``SLUG.json`` in ``folder``, for every
+    claim that has one (in book order); other files are ignored."""
+    from pathlib import Path
+
+    from anisotropy.book import runner
+
+    folder = Path(folder)
+    return {slug: json.loads((folder / f"{slug}.json").read_text(encoding="utf-8"))
+            for slug in runner.SLUGS if (folder / f"{slug}.json").is_file()}
+
+
 @pytest.fixture(scope="session")
-def smoke_runs(tmp_path_factory, mirrored_data):
+def smoke_runs(tmp_path_factory, request):
     """Execute every claim notebook in the smoke profile with ``anisotropy run``, two at a
     time on one thread each, in the workflow's order
     (:func:`anisotropy.book.plan.claim_order`, most costly first), sharing one cache as the
     workflow's jobs do. The cache is the session's own, empty at the start, so every forward
     pass is made here, on one thread, whatever the machine's default cache holds. The data
     are those :func:`mirrored_data` fetched, and no other (:func:`outside_data`).
+
+    With ``ANISOTROPY_SMOKE_RESULTS`` set to a folder (used only by ``scripts/mutate.py``,
+    which compares a mutated library's smoke runs with the expected files), nothing is run
+    or fetched: the results files found there are returned (:func:`results_from_folder`),
+    and every test that uses them is skipped when the folder holds none.
 
     Returns ``{slug: results dict}``.
     """
@@ -161,6 +183,13 @@ def smoke_runs(tmp_path_factory, mirrored_data):
 
     from anisotropy.book import plan, runner
 
+    given = os.environ.get(SMOKE_RESULTS_ENV)
+    if given:
+        found = results_from_folder(given)
+        if not found:
+            pytest.skip(f"{SMOKE_RESULTS_ENV}={given} holds no results file (SLUG.json)")
+        return found
+    mirrored_data = request.getfixturevalue("mirrored_data")
     env = {**os.environ, **ONE_THREAD, **outside_data(mirrored_data[0]),
            "ANISOTROPY_BUILD": str(runner.BUILD_DIR),
            "ANISOTROPY_CACHE": str(tmp_path_factory.mktemp("smoke-cache"))}

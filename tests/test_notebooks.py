@@ -16,10 +16,14 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
+from project_scripts import load_script
 
 from anisotropy.book import runner
 
 EXPECTED = yaml.safe_load((Path(__file__).parent / "expected" / "smoke.yaml").read_text())
+#: Every other value the pages show (metrics, details, text), scripts/result_values.py
+VALUES = json.loads((Path(__file__).parent / "expected" / "smoke-values.json").read_text())
+result_values = load_script("result_values")
 SLUGS = runner.available_slugs()
 
 
@@ -216,6 +220,32 @@ def test_smoke_run_verdicts_and_bands(slug, smoke_runs):
     assert record["library_version"]
     assert record["data_sha256"], "no data file recorded"
     assert record["models"], "no model recorded"
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_value_of_the_pages_is_recorded(slug):
+    """Without running anything: the claim has an entry in smoke-values.json, every band
+    holds the values it was recorded from, and the values not compared say why."""
+    entry = VALUES[slug]
+    assert entry["numbers"], f"{slug}: no number recorded; re-record"
+    for path, (low, high), seen in entry["numbers"]:
+        assert low <= high, (slug, path)
+        inside = [v for v in seen if v is not None]
+        assert inside and all(low <= v <= high for v in inside), (
+            f"{slug}: {path}'s band [{low}, {high}] leaves a value it was recorded from")
+    for path, why in entry["unbanded"]:
+        assert why.strip(), (slug, path)
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("slug", SLUGS)
+def test_smoke_run_values(slug, smoke_runs):
+    """Every value of the page beyond the checks' (each results.metric value, each check's
+    details, text) against tests/expected/smoke-values.json: numbers in their bands, texts
+    and exact values equal, nothing new without a band or a declared reason."""
+    problems = result_values.compare(smoke_runs[slug], VALUES[slug])
+    assert not problems, (f"{slug}: {len(problems)} values differ from "
+                          "tests/expected/smoke-values.json:\n" + "\n".join(problems[:40]))
 
 
 @pytest.mark.notebooks
