@@ -225,8 +225,9 @@ def test_one_mutation_runs_its_steps_in_order(tmp_path, monkeypatch, fast, compa
         return {"returncode": fast, "seconds": 1.0, "failed": ["tests/test_a.py::t"] * fast,
                 "messages": [], "tail": ""}
 
-    def claims(slugs, tree_, env, folder, jobs):
+    def claims(slugs, tree_, env, folder, jobs, cache):
         seen.append(("runs", tuple(slugs), m.new in (tree_ / m.path).read_text()))
+        assert cache is None  # no --warm-cache: a cold cache of the mutation's own
         (folder / "cache").mkdir()
         results_dir = mutate.results_dir(folder)
         results_dir.mkdir(parents=True)
@@ -256,3 +257,16 @@ def test_one_mutation_runs_its_steps_in_order(tmp_path, monkeypatch, fast, compa
     again = mutate.compare_again(m, work)
     assert seen[-1] == ("compare", m.claims) and len(seen) == 4
     assert mutate.outcome_label(again) == label
+
+
+def test_a_warm_cache_is_shared_except_by_the_files_that_fill_it(tmp_path):
+    """``--warm-cache``: the smoke runs share a cache the unmutated code filled, unless the
+    mutation is in a file that makes what the cache holds (then a cold one, as make test)."""
+    warm = tmp_path / "warm"
+    fills = [m for m in mutate.MUTATIONS if m.path in mutate.CACHED_BY]
+    others = [m for m in mutate.MUTATIONS if m.path not in mutate.CACHED_BY]
+    assert fills and others, "the list covers both kinds"
+    assert all(mutate.cache_for(m, warm) is None for m in fills)
+    assert all(mutate.cache_for(m, warm) == warm for m in others)
+    assert all(mutate.cache_for(m, None) is None for m in mutate.MUTATIONS)
+    assert "lib/anisotropy/inputs/extraction.py" in mutate.CACHED_BY
