@@ -488,3 +488,21 @@ def test_knn_among_candidates_equal_every_pair_bit_for_bit(case):
     assert (got == expected).all()
     if case == "duplicates":
         assert (got[:2] == 0).all()
+
+
+def test_knn_among_search_in_parts_of_a_block_is_bit_for_bit_the_whole_block(monkeypatch):
+    """The candidates' search of a block of queries in parts of its rows (to bound its
+    temporaries) gives the same distances, bit for bit, as the search of the whole block at
+    once, including a last part shorter than the others and a block of one row."""
+    from anisotropy.geometry import dimension
+
+    rng = np.random.default_rng(13)
+    pool = rng.normal(size=(2000, 16)) * rng.uniform(0.5, 3, size=16)
+    pool[50] = pool[3]
+    rows = np.r_[3, 50, rng.choice(2000, size=77, replace=False)]
+    parts = dimension.knn_distances_among(pool, rows, 6, memory=2000 * 21)
+    monkeypatch.setattr(dimension, "_SEARCH_PARTS", 1)
+    whole = dimension.knn_distances_among(pool, rows, 6, memory=2000 * 21)
+    assert (parts == whole).all()
+    monkeypatch.setattr(dimension, "_SEARCH_PARTS", 100)  # parts of one row
+    assert (dimension.knn_distances_among(pool, rows, 6, memory=2000 * 21) == whole).all()
