@@ -64,7 +64,8 @@ def _spec(**overrides):
                   statement="A statement.",
                   section="Sec. 1", anchor="", references=("claim1/mev_headline/value",),
                   quantity="a share", comparator="<", threshold=0.05,
-                  threshold_basis="book", reason="the book's reading.", bounds=(-1, 1))
+                  threshold_basis="book", reason="the book's reading.", bounds=(-1, 1),
+                  scope=("masked-lm", "causal-lm"), studied="BERT and GPT-2")
     fields.update(overrides)
     return CheckSpec(**fields)
 
@@ -790,3 +791,60 @@ def test_the_matrix_legend_explains_the_books_mark():
     assert display.BOOK_MARK not in display.verdict_matrix_html([record])
     text = display.verdict_matrix_html([{**record, "threshold_basis": "book"}])
     assert text.count(display.BOOK_MARK) == 2 and "book&#x27;s own threshold" in text
+
+
+# ------------------------------------------------------------------ scope
+
+#: The kinds of model each source studied (../shared/ISSUE-NOTES.md, from the seeds): a
+#: verdict on any other kind is a generalisation.
+SOURCE_SCOPES = {
+    "01-layerwise-anisotropy": {"masked-lm", "causal-lm", "bilstm-lm"},
+    "02-clusters-manifolds": {"masked-lm", "causal-lm", "bilstm-lm"},
+    "03-frequency-bias": {"masked-lm"},
+    "04-cluster-isotropy": {"masked-lm"},
+    "05-isotropy-vs-clusters": {"sentence-encoder", "static"},
+}
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_check_declares_the_kinds_of_model_its_source_studied(slug):
+    for check_id, spec in load_checks(slug).items():
+        assert spec.studied, check_id
+        if slug in SOURCE_SCOPES:
+            assert set(spec.scope) == SOURCE_SCOPES[slug], check_id
+        elif check_id.startswith(("massive", "sink", "id-")):  # decoder-LM sources
+            assert spec.scope == ("causal-lm",), check_id
+        else:  # Timkey & van Schijndel, Rudman et al.: masked and causal LMs
+            assert set(spec.scope) == {"masked-lm", "causal-lm"}, check_id
+
+
+def test_a_verdict_on_a_kind_the_source_did_not_study_is_a_generalisation():
+    results = Results("01-layerwise-anisotropy", {"seed": 1}, profile="smoke")
+    inside = Interval(0.01, 0.02, "m")
+    encoder = results.grade("mev-low", "sentence-transformers/all-MiniLM-L6-v2", 0.015, inside)
+    decoder = results.grade("mev-low", "HuggingFaceTB/SmolLM2-135M-Instruct", 0.015, inside)
+    bert = results.grade("mev-low", "bert-base-uncased", 0.015, inside, model_kind="encoder")
+    both = results.grade("baseline-rises", "bert-base-uncased, sentence-transformers/x", 0.1,
+                         Interval(0.05, 0.15, "m"), model_kind="encoder")
+    assert (encoder.scope, encoder.family) == ("generalisation", "sentence-encoder")
+    assert (decoder.scope, decoder.family) == ("reproduction", "causal-lm")
+    assert (bert.scope, bert.family) == ("reproduction", "masked-lm")
+    assert both.scope == "generalisation" and both.family == "masked-lm, sentence-encoder"
+    assert encoder.verdict == decoder.verdict == "reproduced"  # the verdict is the same
+    assert "GPT-2" in encoder.studied
+    exempt = results.grade("decoder-baseline-high", "org/encoder", None, None,
+                           model_kind="encoder")
+    assert exempt.scope == ""  # not graded: no scope
+    from anisotropy.book.display import verdict_frame
+    frame = verdict_frame([encoder, decoder]).set_index("Model")
+    assert frame.loc["all-MiniLM-L6-v2", "Verdict"] == "↗ ✓ carries over"
+    assert frame.loc["all-MiniLM-L6-v2", "Kind of model"] == "sentence encoder: not studied"
+    assert frame.loc["SmolLM2-135M-Instruct", "Verdict"] == "✓ reproduced"
+    assert frame.loc["SmolLM2-135M-Instruct", "Kind of model"] == "causal LM: studied"
+
+
+def test_a_scope_naming_an_unknown_family_or_no_models_fails():
+    with pytest.raises(CheckError, match="scope must name"):
+        _spec(scope=("transformer",))
+    with pytest.raises(CheckError, match="scope must name"):
+        _spec(studied="")

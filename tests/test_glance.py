@@ -70,3 +70,26 @@ def test_long_lists_are_cut_with_a_count_and_an_empty_claim_says_nothing():
     assert text.endswith("; and 2 more.")
     assert glance.claim_sentences(rows, "01-layerwise-anisotropy") == ""
     assert "No claim has results" in glance.glance_markdown([], [SLUG])
+
+
+def test_generalisations_are_marked_counted_apart_and_never_colour_a_reproduction():
+    """A verdict on a kind of model the paper did not study follows the ↗ mark, is left out
+    of the reproduction count and colour, and reads "carry over" in the sentences; a cell
+    of generalisations alone is dashed."""
+    beyond = {"scope": "generalisation"}
+    rows = [{**row("whitening-helps", "org/a", "reproduced"), "scope": "reproduction"},
+            {**row("flow-helps", "org/a", "not reproduced", -6.4, (-11.1, -1.67)), **beyond},
+            {**row("flow-helps", "org/b", "not reproduced", -6.4, (-11.1, -1.67)), **beyond},
+            {**row("whitening-helps", "org/b", "reproduced"), **beyond}]
+    text = glance.grid_html(rows, [SLUG])
+    first, second = cell(text, 0, SLUG), cell(text, 1, SLUG)
+    assert "1&nbsp;✓ · ↗&nbsp;1&nbsp;✗" in first and "#cdeee3" in first  # green: its own
+    assert "dashed" not in first and "dashed" in second
+    assert second.count("↗") == 1 and "1&nbsp;✓" in second and "1&nbsp;✗" in second
+    sentences = glance.claim_sentences(rows, SLUG)
+    assert sentences.startswith("On the kinds of model the paper studied: held on every "
+                                "model graded: Whitening improves STS (1 of 1 graded checks")
+    assert "↗ Beyond them: 1 of 3 graded checks carry over; not, or undecided: Flow " \
+           "improves STS on a: −6.40" in sentences
+    only_beyond = glance.claim_sentences(rows[1:], SLUG)
+    assert only_beyond.startswith("No model of the kinds the paper studied was graded here.")

@@ -67,6 +67,7 @@ import yaml
 
 from anisotropy.book.verdicts import GRADED
 from anisotropy.inputs.data import PROJECT_ROOT
+from anisotropy.inputs.models import FAMILIES, family_of
 from anisotropy.inputs.references import (
     REFERENCES_FILE,
     _format_number,
@@ -79,8 +80,8 @@ from anisotropy.inputs.references import (
 from anisotropy.inputs.resolved import short_name
 
 __all__ = ["CheckSpec", "CheckError", "COMPARATORS", "CHECKS_FILE", "REFERENCES_FILE",
-           "KINDS", "GRADED", "THRESHOLD_BASES", "threshold_value", "load_checks", "grade",
-           "grade_within", "reachable", "references",
+           "KINDS", "GRADED", "THRESHOLD_BASES", "SCOPE_KEY", "SCOPES", "threshold_value",
+           "load_checks", "grade", "grade_within", "reachable", "references",
            "reference_value", "reference_source", "describe_reference"]
 
 CHECKS_FILE = PROJECT_ROOT / "data" / "checks.yaml"
@@ -97,7 +98,15 @@ KINDS = ("graded", "equivalence", "property", "finding")
 SPREADS = ("platform", "seed")
 _FIELDS = {"label", "statement", "section", "anchor", "references", "quantity", "comparator",
            "threshold", "reason", "bounds", "exempt", "controls", "kind", "spread",
-           "paper_value", "margin", "threshold_basis"}
+           "paper_value", "margin", "threshold_basis", "scope"}
+#: The key under a claim in ``data/checks.yaml`` that declares the kinds of model its source
+#: studied (``families``, from :data:`anisotropy.inputs.models.FAMILIES`, and ``studied``,
+#: the models the source names); a check may declare its own ``scope`` (chapter 6 grades
+#: several sources). A verdict on a model of another family is a generalisation.
+SCOPE_KEY = "scope"
+#: What a graded verdict is, by the model's family: on a family the source studied, a
+#: reproduction; on any other, a generalisation.
+SCOPES = ("reproduction", "generalisation")
 #: Where a threshold (or an equivalence margin) comes from, shown in the verdict table:
 #:
 #: - ``paper``: the paper's own number, an expression that cites it (``"{claim5/spearman_max}"``);
@@ -258,6 +267,9 @@ class CheckSpec:
     threshold_basis: str | None = None
     #: A ``paper`` or ``derived`` threshold as declared (its expression over the references).
     threshold_expression: str | None = None
+    #: The families of model the source studied (:data:`SCOPE_KEY`), and its models by name.
+    scope: tuple[str, ...] = ()
+    studied: str = ""
 
     def __post_init__(self) -> None:
         where = f"Check {self.claim}/{self.id!r}"
@@ -270,6 +282,11 @@ class CheckSpec:
         for name in ("label", "statement", "section", "quantity"):
             if not str(getattr(self, name) or "").strip():
                 raise CheckError(f"{where}: {name} is empty.")
+        unknown = [f for f in self.scope if f not in FAMILIES]
+        if not self.scope or unknown or not self.studied.strip():
+            raise CheckError(f"{where}: scope must name the families its source studied "
+                             f"(of {sorted(FAMILIES)}; got {list(self.scope)}) and the models "
+                             f"it studied (studied: ...; got {self.studied!r}).")
         if len(self.label) > LABEL_MAX:
             raise CheckError(f"{where}: label {self.label!r} is longer than {LABEL_MAX} "
                              "characters; the statement is the long form.")
@@ -464,6 +481,16 @@ class CheckSpec:
                 return why
         return None
 
+    def scope_of(self, model: str, kind: str = "") -> str:
+        """``reproduction`` when every model of ``model`` (one name, or a ``", "`` list) is
+        of a family the source studied, else ``generalisation``; ``kind`` (``encoder``,
+        ``decoder``, ``static``) places a model the registry does not know
+        (:func:`anisotropy.inputs.models.family_of`). A check over all models (``model``
+        empty) is a generalisation unless the source studied every family."""
+        models = [m for m in model.split(", ") if m]
+        families = {family_of(m, kind) for m in models} if models else set(FAMILIES)
+        return "reproduction" if families <= set(self.scope) else "generalisation"
+
     def exemption(self, model: str, kind: str = "") -> str | None:
         """The declared reason why ``model`` is not graded on this check, or None."""
         return self._match(self.exempt, model, kind)
@@ -525,7 +552,9 @@ def load_checks(claim: str, path: str | Path | None = None) -> dict[str, CheckSp
         raise CheckError(f"No checks declared for claim {claim!r} in {path.name}; "
                          f"declared: {sorted(declared)}.")
     specs = {}
-    for check_id, body in (declared[claim] or {}).items():
+    declared_claim = dict(declared[claim] or {})
+    default_scope = declared_claim.pop(SCOPE_KEY, None)
+    for check_id, body in declared_claim.items():
         unknown = set(body) - _FIELDS
         if unknown:
             raise CheckError(f"Check {claim}/{check_id!r}: unknown field(s) {sorted(unknown)}; "
@@ -536,6 +565,12 @@ def load_checks(claim: str, path: str | Path | None = None) -> dict[str, CheckSp
             body["bounds"] = tuple(body["bounds"])
         if isinstance(body.get("margin"), list):
             body["margin"] = tuple(body["margin"])
+        scope = body.pop("scope", None) or default_scope or {}
+        if not isinstance(scope, dict):
+            raise CheckError(f"Check {claim}/{check_id!r}: scope is {{families: [...], "
+                             f"studied: ...}}; got {scope!r}.")
+        body["scope"] = tuple(scope.get("families") or ())
+        body["studied"] = str(scope.get("studied") or "").strip()
         try:
             specs[check_id] = CheckSpec(id=check_id, claim=claim, **body)
         except TypeError as error:

@@ -30,8 +30,11 @@ import numpy as np
 import pandas as pd
 
 from anisotropy.book import verdicts
+from anisotropy.book.verdicts import BEYOND, BEYOND_TEXT
 from anisotropy.book.verdicts import GRADED as _GRADED
+from anisotropy.book.verdicts import symbol as verdict_symbol
 from anisotropy.claims.settings import profiles
+from anisotropy.inputs.models import FAMILY_NAMES
 from anisotropy.inputs.resolved import short_names
 
 __all__ = ["sig", "interval_text", "threshold_text", "verdict_frame", "verdict_table_html",
@@ -131,11 +134,23 @@ def verdict_frame(checks: Iterable[Any], labels: dict[str, str] | None = None) -
                      "Model": _model(check), "Measured [95% interval]": measured,
                      "Paper": _paper_cell(check),
                      "Threshold": threshold,
-                     "Verdict": VERDICT_MARKS.get(check["verdict"], check["verdict"]),
+                     "Kind of model": scope_text(check),
+                     "Verdict": verdicts.mark(check["verdict"], check.get("scope", "")),
                      "_id": check["id"], "_verdict": check["verdict"],
                      "_note": check.get("note") or ""})
     return pd.DataFrame(rows, columns=["Check", "Model", "Measured [95% interval]", "Paper",
-                                       "Threshold", "Verdict", "_id", "_verdict", "_note"])
+                                       "Threshold", "Kind of model", "Verdict", "_id",
+                                       "_verdict", "_note"])
+
+
+def scope_text(check: dict) -> str:
+    """``causal LM: studied`` or ``sentence encoder: not studied``: the model's family and
+    whether the paper studied that kind (empty for a record that is not graded)."""
+    if not check.get("scope"):
+        return ""
+    family = ", ".join(dict.fromkeys(FAMILY_NAMES.get(f, f) for f in
+                                     (check.get("family") or "unknown").split(", ")))
+    return f"{family}: {'studied' if check['scope'] == 'reproduction' else 'not studied'}"
 
 
 def _scrolling_table(head: str, rows: list[str], collapse_after: int, note: str = "") -> str:
@@ -160,7 +175,8 @@ def verdict_table_html(checks: Iterable[Any], labels: dict[str, str] | None = No
     each row's tooltip, the verdict coloured; rows past ``collapse_after`` go into a
     ``<details>`` block."""
     frame = verdict_frame(checks, labels)
-    shown = ["Check", "Model", "Measured [95% interval]", "Paper", "Threshold", "Verdict"]
+    shown = ["Check", "Model", "Measured [95% interval]", "Paper", "Threshold",
+             "Kind of model", "Verdict"]
     head = "".join(f"<th>{html.escape(c)}</th>" for c in shown)
     rows = []
     for _, row in frame.iterrows():
@@ -171,7 +187,9 @@ def verdict_table_html(checks: Iterable[Any], labels: dict[str, str] | None = No
                   f"{html.escape(row['Verdict'])}</td>")
         rows.append(f'<tr title="{html.escape(row["_id"])}">{cells}</tr>')
     book = frame["Threshold"].str.endswith(BOOK_MARK).any()
-    return _scrolling_table(head, rows, collapse_after, BOOK_NOTE if book else "")
+    beyond = frame["Kind of model"].str.endswith("not studied").any()
+    notes = [BOOK_NOTE] * bool(book) + [SCOPE_NOTE] * bool(beyond)
+    return _scrolling_table(head, rows, collapse_after, " ".join(notes))
 
 
 def frame_html(frame: pd.DataFrame, caption: str = "", collapse_after: int = 12) -> str:
@@ -197,6 +215,11 @@ BOOK_NOTE = ("† the book's own threshold: the paper gives no number for it (th
              "the ledger). Every other threshold is a paper's number, derived from the papers' "
              "numbers, or the sign the paper states.")
 
+
+#: The note under a verdict table with a generalisation in it.
+SCOPE_NOTE = ("A kind of model the paper did not study (not studied) tests whether the claim "
+              "carries over to it; its verdict reads carries over / does not carry over and "
+              "is never counted as a reproduction.")
 
 #: How a threshold's basis reads in the ledger.
 BASIS_TEXT = {"paper": "the paper's number", "derived": "derived from the papers' numbers",
@@ -236,14 +259,19 @@ def _matrix_cell(records: list[dict]) -> str:
             tip += f" ({r['note']})"
         tips.append(tip)
     verdicts = [r["verdict"] for r in records]
+    beyond = all(r.get("scope") == "generalisation" for r in records)
+    if beyond:
+        tips.insert(0, f"not studied by the paper ({records[0].get('studied', '')}): a "
+                       "generalisation")
     if len(records) == 1:
         value = records[0].get("measured")
-        text = VERDICT_SYMBOLS.get(verdicts[0], "")
+        text = verdict_symbol(verdicts[0], records[0].get("scope", ""))
         if value is not None and not isinstance(value, (dict, list)):
             text += f" {sig(value)}"
     else:
         counts = {v: verdicts.count(v) for v in dict.fromkeys(verdicts)}
-        text = " · ".join(f"{VERDICT_SYMBOLS.get(v, v)} {n}" for v, n in counts.items())
+        text = (f"{BEYOND} " if beyond else "") + " · ".join(
+            f"{VERDICT_SYMBOLS.get(v, v)} {n}" for v, n in counts.items())
     uniform = verdicts[0] if len(set(verdicts)) == 1 else None
     color = VERDICT_COLORS.get(uniform, "inherit") if uniform else "inherit"
     tint = f"background:{VERDICT_COLORS[uniform]}26;" if uniform in VERDICT_COLORS else ""
@@ -310,6 +338,8 @@ def verdict_matrix_html(checks: Iterable[Any], labels: dict[str, str] | None = N
                     + "".join(_matrix_cell(cells.get(m, [])) for m in models) + "</tr>")
     legend = " · ".join(f"{VERDICT_SYMBOLS[v]} {v}" for v in VERDICT_MARKS
                         if any(r["verdict"] == v for r in records))
+    if any(r.get("scope") == "generalisation" for r in records):
+        legend += f" · {BEYOND_TEXT}"
     if any(threshold_text(r).endswith(BOOK_MARK) for r in records):
         legend += f" · {BOOK_MARK} the book's own threshold (the paper gives no number)"
     return ('<div class="table-scroll" style="overflow-x:auto;max-width:100%">'
@@ -334,7 +364,9 @@ def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
     check (their quantities have different scales), one row per model (and subject), the
     measured value as a dot, the threshold as a dashed line, the rows coloured by
     verdict, and the paper's value as a black diamond: the record's ``paper_value``, or
-    ``paper[(check id, subject)]`` where ``paper`` is given. Returns the matplotlib figure
+    ``paper[(check id, subject)]`` where ``paper`` is given. A generalisation (a kind of
+    model the paper did not study) is drawn dashed with a hollow dot, its model marked
+    :data:`BEYOND`. Returns the matplotlib figure
     (a figure that says so when nothing is graded)."""
     import matplotlib.pyplot as plt
 
@@ -356,8 +388,11 @@ def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
         for y, check in enumerate(reversed(rows)):
             low, high = check["interval"]
             color = colors.get(check["verdict"], "#333333")
-            ax.plot([low, high], [y, y], color=color, linewidth=2.5, solid_capstyle="butt")
-            ax.plot([check["measured"]], [y], "o", color=color, markersize=5)
+            beyond = check.get("scope") == "generalisation"  # dashed, hollow: generalised
+            ax.plot([low, high], [y, y], color=color, linewidth=2.5, solid_capstyle="butt",
+                    linestyle=(0, (2, 1)) if beyond else "-")
+            ax.plot([check["measured"]], [y], "o", color=color, markersize=5,
+                    fillstyle="none" if beyond else "full")
             mark = (check.get("paper_value") if paper is None
                     else paper.get((check["check"], check.get("subject") or "")))
             if mark is not None:
@@ -378,7 +413,9 @@ def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
         log = _spans_decades(rows)
         if log:
             ax.set_xscale("log")
-        ax.set_yticks(range(len(rows)), [_model(c) for c in reversed(rows)], fontsize=8)
+        ax.set_yticks(range(len(rows)), [
+            (f"{BEYOND} " if c.get("scope") == "generalisation" else "") + _model(c)
+            for c in reversed(rows)], fontsize=8)
         ax.set_ylim(-0.7, len(rows) - 0.3)
         ax.set_title(f"{labels.get(check_id, check_id)}: paper's side "
                      f"{threshold_text(rows[0])}" + (" (log scale)" if log else ""),
@@ -412,14 +449,62 @@ def glue_all(values: dict[str, Any]) -> None:
         glue(name, value)
 
 
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def scope_summary(specs: dict, checks: Iterable[Any]) -> str:
+    """Whom the claim was made about, and what each model of the page therefore tests:
+    the models its source studied (each check's ``studied``, grouped by source where the
+    checks have several), then the graded models of a studied kind (a reproduction) and
+    of another kind (a generalisation, marked :data:`BEYOND`), each with its family."""
+    sources: dict[str, list[str]] = {}
+    for spec in specs.values():
+        sources.setdefault(spec.studied, []).append(spec.label)
+    who = "paper" if len(sources) == 1 else "sources"
+    if len(sources) == 1:
+        text = f"The paper studied {next(iter(sources))}."
+    else:
+        text = "The sources studied: " + "; ".join(
+            f"{studied} (for {_listed(labels[:2])}{' and others' if len(labels) > 2 else ''})"
+            for studied, labels in sources.items()) + "."
+    models: dict[str, tuple[str, set]] = {}
+    for check in map(_as_dict, checks):
+        if not check.get("scope"):
+            continue
+        for model, family in zip(check["model"].split(", "),
+                                 (check.get("family") or "").split(", "), strict=False):
+            entry = models.setdefault(short_names(model), (family, set()))
+            entry[1].add(check["scope"])
+    def named(wanted: set) -> list[str]:
+        return [f"{m} ({FAMILY_NAMES.get(f, f)})" for m, (f, scopes) in models.items()
+                if scopes == wanted]
+    inside, beyond = named({"reproduction"}), named({"generalisation"})
+    mixed = named({"reproduction", "generalisation"})
+    if inside:
+        text += f" Here {_listed(inside)} {'tests' if len(inside) == 1 else 'test'} the claim."
+    if beyond:
+        text += (f" {_listed(beyond)} {'is a kind' if len(beyond) == 1 else 'are kinds'} of "
+                 f"model the {who} did not study: {'its' if len(beyond) == 1 else 'their'} "
+                 f"verdicts, marked {BEYOND}, say whether the claim carries over, not whether "
+                 "it reproduces.")
+    if mixed:
+        text += (f" {_listed(mixed)} {'is' if len(mixed) == 1 else 'are'} of a kind some "
+                 f"sources studied and others did not ({BEYOND} where not).")
+    return text
+
+
 def glue_summary(results) -> None:
-    """Glue a claim's ``verdict_matrix`` and ``verdict_table`` (HTML) and ``forest_plot``
-    (figure) from its :class:`~anisotropy.book.results.Results`, for the page's "At a
-    glance" section, with the short labels its checks declare."""
+    """Glue a claim's ``scope_summary`` (:func:`scope_summary`), ``verdict_matrix`` and
+    ``verdict_table`` (HTML) and ``forest_plot`` (figure) from its
+    :class:`~anisotropy.book.results.Results`, for the page's "At a glance" section, with
+    the short labels its checks declare."""
     import matplotlib.pyplot as plt
     from IPython.display import HTML
 
     labels = {check_id: spec.label or check_id for check_id, spec in results.specs.items()}
+    scope = html.escape(scope_summary(results.specs, results.checks))
+    glue("scope_summary", HTML(f'<p class="scope-summary">{scope}</p>'))
     glue("verdict_matrix", HTML(verdict_matrix_html(results.checks, labels)))
     glue("verdict_table", HTML(verdict_table_html(results.checks, labels)))
     figure = forest_plot(results.checks, labels)  # each record carries its paper_value

@@ -19,7 +19,7 @@ from anisotropy.book.checks import load_checks
 from anisotropy.book.display import threshold_text
 from anisotropy.book.plotting import short_name
 from anisotropy.book.rows import format_measured, ledger_rows, summary_by_model
-from anisotropy.book.verdicts import GRADED, SYMBOLS
+from anisotropy.book.verdicts import BEYOND, BEYOND_TEXT, GRADED, SYMBOLS
 
 __all__ = ["grid_html", "claim_sentences", "glance_markdown", "write_glance"]
 
@@ -53,14 +53,21 @@ def _models(rows: list[dict]) -> list[str]:
     return list(seen)
 
 
+def _counts(tally: Counter) -> dict[str, int]:
+    return {v: tally[v] for v in GRADED if tally[v]}
+
+
 def grid_html(rows: list[dict], slugs: list[str], href: str = f"../{PAGES}/") -> str:
     """An HTML table, one row per claim (linked to its page at ``href + slug``) and one
     column per model; each cell the count of each graded verdict of that claim's checks on
-    that model, with a tooltip that spells them out. Checks over several models count for
-    each; findings, controls, exemptions and "not run" are left out (the ledger lists
-    them)."""
+    that model, with a tooltip that spells them out. Verdicts on a kind of model the paper
+    did not study (generalisations) follow the mark :data:`BEYOND` and never colour a
+    cell that has a reproduction; a cell of generalisations alone has a dashed border.
+    Checks over several models count for each; findings, controls, exemptions and
+    "not run" are left out (the ledger lists them)."""
     titles = claims()
-    tallies = summary_by_model(rows)
+    tallies = summary_by_model(rows, "reproduction")
+    beyond = summary_by_model(rows, "generalisation")
     models = _models(rows)
     head = "".join(f"<th scope='col'>{html.escape(m)}</th>" for m in models)
     lines = ["<table class='glance-grid'>",
@@ -70,23 +77,31 @@ def grid_html(rows: list[dict], slugs: list[str], href: str = f"../{PAGES}/") ->
         short = titles.get(slug, {}).get("short", slug)
         cells = []
         for model in models:
-            tally = tallies.get((slug, model), Counter())
-            graded = {v: tally[v] for v in GRADED if tally[v]}
-            verdict = _dominant(tally)
-            if not graded:
+            own = _counts(tallies.get((slug, model), Counter()))
+            other = _counts(beyond.get((slug, model), Counter()))
+            if not own and not other:
                 cells.append(f"<td style='background:{_TINT[None]};color:#111' "
                              "title='no graded check on this model'>–</td>")
                 continue
-            text = " ".join(f"{n}&nbsp;{_SYMBOL[v]}" for v, n in graded.items())
-            tip = ", ".join(f"{n} {v}" for v, n in graded.items())
-            cells.append(f"<td style='background:{_TINT[verdict]};color:#111' "
-                         f"title='{html.escape(tip)}'>{text}</td>")
+            verdict = _dominant(Counter(own or other))
+            parts = [" ".join(f"{n}&nbsp;{_SYMBOL[v]}" for v, n in own.items())] * bool(own)
+            parts += [f"{BEYOND}&nbsp;" + " ".join(f"{n}&nbsp;{_SYMBOL[v]}"
+                                                   for v, n in other.items())] * bool(other)
+            tip = "; ".join(
+                [", ".join(f"{n} {v}" for v, n in own.items())] * bool(own)
+                + ["beyond the kinds of model the paper studied: "
+                   + ", ".join(f"{n} {v}" for v, n in other.items())] * bool(other))
+            border = "" if own else "border:2px dashed #777;"
+            cells.append(f"<td style='background:{_TINT[verdict]};{border}color:#111' "
+                         f"title='{html.escape(tip)}'>{' · '.join(parts)}</td>")
         lines.append(f"<tr><th scope='row'><a href='{href}{slug}.html' "
                      f"title='{html.escape(title)}'>{html.escape(short)}</a></th>"
                      f"{''.join(cells)}</tr>")
     legend = " ".join(f"{_SYMBOL[v]} {v}" for v in GRADED)
-    lines += ["</tbody>", f"<caption>Graded checks per claim and model: {legend}. "
-              "A cell's colour is its most common verdict.</caption>", "</table>"]
+    lines += ["</tbody>", f"<caption>Graded checks per claim and model: {legend}; "
+              f"{html.escape(BEYOND_TEXT)}. A cell's colour is its most common verdict on "
+              "the kinds of model the paper studied (a dashed cell has none).</caption>",
+              "</table>"]
     return "\n".join(lines)
 
 
@@ -108,22 +123,9 @@ def _label(row: dict) -> str:
     return f"{label} ({row['subject']})" if row.get("subject") else label
 
 
-def claim_sentences(rows: list[dict], slug: str) -> str:
-    """Two sentences on one claim: which checks held on every model graded, and which did
-    not (each with its model, measured value [95% interval] and threshold) or could not be
-    decided. Empty when the claim has no graded check."""
-    graded = [r for r in rows if r["slug"] == slug and r["verdict"] in GRADED]
-    if not graded:
-        return ""
-    by_check: dict[str, list[dict]] = {}
-    for row in graded:
-        by_check.setdefault(_label(row), []).append(row)
-    held = [label for label, rs in by_check.items()
-            if all(r["verdict"] == "reproduced" for r in rs)]
-    n_reproduced = sum(r["verdict"] == "reproduced" for r in graded)
-    first = (f"Held on every model graded: {_named(held)}" if held
-             else "No check held on every model graded")
-    first += f" ({n_reproduced} of {len(graded)} graded checks reproduced)."
+def _missed(graded: list[dict]) -> list[str]:
+    """Each check of ``graded`` that did not hold, with its model, measured value [95%
+    interval] and threshold, not reproduced first."""
     missed = []
     for verdict in ("not reproduced", "inconclusive", "sample too small"):
         for row in graded:
@@ -137,9 +139,49 @@ def claim_sentences(rows: list[dict], slug: str) -> str:
                                          .get(verdict, "")) if x)
             missed.append(f"{_label(row)} on {models}: {format_measured(row)}"
                           + (f" ({note})" if note else ""))
-    second = (f"Not reproduced or undecided: {_named(missed)}." if missed
-              else "Every graded check reproduced.")
-    return f"{first} {second}"
+    return missed
+
+
+def _held(graded: list[dict]) -> list[str]:
+    by_check: dict[str, list[dict]] = {}
+    for row in graded:
+        by_check.setdefault(_label(row), []).append(row)
+    return [label for label, rs in by_check.items()
+            if all(r["verdict"] == "reproduced" for r in rs)]
+
+
+def claim_sentences(rows: list[dict], slug: str) -> str:
+    """A few sentences on one claim. On the kinds of model the paper studied: which checks
+    held on every model graded, and which did not (each with its model, measured value
+    [95% interval] and threshold) or could not be decided. Beyond them (generalisations):
+    how many carried over, and which did not. Empty when the claim has no graded check."""
+    graded = [r for r in rows if r["slug"] == slug and r["verdict"] in GRADED]
+    if not graded:
+        return ""
+    own = [r for r in graded if r.get("scope") != "generalisation"]
+    other = [r for r in graded if r.get("scope") == "generalisation"]
+    sentences = []
+    if own:
+        held = _held(own)
+        n_reproduced = sum(r["verdict"] == "reproduced" for r in own)
+        first = (f"Held on every model graded: {_named(held)}" if held
+                 else "No check held on every model graded")
+        if other:
+            first = "On the kinds of model the paper studied: " + first[0].lower() + first[1:]
+        sentences.append(first + f" ({n_reproduced} of {len(own)} graded checks "
+                         "reproduced).")
+        missed = _missed(own)
+        sentences.append(f"Not reproduced or undecided: {_named(missed)}." if missed
+                         else "Every graded check reproduced.")
+    else:
+        sentences.append("No model of the kinds the paper studied was graded here.")
+    if other:
+        n_over = sum(r["verdict"] == "reproduced" for r in other)
+        missed = _missed(other)
+        sentences.append(f"{BEYOND} Beyond them: {n_over} of {len(other)} graded checks "
+                         "carry over" + (f"; not, or undecided: {_named(missed)}."
+                                         if missed else "."))
+    return " ".join(sentences)
 
 
 def glance_markdown(rows: list[dict], slugs: list[str], href: str = f"../{PAGES}/") -> str:

@@ -16,7 +16,7 @@ from anisotropy.book.rows import (
     format_measured,
     ledger_rows,
 )
-from anisotropy.book.verdicts import MARKS
+from anisotropy.book.verdicts import BEYOND, GENERALISED, MARKS, mark
 from anisotropy.inputs.datafiles import sources
 from anisotropy.inputs.resolved import short_names
 
@@ -38,6 +38,9 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
     results = load_results(results_dir, profile) if results is None else results
     rows = ledger_rows(results_dir, slugs, profile, results)
     counts = Counter(row["verdict"] for row in rows)
+    graded = [row for row in rows if row["verdict"] in GENERALISED]
+    own = [row for row in graded if row.get("scope") != "generalisation"]
+    other = [row for row in graded if row.get("scope") == "generalisation"]
     lines = ["# Claim ledger", ""]
     if rows:
         lines += ["## Results at a glance", "", grid_html(rows, slugs), "",
@@ -57,7 +60,19 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
         "is a measurement the papers make no claim about; **not run** means the data or "
         "model it needs is not available here.",
         "",
-        "Summary: " + ", ".join(f"{counts[v]} {v}" for v in _BADGE if counts[v]) + ".",
+        "A verdict on a kind of model the paper did not study (a contrastively tuned "
+        "sentence encoder, for a claim made about BERT, GPT-2 and ELMo) is a "
+        f"**generalisation**: it is marked {BEYOND}, reads *carries over* or *does not carry "
+        "over*, and is counted apart from the reproductions. Each claim's kinds of model "
+        "are declared with its checks (`scope` in `data/checks.yaml`).",
+        "",
+        "Summary: " + ", ".join(f"{counts[v]} {v}" for v in _BADGE if counts[v]) + "."
+        + (f" Of the graded verdicts, {len(own)} are reproductions ("
+           + ", ".join(f"{n} {v}" for v, n in Counter(r["verdict"] for r in own).items())
+           + f") and {len(other)} generalisations ("
+           + ", ".join(f"{n} {GENERALISED[v].split(' ', 1)[1]}" for v, n in
+                       Counter(r["verdict"] for r in other).items()) + ")."
+           if other else ""),
         "",
     ]
     missing = [s for s in slugs if s not in results]
@@ -99,6 +114,8 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
             lines += [f"**{first['statement']}** ({first['section']})", ""]
             lines += [f"Paper: {first['paper']} *Source:* {first['source']}", ""]
             lines += [f"Measured: {first['quantity']}.", ""]
+            if first.get("studied"):
+                lines += [f"Models the paper studied: {first['studied']}.", ""]
             if threshold_text(first):
                 basis = BASIS_TEXT.get(first.get("threshold_basis") or "", "")
                 lines += [f"Threshold: {threshold_text(first)}"
@@ -112,7 +129,8 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
                         else f"{{doc}}`{check['id']} <../{PAGES}/{slug}>`")
                 model = short_names(check["model"]) or "all"
                 cells = [link, model, check.get("subject", ""), format_measured(check),
-                         _BADGE[check["verdict"]], check.get("note", "")]
+                         mark(check["verdict"], check.get("scope", "")),
+                         check.get("note", "")]
                 lines.append("| " + " | ".join(cell(x) for x in cells) + " |")
             lines.append("")
     out.parent.mkdir(parents=True, exist_ok=True)

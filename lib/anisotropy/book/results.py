@@ -48,11 +48,12 @@ from anisotropy.book.checks import (
     references,
 )
 from anisotropy.book.display import glue, glue_all, sig
-from anisotropy.book.verdicts import VERDICTS
+from anisotropy.book.verdicts import GRADED, VERDICTS
 from anisotropy.geometry.intervals import Interval
 from anisotropy.inputs import cache
 from anisotropy.inputs.data import PROJECT_ROOT, verified_files
 from anisotropy.inputs.datafiles import data_sources
+from anisotropy.inputs.models import family_of
 from anisotropy.inputs.resolved import short_names
 
 __all__ = ["Check", "Results", "VERDICTS", "ResultsError", "add_models_not_run", "glue",
@@ -140,6 +141,13 @@ class Check:
     kind: str = "graded"
     margin: list | None = None  # an equivalence check's [low, high]; None for an open end
     threshold_basis: str | None = None  # paper, derived, direction or book (see checks)
+    #: The model's family (:data:`anisotropy.inputs.models.FAMILIES`; ", "-joined for a
+    #: check over several models), what the source studied, and what a graded verdict
+    #: therefore is: ``reproduction`` on a family the source studied, ``generalisation`` on
+    #: another (:meth:`anisotropy.book.checks.CheckSpec.scope_of`); empty when not graded.
+    family: str = ""
+    studied: str = ""
+    scope: str = ""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -196,7 +204,7 @@ class Results:
         return self.specs[check_id]
 
     def _record(self, spec: CheckSpec, model: str, verdict: str, subject: str = "",
-                **fields) -> Check:
+                model_kind: str = "", **fields) -> Check:
         models = short_names(model)
         record_id = f"{spec.id}:{models}" if models else spec.id
         if subject:
@@ -212,7 +220,9 @@ class Results:
             paper_value=spec.paper_number(subject),
             comparator=spec.comparator, threshold=spec.threshold, threshold_reason=spec.reason,
             tolerance=spec.tolerance(), kind=spec.kind, margin=_margin(spec),
-            threshold_basis=spec.threshold_basis, **fields)
+            threshold_basis=spec.threshold_basis, studied=spec.studied,
+            family=", ".join(family_of(m, model_kind) for m in model.split(", ") if m),
+            scope=spec.scope_of(model, model_kind) if verdict in GRADED else "", **fields)
         self.checks.append(check)
         return check
 
@@ -275,11 +285,11 @@ class Results:
                                  "decide it (decide=...).")
             low_a, high_a = attainable
             return self._record(
-                spec, model, "sample too small", subject,
+                spec, model, "sample too small", subject, model_kind,
                 note=(f"at this sample size the statistic can only take values in "
                       f"[{low_a:.3g}, {high_a:.3g}], none {spec.comparator} "
                       f"{spec.threshold:g}: {decide.strip()}"), **fields)
-        return self._record(spec, model, spec.verdict(bounded), subject, **fields)
+        return self._record(spec, model, spec.verdict(bounded), subject, model_kind, **fields)
 
     def finding(self, check_id: str, model: str, measured: Any, *, subject: str = "",
                 details: Any = None) -> Check:

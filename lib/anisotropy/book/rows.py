@@ -60,10 +60,15 @@ def ledger_rows(results_dir: Path, slugs: list[str], profile: str | None = None,
     return rows
 
 
-def summary_by_model(rows: list[dict]) -> dict[tuple[str, str], Counter]:
-    """``{(slug, model): Counter(verdict)}``: the claim x model summary."""
+def summary_by_model(rows: list[dict], scope: str | None = None
+                     ) -> dict[tuple[str, str], Counter]:
+    """``{(slug, model): Counter(verdict)}``: the claim x model summary; with ``scope``
+    (``reproduction`` or ``generalisation``), of the records of that scope only (a record
+    without one, not graded or written before scopes, counts as a reproduction)."""
     out: dict[tuple[str, str], Counter] = {}
     for row in rows:
+        if scope is not None and (row.get("scope") or "reproduction") != scope:
+            continue
         models = short_names(row["model"]).split(", ") if row["model"] else ["all"]
         for model in models:  # a check over several models counts for each of them
             out.setdefault((row["slug"], model), Counter())[row["verdict"]] += 1

