@@ -507,6 +507,29 @@ def widen_unbandable(collected: dict) -> list[str]:
 VERDICTS = ("__verdicts__",)
 
 
+def _check_numbers(check: dict) -> tuple:
+    return (check.get("verdict"), check.get("measured"), check.get("interval"),
+            json.dumps(check.get("details"), sort_keys=True))
+
+
+def still_current(imported: dict, reference: dict, now: dict) -> dict:
+    """The part of an imported record that today's code still computes: each check, and
+    each top-level metric, whose value this machine's ``reference`` run (made with the code
+    the imported run was made with) and its run ``now`` agree on, bit for bit. A check or a
+    metric that an intended change moved on this machine has an imported value from the old
+    method, which would band the new one with a number it no longer produces; it is left
+    out (the other machine is recorded again when its runs are redone)."""
+    then = {c["id"]: _check_numbers(c) for c in reference.get("checks", [])}
+    same_checks = {c["id"] for c in now.get("checks", []) if then.get(c["id"]) == _check_numbers(c)}
+    metrics_now, metrics_then = now.get("metrics") or {}, reference.get("metrics") or {}
+    same_metrics = {k for k in metrics_now if k in metrics_then and json.dumps(
+        metrics_now[k], sort_keys=True) == json.dumps(metrics_then[k], sort_keys=True)}
+    return {**imported,
+            "checks": [c for c in imported.get("checks", []) if c["id"] in same_checks],
+            "metrics": {k: v for k, v in (imported.get("metrics") or {}).items()
+                        if k in same_metrics}}
+
+
 def archived_values(path: Path, local_runs: dict[str, dict]) -> dict[str, dict]:
     """``{slug: {(check, *path): {run: value}}}`` of the previous file's values seen on
     runs that are not local: other machines, and this machine's runs of the claims that
@@ -658,6 +681,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="results folders of smoke runs made on other machines (e.g. "
                              "../shared/measured/smoke-intel-xeon-207): each one more "
                              "machine's platform run of seed 0, for the claims of --slugs")
+    parser.add_argument("--imported-reference", type=Path, metavar="FOLDER",
+                        help="this machine's baseline results made with the code the imported "
+                             "runs were made with: an imported check or metric is kept only "
+                             "where that run and today's baseline agree (still_current)")
     parser.add_argument("--fresh", nargs="*", metavar="SLUG", default=None,
                         help="drop the values the previous file archived from other machines "
                              "(after an intended change that moves the numbers they measured): "
@@ -670,9 +697,19 @@ def main(argv: list[str] | None = None) -> int:
     # the claims recorded now, and only those: a claim recorded alone keeps its own k
     runs = {name: kept for name, records in load_local_runs().items()
             if (kept := {slug: r for slug, r in records.items() if slug in args.slugs})}
+    baseline = next((records for name, records in runs.items()
+                     if name.endswith("/baseline")), {})
     for name, records in load_imported_runs(args.import_runs, args.slugs).items():
         if name in runs:
             raise SystemExit(f"{name} is both a local run and an imported one")
+        if args.imported_reference is not None:
+            for slug, record in list(records.items()):
+                reference = json.loads((args.imported_reference / f"{slug}.json").read_text())
+                records[slug] = still_current(record, reference, baseline[slug])
+                dropped = len(record["checks"]) - len(records[slug]["checks"])
+                print(f"{name} {slug}: {dropped} of {len(record['checks'])} checks and "
+                      f"{len(record.get('metrics') or {}) - len(records[slug]['metrics'])} "
+                      "metrics left out (changed since the import's code)")
         runs[name] = records
     archived = archived_values(EXPECTED, runs)
     if args.fresh is not None:

@@ -471,7 +471,8 @@ def test_layerwise_check_values_on_a_synthetic_table():
         for i, word in enumerate(words):
             rows.append({"type": word, "layer": layer,
                          "self_similarity": 0.9 - 0.1 * layer + 0.01 * (i % 3),
-                         "mev": 0.03 + 0.001 * (i % 5), "n": 60 + i})
+                         "mev": 0.03 + 0.001 * (i % 5), "n": 60 + i,
+                         "mev_uncentred": 0.025 + 0.001 * (i % 4)})
     per_word = pd.DataFrame(rows)
     base = 0.1 + 0.1 * layers[:, None] + RNG.normal(scale=0.05, size=(5, 300))
     units = SentenceUnits.independent(300, words)
@@ -484,15 +485,14 @@ def test_layerwise_check_values_on_a_synthetic_table():
                            "selfsim-falls", "mev-low", "last-layer-rise"}
     with pytest.raises(ValueError, match="layers"):
         layerwise.check_values(per_layer, per_word, base[:3], units, n_boot=200)
-    # MEV's floor: the mean of 1/(n-1) over the words, less the random-word baseline
-    floor = np.mean(1 / (60 + np.arange(40) - 1))
-    mev_details = values["mev-low"][2]
-    assert mev_details["MEV floor"] == pytest.approx(floor)
-    assert mev_details["attainable minimum"] == pytest.approx(floor - 0.02)
-    assert mev_details["contexts needed"] == int(np.ceil(1 + 1 / (0.05 + 0.02))) + 1
-    few = per_word.assign(n=5)  # five contexts a word: the floor 0.25 is above 0.05
-    assert layerwise.check_values(per_layer, few, base, units, n_boot=50)["mev-low"][2][
-        "attainable minimum"] == pytest.approx(0.25 - 0.02)
+    # the graded MEV is the uncentred share (the published statistic) less the baseline; the
+    # centred share's (commit 3865f9b) value and floor 1/(n-1) are details beside it
+    mev, _, mev_details = values["mev-low"]
+    assert mev == pytest.approx(np.mean(0.025 + 0.001 * (np.arange(40) % 4)) - 0.02)
+    assert mev_details["centred PCA (commit 3865f9b)"] == pytest.approx(
+        np.mean(0.03 + 0.001 * (np.arange(40) % 5)) - 0.02)
+    assert mev_details["centred floor"] == pytest.approx(np.mean(1 / (60 + np.arange(40) - 1))
+                                                         - 0.02)
     # a resampled random-word baseline widens the MEV interval; a fixed one says so
     fixed = values["mev-low"][1]
     assert "baseline (uncentred TruncatedSVD, as the original code) fixed" in fixed.method
@@ -814,6 +814,8 @@ def test_every_check_declares_the_kinds_of_model_its_source_studied(slug):
             assert set(spec.scope) == SOURCE_SCOPES[slug], check_id
         elif check_id.startswith(("massive", "sink", "id-")):  # decoder-LM sources
             assert spec.scope == ("causal-lm",), check_id
+        elif check_id == "standardise-helps":  # STS: no source tested it, the book's own
+            assert spec.scope == () and "extension" in spec.studied
         else:  # Timkey & van Schijndel, Rudman et al.: masked and causal LMs
             assert set(spec.scope) == {"masked-lm", "causal-lm"}, check_id
 
@@ -848,3 +850,24 @@ def test_a_scope_naming_an_unknown_family_or_no_models_fails():
         _spec(scope=("transformer",))
     with pytest.raises(CheckError, match="scope must name"):
         _spec(studied="")
+    extension = _spec(scope=(), studied="no source: the book's extension")
+    assert extension.scope_of("bert-base-uncased", "encoder") == "generalisation"
+    assert extension.scope_of("gpt2", "decoder") == "generalisation"
+
+
+def test_normal_bootstrap_interval_is_the_estimate_plus_minus_z_sd_and_holds_it():
+    """A closed form: estimate ± z(0.975) · sd(draws, ddof 1); it holds the estimate even
+    when every draw lies to one side of it (a resample-biased statistic)."""
+    draws = np.random.default_rng(5).normal(0.14, 0.01, size=400)  # all far below 0.177
+    interval = intervals.normal_interval(0.177, draws, method="normal bootstrap")
+    half = stats.norm.ppf(0.975) * draws.std(ddof=1)
+    assert interval.low == pytest.approx(0.177 - half) and interval.high == pytest.approx(
+        0.177 + half)
+    assert interval.low < 0.177 < interval.high
+    assert not np.quantile(draws, 0.025) <= 0.177 <= np.quantile(draws, 0.975)
+    wider = intervals.normal_interval(0.177, draws, level=0.99, method="m")
+    assert wider.low < interval.low and wider.high > interval.high
+    with pytest.raises(ValueError, match="at least 20"):
+        intervals.normal_interval(0.1, draws[:10], method="m")
+    with pytest.raises(ValueError, match="not finite"):
+        intervals.normal_interval(float("nan"), draws, method="m")

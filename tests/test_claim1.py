@@ -70,4 +70,6 @@ def test_mev_floor_shows_with_few_contexts(tmp_path):
     m = _measure(tmp_path, shared=[0.0, 0.3, 0.6], mixing=[0.3, 0.6, 0.9])
     words = m.per_word[m.per_word["layer"] >= 1].dropna(subset=["mev"])
     assert (words["mev"] >= 1 / (words["n"] - 1) - 1e-9).all()
-    assert m.checks["mev-low"][0] == pytest.approx(m.summary["mev_adj_max"])
+    assert m.checks["mev-low"][0] == pytest.approx(m.summary["mev_uncentred_adj_max"])
+    assert m.checks["mev-low"][2]["centred PCA (commit 3865f9b)"] == pytest.approx(
+        m.summary["mev_adj_max"])

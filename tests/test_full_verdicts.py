@@ -11,7 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from anisotropy.book.expected import compare_verdicts, load_expected
+from anisotropy.book.expected import (
+    compare_verdicts,
+    estimates_outside_intervals,
+    load_expected,
+)
 from anisotropy.book.results import load_results
 from anisotropy.inputs.data import PROJECT_ROOT
 
@@ -34,6 +38,8 @@ def test_full_build_verdicts_match_the_recorded_ones():
     assert set(results) == set(expected), "the full build's claims differ from full.yaml's"
     _, differences = compare_verdicts(results, expected)
     assert not differences, "\n".join(d.line() for d in differences)
+    outside = estimates_outside_intervals(results)
+    assert not outside, "intervals that leave out their own estimate:\n" + "\n".join(outside)
 
 
 def _records(**verdicts):
@@ -84,3 +90,12 @@ def test_the_verdicts_command_prints_the_comparison_and_fails_only_when_strict(
     assert "0 of 1 as recorded" in out and "a is 'reproduced', recorded 'not reproduced'" in out
     assert cli.main(["verdicts", "--results", str(results), "--strict"]) == 1
     assert cli.main(["verdicts", "--results", str(tmp_path / "none")]) == 1
+
+
+def test_an_interval_that_leaves_out_its_estimate_is_named():
+    results = {"06-x": {"checks": [
+        {"id": "a:m", "measured": 0.177, "interval": [0.137, 0.168], "interval_method": "p"},
+        {"id": "b:m", "measured": 0.15, "interval": [0.137, 0.168]},
+        {"id": "c:m", "measured": {"x": 1.0}, "interval": None}]}}
+    assert estimates_outside_intervals(results) == [
+        "06-x: a:m: measured 0.177 outside [0.137, 0.168] (p)"]

@@ -19,6 +19,7 @@ import yaml
 from project_scripts import load_script
 
 from anisotropy.book import runner
+from anisotropy.book.expected import estimates_outside_intervals
 
 EXPECTED = yaml.safe_load((Path(__file__).parent / "expected" / "smoke.yaml").read_text())
 #: Every other value the pages show (metrics, details, text), scripts/result_values.py
@@ -235,6 +236,15 @@ def test_every_value_of_the_pages_is_recorded(slug):
             f"{slug}: {path}'s band [{low}, {high}] leaves a value it was recorded from")
     for path, why in entry["unbanded"]:
         assert why.strip(), (slug, path)
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_interval_holds_its_estimate(slug, smoke_runs):
+    """Every graded number of the smoke run lies inside its own 95% interval (the full
+    build's are checked by test_full_verdicts.py and `anisotropy verdicts`)."""
+    outside = estimates_outside_intervals({slug: smoke_runs[slug]})
+    assert not outside, "\n".join(outside)
 
 
 @pytest.mark.notebooks

@@ -186,3 +186,21 @@ def test_ci_guards_nine_in_ten_graded_checks_and_four_in_five_trained_ones():
     graded = sum(n for _, n in counts.values())
     assert kept >= 0.9 * graded, counts
     assert counts["seed"][0] >= 0.8 * counts["seed"][1], counts
+
+
+def test_an_imported_value_that_the_code_has_since_changed_is_left_out():
+    """Of an imported run, the checks and metrics this machine computes as it did when the
+    import was made stay; those an intended change moved here are left out."""
+    def run(mev, base, table):
+        return {"checks": [{"id": "mev-low:m", "verdict": "reproduced", "measured": mev,
+                            "interval": [mev - 0.01, mev + 0.01], "details": {"x": 1}},
+                           {"id": "baseline-positive:m", "verdict": "reproduced",
+                            "measured": base, "interval": [base - 0.1, base + 0.1]}],
+                "metrics": {"table": table, "count": 3}, "profile": "smoke"}
+
+    reference, now = run(0.3, 0.5, [1.0, 2.0]), run(0.02, 0.5, [1.0, 2.5])
+    imported = run(0.31, 0.52, [1.1, 2.1])
+    kept = rec.still_current(imported, reference, now)
+    assert [c["id"] for c in kept["checks"]] == ["baseline-positive:m"]
+    assert kept["checks"][0]["measured"] == 0.52 and kept["metrics"] == {"count": 3}
+    assert rec.still_current(imported, reference, reference) == imported

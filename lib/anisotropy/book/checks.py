@@ -25,6 +25,15 @@ measured::
         paper_value: claim5/pearson/polarity   # optional: the paper's number on the
                                             # measured scale (a key, or {subject: key}),
                                             # drawn on the forest plot
+        scope: {families: [...], studied: "..."}   # optional: overrides the claim's
+
+A claim's ``scope`` (:data:`SCOPE_KEY`, beside its checks) declares the kinds of model its
+source studied: ``families`` of :data:`anisotropy.inputs.models.FAMILIES` and ``studied``,
+the models it names (no family for a test no source made: the book's own extension, a
+generalisation on every model). A graded verdict on a model of one of those families is a
+reproduction; on any other family (a contrastively tuned sentence encoder, for a claim
+made about BERT and GPT-2) it is a generalisation, which the pages mark and count apart
+(:meth:`CheckSpec.scope_of`).
 
 :func:`load_checks` validates the declarations when a notebook starts (an unknown reference
 key, a threshold outside the quantity's bounds, an exemption or control without a reason,
@@ -283,10 +292,11 @@ class CheckSpec:
             if not str(getattr(self, name) or "").strip():
                 raise CheckError(f"{where}: {name} is empty.")
         unknown = [f for f in self.scope if f not in FAMILIES]
-        if not self.scope or unknown or not self.studied.strip():
+        if unknown or not self.studied.strip():
             raise CheckError(f"{where}: scope must name the families its source studied "
-                             f"(of {sorted(FAMILIES)}; got {list(self.scope)}) and the models "
-                             f"it studied (studied: ...; got {self.studied!r}).")
+                             f"(of {sorted(FAMILIES)}; got {list(self.scope)}; none for a "
+                             "test no source made, the book's extension) and the models it "
+                             f"studied (studied: ...; got {self.studied!r}).")
         if len(self.label) > LABEL_MAX:
             raise CheckError(f"{where}: label {self.label!r} is longer than {LABEL_MAX} "
                              "characters; the statement is the long form.")

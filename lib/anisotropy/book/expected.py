@@ -15,7 +15,8 @@ import yaml
 
 from anisotropy.inputs.data import PROJECT_ROOT
 
-__all__ = ["Difference", "expected_file", "load_expected", "compare_verdicts", "report"]
+__all__ = ["Difference", "expected_file", "load_expected", "compare_verdicts",
+           "estimates_outside_intervals", "report"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,23 @@ def compare_verdicts(results: dict[str, dict], expected: dict[str, dict[str, tup
     return compared, differences
 
 
+def estimates_outside_intervals(results: dict[str, dict]) -> list[str]:
+    """Every record of ``results`` whose measured number lies outside its own 95% interval
+    (``"SLUG: CHECK ID: measured M outside [LOW, HIGH] (method)"``). An interval that does
+    not hold its estimate describes another quantity than the one graded (a resample that
+    biases the statistic, say), and its verdict cannot be trusted."""
+    out = []
+    for slug in sorted(results):
+        for check in results[slug]["checks"]:
+            measured, interval = check.get("measured"), check.get("interval")
+            if (isinstance(measured, (int, float)) and not isinstance(measured, bool)
+                    and interval and not interval[0] <= measured <= interval[1]):
+                out.append(f"{slug}: {check['id']}: measured {measured:.6g} outside "
+                           f"[{interval[0]:.6g}, {interval[1]:.6g}] "
+                           f"({check.get('interval_method', '')})")
+    return out
+
+
 def report(results: dict[str, dict], path: str | Path) -> tuple[str, int]:
     """The comparison as text for the terminal, and the number of differences; the claims
     the recording has and the build lacks, or the reverse, are named too."""
@@ -87,7 +105,9 @@ def report(results: dict[str, dict], path: str | Path) -> tuple[str, int]:
     if stale:
         lines.append(f"  stale results (inputs changed since they ran): {', '.join(stale)}")
     lines += [f"  {d.line()}" for d in differences]
+    outside = estimates_outside_intervals(results)
+    lines += [f"  an interval that does not hold its estimate: {line}" for line in outside]
     if differences:
         lines.append("  A verdict that moved on another machine is a finding of its own: "
                      "see CONTRIBUTING.md before re-recording (scripts/record_full_verdicts.py).")
-    return "\n".join(lines), len(differences)
+    return "\n".join(lines), len(differences) + len(outside)

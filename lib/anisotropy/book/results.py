@@ -249,7 +249,7 @@ class Results:
             raise CheckError(f"Check {check_id!r} is a finding; record it with finding().")
         exempt = spec.exemption(model, model_kind)
         if exempt and measured is None:  # exempt models need not be measured at all
-            return self._record(spec, model, "exempt", subject, note=exempt)
+            return self._record(spec, model, "exempt", subject, model_kind, note=exempt)
         if measured is None or interval is None:
             raise CheckError(f"Check {check_id!r} ({model}): a graded check needs a measured "
                              "value and its interval.")
@@ -266,16 +266,18 @@ class Results:
                   "interval_method": interval.method, "details": _jsonable(details)}
         control = spec.control(model, model_kind)
         if exempt:
-            return self._record(spec, model, "exempt", subject, note=exempt, **fields)
+            return self._record(spec, model, "exempt", subject, model_kind, note=exempt,
+                                **fields)
         if control:
-            return self._record(spec, model, "control", subject, note=control, **fields)
+            return self._record(spec, model, "control", subject, model_kind, note=control,
+                                **fields)
         if spec.kind == "property":
             side = None if spec.comparator is None else spec.verdict(bounded)
             holds = {"reproduced": " It holds here.",
                      "not reproduced": " It does not hold here: check the implementation.",
                      "inconclusive": " Its interval here does not decide whether it holds."
                      }.get(side, "")
-            return self._record(spec, model, "property", subject,
+            return self._record(spec, model, "property", subject, model_kind,
                                 note=f"holds by construction: {spec.reason.strip()}{holds}",
                                 **fields)
         if attainable is not None and spec.margin is None and not reachable(

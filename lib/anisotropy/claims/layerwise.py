@@ -102,17 +102,20 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
     (Ethayarajh's definition); ``self_similarity_all_pairs`` keeps the pairs within one
     sentence too, as kawine/contextual's ``analyze.py`` does, to show the difference.
 
-    MEV is adjusted as kawine/contextual's ``analyze.py`` combines it: the per-word share of
-    a centred PCA minus the first-component share of an *uncentred* TruncatedSVD of 1,000
-    random words, one per random sentence (``mev_adj``). Two variants are reported beside
-    it: the same random words with a centred PCA (``mev_adj_centred_baseline``), and random
-    sets with the analysed words' sizes (``mev_adj_size_matched``,
-    :func:`size_matched_mev_baseline`). The fully uncentred variant is ``mev_uncentred_adj``.
+    MEV is adjusted as the published numbers were computed (kawine/contextual at commit
+    84d2f97, whose ``analyze.py`` wrote ``variance_explained.csv``): the per-word
+    first-component share of an *uncentred* TruncatedSVD minus the same share of 1,000
+    random words, one per random sentence (``mev_uncentred_adj``; :func:`check_values`
+    grades it). The centred per-word PCA of the later commit 3865f9b, with the same
+    uncentred baseline, is ``mev_adj``; two more variants are reported beside it: the same
+    random words with a centred PCA (``mev_adj_centred_baseline``), and random sets with the
+    analysed words' sizes (``mev_adj_size_matched``, :func:`size_matched_mev_baseline`).
 
     Returns
     -------
     per_layer : DataFrame, one row per layer
     per_word : DataFrame, one row per (word, layer): ``type, layer, n, self_similarity, mev``
+        (centred) and ``mev_uncentred``
     facts : dict with counts of words, occurrences, sentences
     pair_cosines : ndarray of shape (n_layers_analysed, n_baseline_pairs)
         The baseline's random-pair cosines per layer (same pairs in every layer), for
@@ -191,8 +194,8 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
             "mev": float(mev.mean()), "mev_baseline": mev_base,
             "mev_adj": float(mev.mean()) - mev_base_raw,
             "mev_adj_centred_baseline": float(mev.mean()) - mev_base,
-            "share_mev_adj_below_threshold": float(((mev - mev_base_raw) < mev_threshold)
-                                                   [mev.notna()].mean()),
+            "share_mev_adj_below_threshold": float(((mev_raw - mev_base_raw) < mev_threshold)
+                                                   [mev_raw.notna()].mean()),
             "mev_baseline_size_matched": mev_base_sized,
             "mev_adj_size_matched": float(mev.mean()) - mev_base_sized,
             "mev_uncentred": float(mev_raw.mean()), "mev_uncentred_baseline": mev_base_raw,
@@ -202,6 +205,8 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
                                       "self_similarity": self_sim.to_numpy(),
                                       "self_similarity_adj": self_sim.to_numpy() - baseline,
                                       "mev": mev.reindex(self_sim.index).to_numpy(),
+                                      "mev_uncentred":
+                                          mev_raw.reindex(self_sim.index).to_numpy(),
                                       "mev_adj": mev.reindex(self_sim.index).to_numpy()
                                       - mev_base_raw}))
     per_word = pd.concat(per_word, ignore_index=True)
@@ -287,8 +292,9 @@ SUMMARY_LABELS = {
     "selfsim_adj_last": "self-sim adj, layer L",
     "selfsim_all_pairs_minus_different": "self-sim: all pairs minus different sentences (max)",
     "intra_adj_before_last": "intra-sim adj, layer L-1", "intra_adj_last": "intra-sim adj, layer L",
-    "mev_adj_max": "max mean adj. MEV (layers>=1)",
-    "mev_adj_mean": "mean adj. MEV (layers>=1)",
+    "mev_uncentred_adj_max": "max mean adj. MEV (layers>=1), graded",
+    "mev_uncentred_adj_mean": "mean adj. MEV (layers>=1)",
+    "mev_adj_max": "max centred-PCA MEV − random-word MEV (layers>=1)",
     "mev_share_below_threshold": "share of words with adj. MEV below the threshold",
     "mev_adj_centred_baseline_max": "max MEV − centred random-word MEV (layers>=1)",
     "mev_adj_size_matched_max": "max size-matched adj. MEV (layers>=1)",
@@ -317,8 +323,9 @@ def summarize_layers(per_layer: pd.DataFrame) -> dict:
             (per_layer["self_similarity_all_pairs"] - per_layer["self_similarity"]).abs().max()),
         "intra_adj_before_last": float(before["intra_similarity_adj"]),
         "intra_adj_last": float(last["intra_similarity_adj"]),
+        "mev_uncentred_adj_max": float(contextual["mev_uncentred_adj"].max()),
+        "mev_uncentred_adj_mean": float(contextual["mev_uncentred_adj"].mean()),
         "mev_adj_max": float(contextual["mev_adj"].max()),
-        "mev_adj_mean": float(contextual["mev_adj"].mean()),
         "mev_share_below_threshold": float(contextual["share_mev_adj_below_threshold"].mean()),
         "mev_adj_centred_baseline_max": float(contextual["mev_adj_centred_baseline"].max()),
         "mev_adj_size_matched_max": float(contextual["mev_adj_size_matched"].max()),
@@ -352,8 +359,7 @@ def baseline_band(pair_cosines: np.ndarray, units: SentenceUnits, n_boot: int = 
 
 def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: np.ndarray,
                  units: SentenceUnits, n_boot: int = 1000, seed: int = 0,
-                 mev_baseline_draws: np.ndarray | None = None,
-                 mev_threshold: float = 0.05) -> dict[str, tuple]:
+                 mev_baseline_draws: np.ndarray | None = None) -> dict[str, tuple]:
     """The measured value and 95% interval of every claim-1 check for one model.
 
     The sampled unit is the sentence: the bootstrap gives every sentence of ``units`` a
@@ -371,13 +377,13 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     minimum or maximum of the layers' own intervals
     (:func:`~anisotropy.geometry.intervals.interval_of_min`).
 
-    MEV has a floor: the first principal component of ``n`` centred points explains at
-    least ``1/(n-1)`` of their variance (they span at most ``n-1`` directions, fewer than
-    the hidden size here), so a layer's mean adjusted MEV is at least the mean of
-    ``1/(n-1)`` over its words minus the layer's random-word baseline. ``mev-low``'s details
-    give that floor, the smallest value the statistic can take here (``attainable
-    minimum``), and the contexts per word under which the floor would lie below
-    ``mev_threshold`` in every layer (``contexts needed``).
+    ``mev-low`` grades the statistic the published numbers are (kawine/contextual at
+    commit 84d2f97): each word's uncentred first-component share minus the uncentred
+    random-word share, averaged over words. Its details give the centred per-word PCA of
+    the later commit 3865f9b beside it (same baseline) and that statistic's floor: the first
+    principal component of ``n`` centred points explains at least ``1/(n-1)`` of their
+    variance, so the centred mean is at least the mean of ``1/(n-1)`` over the words minus
+    the baseline (``centred floor``); the uncentred share has no such floor.
 
     Returns ``{check_id: (measured, Interval, details)}`` for ``baseline-positive``,
     ``baseline-rises``, ``decoder-baseline-high``, ``selfsim-falls`` and ``mev-low``, plus
@@ -401,10 +407,12 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     base = pair_cosines.mean(axis=1)
     base_draws = weighted_mean_draws(pair_cosines.T, pair_weights(units, weights))
 
-    wide = per_word.pivot(index="type", columns="layer", values=["self_similarity", "mev", "n"])
+    wide = per_word.pivot(index="type", columns="layer",
+                          values=["self_similarity", "mev", "mev_uncentred", "n"])
     words = wide.index
-    self_sim, mev, contexts = (wide[column][layers].to_numpy()
-                               for column in ("self_similarity", "mev", "n"))
+    self_sim, centred_mev, mev, contexts = (
+        wide[column][layers].to_numpy()
+        for column in ("self_similarity", "mev", "mev_uncentred", "n"))
     # a word weighs its sentences' mean weight times how often it is drawn: which words a
     # sample of sentences holds (and so their MEV floors) moves more than their sentences'
     # mean weight says, and the coverage test finds the mean weight alone too narrow
@@ -447,14 +455,13 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
         mev_adj_draws = mev_draws - mev_base
         mev_method = (words_method + "; random-word MEV baseline (uncentred TruncatedSVD, as "
                       "the original code) fixed")
-    # the floor of each layer's mean MEV: 1/(n-1) averaged over the words it is defined for
-    floor_each = np.where(np.isfinite(mev), 1.0 / np.maximum(contexts - 1, 1), np.nan)
+    # the centred statistic of the later commit, and its floor: 1/(n-1) averaged over the
+    # words it is defined for
+    floor_each = np.where(np.isfinite(centred_mev), 1.0 / np.maximum(contexts - 1, 1), np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        mev_floor = np.nanmean(floor_each, axis=0)
-    attainable = float(np.nanmax((mev_floor - mev_base)[contextual]))
-    needed = int(np.ceil(1 + 1 / max(mev_threshold + float(np.nanmin(mev_base[contextual])),
-                                      1e-12))) + 1
+        centred_adj = np.nanmean(centred_mev, axis=0) - mev_base
+        centred_floor = np.nanmean(floor_each, axis=0) - mev_base
     out = {
         "baseline-positive": (
             float(base[contextual].min()),
@@ -480,8 +487,8 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
             float(mev_adj[contextual].max()),
             per_layer_interval(mev_adj_draws, contextual, mev_method, interval_of_max),
             {"layer of the maximum": int(layers[contextual][mev_adj[contextual].argmax()]),
-             "MEV floor": float(np.nanmax(mev_floor[contextual])),
-             "attainable minimum": attainable, "contexts needed": needed,
+             "centred PCA (commit 3865f9b)": float(np.nanmax(centred_adj[contextual])),
+             "centred floor": float(np.nanmax(centred_floor[contextual])),
              "median contexts": float(np.nanmedian(contexts[:, 0]))}),
     }
     intra = per_layer["intra_similarity_adj"].to_numpy()

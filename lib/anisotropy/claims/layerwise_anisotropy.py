@@ -139,11 +139,12 @@ def measure_model(settings: Settings, tokens, n_layers: int, *, kind: str, notes
         n_baseline_pairs=s.n_baseline_pairs, mev_threshold=mev_threshold, seed=seed,
         n_boot=s.n_boot)
     checks = check_values(table, words, pair_cosines, units, n_boot=s.n_boot, seed=seed,
-                          mev_baseline_draws=mev_draws, mev_threshold=mev_threshold)
+                          mev_baseline_draws=mev_draws)
     table["baseline_low"], table["baseline_high"] = baseline_band(pair_cosines, units,
                                                                   s.n_boot, seed)
     summary = summarize_layers(table)
     checks["mev-variants"] = ({
+        "centred PCA (commit 3865f9b)": summary["mev_adj_max"],
         "centred random-word baseline": summary["mev_adj_centred_baseline_max"],
         "size-matched baseline": summary["mev_adj_size_matched_max"]}, None, None)
     facts = {**fact, "decoder": decoder, "kind": kind, "notes": notes,
@@ -180,24 +181,12 @@ def measure(settings: Settings, sentences: list[str], *, mev_threshold: float,
     return out
 
 
-def _mev_floor(details: dict) -> dict:
-    """What the sample lets ``mev-low`` reach: MEV over ``n`` contexts is at least
-    ``1/(n-1)``, so the adjusted MEV cannot fall below the ``attainable minimum``; when that
-    is above the threshold, the check is "inconclusive: sample too small"."""
-    return {"attainable": (details["attainable minimum"], 1.0),
-            "decide": (f"the floor 1/(n-1) of a word's MEV over its n contexts is "
-                       f"{details['MEV floor']:.3g} here (median {details['median contexts']:.0f}"
-                       f" contexts per word); about {details['contexts needed']} or more "
-                       "contexts for every word would bring it under the threshold")}
-
-
 def grade(results, measured: dict[str, ModelMeasurement]) -> None:
     """Record every check of :data:`CHECKS` for every model in ``results`` (graded checks
     from their intervals, findings as measured)."""
     for name, m in measured.items():
         for check in GRADED:
             value, interval, details = m.checks[check]
-            results.grade(check, name, value, interval, model_kind=m.kind, details=details,
-                          **(_mev_floor(details) if check == "mev-low" else {}))
+            results.grade(check, name, value, interval, model_kind=m.kind, details=details)
         for check in FINDINGS:
             results.finding(check, name, m.checks[check][0])

@@ -265,14 +265,17 @@ def max_explainable_variance(X, word_ids, center: bool = True) -> pd.Series:
     .. math:: \\mathrm{MEV}_\\ell(w) = \\frac{\\sigma_1^2}{\\sum_i \\sigma_i^2}
 
     where :math:`\\sigma_i` are the singular values of the word's centred occurrence matrix
-    (occurrences x dim): the first principal component's share, as Ethayarajh's per-word code
-    computes it (``PCA(n_components=1).explained_variance_ratio_``).
+    (occurrences x dim): the first principal component's share, as the later commit of
+    Ethayarajh's code (kawine/contextual 3865f9b) computes it
+    (``PCA(n_components=1).explained_variance_ratio_``).
 
     With ``center=False`` the first direction is the top right singular vector :math:`v_1` of
     the *uncentred* matrix and the share is
     :math:`\\mathrm{Var}(Mv_1)/\\sum_j \\mathrm{Var}(M_{:,j})`, exactly scikit-learn's
-    ``TruncatedSVD(...).explained_variance_ratio_[0]``, which Ethayarajh's code uses for its
-    random-word MEV baseline.
+    ``TruncatedSVD(...).explained_variance_ratio_[0]``, which Ethayarajh's code at commit
+    84d2f97 (the one that wrote the published statistics) uses for each word's MEV and for
+    the random-word baseline alike. It is at most the centred share (the variance along
+    :math:`v_1` against the same centred total), and has no floor.
 
     Words with fewer than 2 occurrences are left out; a word whose occurrences are identical
     (e.g. a static input embedding) has no variance and gets NaN.

@@ -122,22 +122,38 @@ OFFLINE_MODELS: dict[str, ModelSpec] = {
 ALIASES = {alias: spec.name for spec in OFFLINE_MODELS.values() for alias in spec.aliases}
 
 
+#: Names that mark a contrastively tuned sentence encoder on the hub (organisations and
+#: model names: SimCSE, BGE, E5, GTE, Nomic, Contriever, Instructor, SBERT's checkpoints).
+_CONTRASTIVE_MARKERS = ("simcse", "/bge-", "/e5-", "/gte-", "nomic-embed", "contriever",
+                        "instructor", "mpnet", "minilm", "sentence", "sbert")
+#: Model names of pre-trained masked language models.
+_MASKED_LMS = ("bert-", "roberta-", "distilbert", "electra", "deberta", "albert", "xlm-")
+
+
 def family_of(name: str, kind: str = "") -> str:
     """The family (:data:`FAMILIES`) of a model: a registry model's declared one; else, from
-    its name and kind (``encoder``, ``decoder``, ``static``), a ``sentence-transformers/``
-    model is a sentence encoder, another encoder a masked LM, a decoder a causal LM, static
-    vectors static; ``"unknown"`` when neither says (the page then names it unclassified).
+    its name and kind (``encoder``, ``decoder``, ``static``): a name marking a contrastive
+    sentence encoder (``sentence-transformers/``, SimCSE, BGE, E5, ...) is one; an encoder
+    named as a pre-trained masked LM (BERT, RoBERTa, DistilBERT, ...) is a masked LM; a
+    decoder a causal LM; static vectors static. Anything else is ``"unknown"``, which no
+    claim's scope holds: its verdicts count as generalisations, never as reproductions.
 
     >>> family_of("minilm"), family_of("gpt2", "decoder"), family_of("bert-base-uncased", "encoder")
     ('sentence-encoder', 'causal-lm', 'masked-lm')
+    >>> family_of("BAAI/bge-small-en-v1.5", "encoder"), family_of("my/encoder", "encoder")
+    ('sentence-encoder', 'unknown')
     """
     spec = OFFLINE_MODELS.get(ALIASES.get(name, name))
     if spec is not None:
         return spec.family
-    if name.startswith("sentence-transformers/"):
+    lowered = name.lower()
+    if lowered.startswith("sentence-transformers/") or any(
+            marker in lowered for marker in _CONTRASTIVE_MARKERS):
         return "sentence-encoder"
-    return {"encoder": "masked-lm", "decoder": "causal-lm", "static": "static"}.get(kind,
-                                                                                  "unknown")
+    if kind == "encoder":  # a masked LM only where its name says which one it is
+        return "masked-lm" if any(m in lowered.split("/")[-1] for m in _MASKED_LMS) \
+            else "unknown"
+    return {"decoder": "causal-lm", "static": "static"}.get(kind, "unknown")
 
 
 def _revision(canonical: str) -> str:

@@ -111,7 +111,8 @@ def layer_panels(measured: dict, mev_threshold: float, n_rise: int):
               ("self_similarity_adj", "Self-similarity (adjusted)", "self-sim − baseline"),
               ("intra_similarity_adj", "Intra-sentence similarity (adjusted)",
                "intra-sim − baseline"),
-              ("mev_adj", "Maximum explainable variance (adjusted)", "MEV − random-word MEV")]
+              ("mev_uncentred_adj", "Maximum explainable variance (adjusted)",
+               "MEV − random-word MEV (uncentred)")]
     fig, axes = plt.subplots(2, 2, figsize=(11, 7.5), sharex=True)
     for ax, (column, title, ylabel) in zip(axes.flat, panels, strict=True):
         for name, m in measured.items():
@@ -211,7 +212,7 @@ def mev_texts(measured: dict, min_contexts: int) -> dict:
     under the threshold, negative adjusted MEVs, and the authors' published statistics."""
     summary = summary_frame(measured)
     negative = [int(layer) for m in measured.values() if m.decoder
-                for layer in m.per_layer.query("layer >= 1 and mev_adj < 0")["layer"]]
+                for layer in m.per_layer.query("layer >= 1 and mev_uncentred_adj < 0")["layer"]]
     contextual = pd.concat([m.per_layer for m in measured.values()]).query("layer >= 1")
     published = reference("claim1", "published_mev")
     random_mev = reference("claim1", "random_word_mev")  # kawine/contextual's statistics
