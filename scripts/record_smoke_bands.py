@@ -618,7 +618,18 @@ def record_values(runs: dict[str, dict[str, dict]], factors: dict[str, float],
             if slug in previous:
                 out[slug] = previous[slug]
             continue
-        values = result_values.structure(here)
+        # the values' structure from this machine's runs; another machine's run adds its
+        # numbers where it has them (an import leaves out what today's code computes
+        # differently: still_current)
+        local = {name: r for name, r in here.items() if not name.endswith(f"/{IMPORTED_RUN}")}
+        values = result_values.structure(local or here)
+        for name, record in here.items():
+            if name in local:
+                continue
+            flat = result_values.flatten(record)
+            for key, seen in values["numbers"].items():
+                if flat.get(key, ("",))[0] == "number":
+                    seen[name] = flat[key][1]
         old = previous.get(slug) or {}
         for raw, _, seen in old.get("numbers", []):
             key = tuple(raw)

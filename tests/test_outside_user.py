@@ -6,7 +6,7 @@ no ``../shared``, and the hub offline but for a fake hub cache (:mod:`fakehub`) 
 datasets' parquet exports.
 
 Two notebooks, not six, to keep ``make test`` within its 20 minutes (the six took 338 s
-of it on the AMD EPYC, November 2026; these two about 70 s): :data:`FROM_HUB` is the
+of it on the AMD EPYC, November 2026; these two 94 s): :data:`FROM_HUB` is the
 cheapest claim that reads a dataset only from the hub (WikiText-2). The other notebooks'
 hub reads are each dataset's (``tests/test_data_hub.py``: the hub copy read through the same
 call, its schema equal to the local reader's), their code runs in the smoke profile
