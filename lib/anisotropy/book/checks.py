@@ -89,7 +89,7 @@ from anisotropy.inputs.references import (
 from anisotropy.inputs.resolved import short_name
 
 __all__ = ["CheckSpec", "CheckError", "COMPARATORS", "CHECKS_FILE", "REFERENCES_FILE",
-           "KINDS", "GRADED", "THRESHOLD_BASES", "SCOPE_KEY", "SCOPES", "threshold_value",
+           "KINDS", "GRADED", "THRESHOLD_BASES", "SCOPE_KEY", "threshold_value",
            "load_checks", "grade", "grade_within", "reachable", "references",
            "reference_value", "reference_source", "describe_reference"]
 
@@ -113,9 +113,6 @@ _FIELDS = {"label", "statement", "section", "anchor", "references", "quantity", 
 #: the models the source names); a check may declare its own ``scope`` (chapter 6 grades
 #: several sources). A verdict on a model of another family is a generalisation.
 SCOPE_KEY = "scope"
-#: What a graded verdict is, by the model's family: on a family the source studied, a
-#: reproduction; on any other, a generalisation.
-SCOPES = ("reproduction", "generalisation")
 #: Where a threshold (or an equivalence margin) comes from, shown in the verdict table:
 #:
 #: - ``paper``: the paper's own number, an expression that cites it (``"{claim5/spearman_max}"``);

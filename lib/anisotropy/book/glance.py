@@ -18,7 +18,12 @@ from anisotropy.book.catalog import PAGES, claims
 from anisotropy.book.checks import load_checks
 from anisotropy.book.display import threshold_text
 from anisotropy.book.plotting import short_name
-from anisotropy.book.rows import format_measured, ledger_rows, summary_by_model
+from anisotropy.book.rows import (
+    format_measured,
+    graded_by_scope,
+    ledger_rows,
+    summary_by_model,
+)
 from anisotropy.book.verdicts import BEYOND, BEYOND_TEXT, GRADED, SYMBOLS
 
 __all__ = ["grid_html", "claim_sentences", "glance_markdown", "write_glance"]
@@ -155,11 +160,9 @@ def claim_sentences(rows: list[dict], slug: str) -> str:
     held on every model graded, and which did not (each with its model, measured value
     [95% interval] and threshold) or could not be decided. Beyond them (generalisations):
     how many carried over, and which did not. Empty when the claim has no graded check."""
-    graded = [r for r in rows if r["slug"] == slug and r["verdict"] in GRADED]
-    if not graded:
+    own, other = graded_by_scope([r for r in rows if r["slug"] == slug])
+    if not own and not other:
         return ""
-    own = [r for r in graded if r.get("scope") != "generalisation"]
-    other = [r for r in graded if r.get("scope") == "generalisation"]
     sentences = []
     if own:
         held = _held(own)

@@ -14,6 +14,7 @@ from anisotropy.book.rows import (
     cell,
     decoder_disagreements,
     format_measured,
+    graded_by_scope,
     ledger_rows,
 )
 from anisotropy.book.verdicts import BEYOND, GENERALISED, MARKS, mark
@@ -38,9 +39,7 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
     results = load_results(results_dir, profile) if results is None else results
     rows = ledger_rows(results_dir, slugs, profile, results)
     counts = Counter(row["verdict"] for row in rows)
-    graded = [row for row in rows if row["verdict"] in GENERALISED]
-    own = [row for row in graded if row.get("scope") != "generalisation"]
-    other = [row for row in graded if row.get("scope") == "generalisation"]
+    own, other = graded_by_scope(rows)
     lines = ["# Claim ledger", ""]
     if rows:
         lines += ["## Results at a glance", "", grid_html(rows, slugs), "",

@@ -14,6 +14,7 @@ from anisotropy.book.verdicts import GRADED as _GRADED
 from anisotropy.inputs.resolved import short_names
 
 __all__ = ["ledger_rows", "format_value", "format_measured", "summary_by_model",
+           "graded_by_scope",
            "decoder_disagreements", "cell"]
 
 
@@ -58,6 +59,15 @@ def ledger_rows(results_dir: Path, slugs: list[str], profile: str | None = None,
             rows.append({"slug": slug, "profile": record["profile"], "stale": record["stale"],
                          "library_version": record["library_version"], **check})
     return rows
+
+
+def graded_by_scope(rows: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The graded records of ``rows`` as ``(reproductions, generalisations)``: on a kind of
+    model the source studied, and on another (``scope: generalisation``; a record written
+    before scopes counts as a reproduction)."""
+    graded = [row for row in rows if row["verdict"] in _GRADED]
+    return ([row for row in graded if row.get("scope") != "generalisation"],
+            [row for row in graded if row.get("scope") == "generalisation"])
 
 
 def summary_by_model(rows: list[dict], scope: str | None = None
