@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import ortho_group
 
@@ -353,7 +354,7 @@ def test_run_seeds_and_setup_summary():
     X = rng.normal(size=(40, 5)).astype(np.float32)
     task = {"targets": rng.integers(0, 2, size=40), "pairs": None}
     trajectory = run_seeds(X, task, n_updates=6, n_seeds=2, seed=3, metric_every=2,
-                           desc="test")
+                           desc="test").trajectory
     assert sorted(trajectory["seed"].unique()) == [0, 1]  # runs, each from its own stream
     first, second = (t.drop(columns="seconds").reset_index(drop=True)
                      for _, t in trajectory.groupby("seed"))
@@ -363,6 +364,38 @@ def test_run_seeds_and_setup_summary():
     assert 0 <= summary["final accuracy"] <= 1
     with pytest.raises(ValueError, match="n_seeds must be >= 1"):
         run_seeds(X, task, n_updates=2, n_seeds=0)
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_a_rank_series_records_every_update_and_leaves_the_runs_unchanged(paired):
+    """Each run's RankSeries holds every update on its own sample of points (pairs), its
+    last row equals point_metrics of the final embeddings on that sample, and the recorded
+    trajectories are bit-identical to runs without it."""
+    from anisotropy.claims.classifier import RankSeries, point_metrics, run_seeds
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(60, 6)).astype(np.float32)
+    pairs = np.c_[np.arange(60), rng.permutation(60)] if paired else None
+    task = {"targets": rng.integers(0, 3, size=60), "pairs": pairs}
+    plain = run_seeds(X, task, n_updates=9, n_seeds=2, seed=3, metric_every=4, desc="test")
+    ranked = run_seeds(X, task, n_updates=9, n_seeds=2, seed=3, metric_every=4, desc="test",
+                       rank_sample=25)
+    assert plain.ranks is None
+    columns = [c for c in plain.trajectory if c != "seconds"]
+    pd.testing.assert_frame_equal(plain.trajectory[columns], ranked.trajectory[columns])
+    assert ranked.ranks.groupby("seed")["update"].apply(list).tolist() == [list(range(10))] * 2
+    samples = [RankSeries.sampled(task, 60, 25, stream_seed(3, f"run/{run}")) for run in (0, 1)]
+    assert not np.array_equal(samples[0].rows, samples[1].rows)  # a sample per run
+    assert samples[0].rows.size == 25 and (samples[0].chosen is not None) == paired
+    last = ranked.ranks[(ranked.ranks["seed"] == 0) & (ranked.ranks["update"] == 9)].iloc[0]
+    expected = point_metrics(ranked.finals[0], task["targets"], task["targets"], pairs,
+                             samples[0].rows, samples[0].chosen, extra=False)
+    assert last["isoscore"] == pytest.approx(expected["isoscore"], rel=1e-6)
+    assert last["silhouette"] == pytest.approx(expected["silhouette"], rel=1e-6)
+    every = RankSeries.sampled(task, 60, None, 1)
+    assert every.rows.tolist() == list(range(60))
+    with pytest.raises(ValueError, match="at least 4 points"):
+        RankSeries.sampled(task, 60, 2, 1)
 
 
 @pytest.mark.parametrize("paired", [False, True])
@@ -378,8 +411,8 @@ def test_item_half_samples_carry_the_items_into_the_change_intervals(paired):
     task = {"targets": rng.integers(0, 3, size=150 if paired else 120), "pairs": pairs}
     same = item_change_draws(X, X, task, n_draws=25, seed=1)
     assert np.allclose(same.to_numpy(), 0) and set(same) == {"isoscore", "silhouette"}
-    trajectory, finals = run_seeds(X, task, n_updates=30, n_seeds=2, seed=3, metric_every=10,
-                                   desc="test", return_final=True)
+    runs = run_seeds(X, task, n_updates=30, n_seeds=2, seed=3, metric_every=10, desc="test")
+    trajectory, finals = runs.trajectory, runs.finals
     assert len(finals) == 2 and finals[0].shape == X.shape
     draws = item_change_draws(X, finals[0], task, n_draws=30, seed=1)
     assert (draws.std() > 0).all()

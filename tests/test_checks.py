@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from scipy.stats import spearmanr
 
 from anisotropy.book import checks
 from anisotropy.book.checks import CheckError, CheckSpec, grade, load_checks
@@ -746,41 +747,28 @@ def test_every_threshold_declares_its_basis_and_the_table_marks_the_books_own():
     assert "own threshold: the paper gives no number" in html_text
 
 
-def test_spearman_interval_closed_form_bound_and_coverage():
-    """Fisher z with the Bonett-Wright standard error: the closed form at rho = 0 (a
-    symmetric interval of half-width tanh(1.96 / sqrt(n - 3))), the bound itself at
-    |rho| = 1, and about 95% coverage of a bivariate normal's Spearman rho by simulation."""
-    import math
-
-    zero = intervals.spearman_interval(0.0, 28)
-    assert zero.high == pytest.approx(math.tanh(1.959964 / 5.0), rel=1e-5)
-    assert zero.low == pytest.approx(-zero.high)
-    assert intervals.spearman_interval(-1.0, 26).as_list() == [-1.0, -1.0]
-    near = intervals.spearman_interval(-0.999, 26)
-    assert -1 < near.low < -0.999 < near.high < -0.99
-    with pytest.raises(ValueError, match="more than 3 points"):
-        intervals.spearman_interval(0.5, 3)
-    from scipy.stats import spearmanr
-
-    rng = np.random.default_rng(11)
-    r, n, hits = 0.6, 40, 0
-    true_rho = 6 / math.pi * math.asin(r / 2)  # Spearman's rho of a bivariate normal
-    for _ in range(400):
-        x = rng.normal(size=n)
-        y = r * x + math.sqrt(1 - r * r) * rng.normal(size=n)
-        interval = intervals.spearman_interval(spearmanr(x, y)[0], n)
-        hits += interval.low <= true_rho <= interval.high
-    assert 0.9 <= hits / 400 <= 0.99
-
-
-def test_tied_seeds_do_not_give_a_zero_width_spearman_interval():
+def test_spearman_reads_every_update_of_the_rank_series_with_an_interval_over_seeds():
+    """rho comes from ``ranks`` (every update) when given, else from the recorded series;
+    its interval is the t-interval over seeds alone, and seeds that tie give zero width."""
     from anisotropy.claims.classifier import check_values
+    from anisotropy.geometry.intervals import seed_interval
 
     rows = [{"seed": s, "update": u, "isoscore": 1 - u / 30 + (0.2 if u == 10 else 0),
              "silhouette": u / 30} for s in (0, 1, 2) for u in range(0, 30, 2)]
     rho, interval, details = check_values(pd.DataFrame(rows))["spearman-anticorrelation"]
     assert len(set(details["per seed"])) == 1 and -1 < rho  # the seeds tie, off the bound
-    assert interval.low < rho < interval.high and details["recorded updates"] == 15
+    assert interval.as_list() == pytest.approx([rho, rho])
+    assert details["updates in the series"] == 15 and "recorded" in details["series"]
+    rng = np.random.default_rng(5)
+    ranks = pd.DataFrame([{"seed": s, "update": u, "isoscore": -u + rng.normal(scale=3),
+                           "silhouette": u} for s in (0, 1, 2) for u in range(31)])
+    rho, interval, details = check_values(pd.DataFrame(rows), ranks=ranks)[
+        "spearman-anticorrelation"]
+    per_seed = [spearmanr(t["isoscore"], t["silhouette"])[0] for _, t in ranks.groupby("seed")]
+    assert details["per seed"] == pytest.approx(per_seed) and rho == pytest.approx(
+        np.mean(per_seed))
+    assert interval.as_list() == pytest.approx(seed_interval(per_seed).as_list())
+    assert details["updates in the series"] == 31 and details["worst seed"] == max(per_seed)
 
 
 def test_the_matrix_legend_explains_the_books_mark():

@@ -19,7 +19,10 @@ points), is recorded beside it as ``silhouette (sentences)``.
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -33,7 +36,6 @@ from anisotropy.geometry.intervals import (
     combine_independent,
     sd_interval,
     seed_interval,
-    spearman_interval,
     spread_half_width,
 )
 from anisotropy.geometry.streams import stream, stream_seed, sub_seed, train_stream_seed
@@ -41,7 +43,7 @@ from anisotropy.geometry.streams import stream, stream_seed, sub_seed, train_str
 __all__ = ["pair_point_labels", "optimize_embeddings", "class_distance_ratio",
            "scale_behaviour", "trajectory_correlations", "isotropy_defect_cosine",
            "check_values", "run_seeds", "setup_summary", "point_metrics",
-           "item_change_draws"]
+           "item_change_draws", "RankSeries", "SeedRuns"]
 
 
 def pair_point_labels(pairs: np.ndarray, pair_labels: np.ndarray, n_points: int) -> np.ndarray:
@@ -89,7 +91,8 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
                         n_updates: int = 1000, seed: int = 0, bias: bool = True,
                         metric_every: int = 1, metric_sample: int | None = None,
                         progress: bool = True, desc: str = "updates",
-                        return_final: bool = False, train_seed: int | None = None):
+                        return_final: bool = False, train_seed: int | None = None,
+                        on_update: Callable[[int, np.ndarray], None] | None = None):
     """Optimize embeddings and a linear classifier; return the metric trajectory.
 
     Parameters
@@ -117,6 +120,13 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
 
     return_final : bool
         Also return the optimized embeddings.
+    train_seed : int, optional
+        Seeds the classifier's initialization instead of ``seed`` (:func:`train_stream_seed`).
+    on_update : callable, optional
+        Called as ``on_update(update, embeddings)`` at update 0 and after every update, with
+        the current embeddings (a view: read them, do not keep or change them), e.g. a
+        :class:`RankSeries`. It draws nothing from the run's streams, so the trajectory is
+        the same with or without it.
 
     Returns
     -------
@@ -200,12 +210,17 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
         out = logits()
         records.append(measure(0, float(torch.nn.functional.cross_entropy(out, y)),
                                float((out.argmax(1) == y).float().mean()), began))
+        if on_update is not None:
+            on_update(0, E.detach().numpy())
     for update in tqdm(range(1, n_updates + 1), desc=desc, disable=not progress, leave=False):
         optimizer.zero_grad()
         out = logits()
         loss = torch.nn.functional.cross_entropy(out, y)
         loss.backward()
         optimizer.step()
+        if on_update is not None:
+            with torch.no_grad():
+                on_update(update, E.detach().numpy())
         if update % metric_every == 0 or update == n_updates:
             with torch.no_grad():
                 out = logits()
@@ -331,7 +346,8 @@ def trajectory_correlations(trajectory: pd.DataFrame) -> dict[str, float]:
 
 def check_values(trajectory: pd.DataFrame,
                  item_changes: pd.DataFrame | None = None,
-                 subset_changes: pd.DataFrame | None = None) -> dict[str, tuple]:
+                 subset_changes: pd.DataFrame | None = None,
+                 ranks: pd.DataFrame | None = None) -> dict[str, tuple]:
     """Measured value and 95% interval of the claim-5 checks for one setup.
 
     ``trajectory`` holds the recorded updates of every seed (columns ``seed, update,
@@ -340,10 +356,12 @@ def check_values(trajectory: pd.DataFrame,
 
     - ``anticorrelation``: mean over seeds of Pearson r (t-interval over seeds);
     - ``spearman-anticorrelation``: the mean over seeds of Spearman rho (its worst seed in
-      the details), with the t-interval over seeds combined in quadrature with the interval
-      of a rho from that many recorded updates (:func:`spearman_interval`): seeds often
-      tie, and rho ignores the metrics' scale but not which updates were recorded, so the
-      seeds' spread alone would give a zero-width interval away from the bound;
+      the details) between the IsoScore and silhouette series of ``ranks`` (every update,
+      each seed on its own sample of points: :class:`RankSeries`), or of ``trajectory``
+      without it; t-interval over seeds. A series' updates are not a sample (successive
+      updates are all of the training run, and strongly dependent), so rho gets no
+      sampling interval of its own; the seeds carry the initialization and, with
+      ``ranks``, the sample of points. Seeds whose rho ties give an interval of zero width;
     - ``classes-collapse`` (when the trajectory has it): mean over seeds of the change of
       :func:`class_distance_ratio` from the first to the last update;
     - ``isoscore-falls`` / ``silhouette-rises``: mean over seeds of last minus first value
@@ -353,9 +371,10 @@ def check_values(trajectory: pd.DataFrame,
       seeds' spread does not carry; with ``subset_changes``, the change of one seed trained
       on each of R subsets of the items, the spread of one such change,
       :func:`~anisotropy.geometry.intervals.spread_half_width`, in its place);
-    - ``seed-spread``: the largest standard deviation across seeds (over recorded updates
-      and both metrics) divided by the range the mean curve travels; its interval is the
-      chi-square interval of that standard deviation, divided by the same range.
+    - ``seed-spread`` (a finding): the largest standard deviation across seeds (over
+      recorded updates and both metrics) divided by the range the mean curve travels; its
+      interval is the chi-square interval of that standard deviation, divided by the same
+      range; the largest and mean standard deviation of each metric in the details.
     """
     seeds = sorted(trajectory["seed"].unique())
     if len(seeds) < 2:
@@ -366,18 +385,24 @@ def check_values(trajectory: pd.DataFrame,
     first = trajectory[trajectory["update"] == 0].set_index("seed").loc[seeds]
     last = trajectory[trajectory["update"] == trajectory["update"].max()].set_index(
         "seed").loc[seeds]
-    rho = float(per_seed["spearman"].mean())
-    n_recorded = int(trajectory.groupby("seed")["update"].nunique().min())
+    series = trajectory if ranks is None else ranks
+    rank_rho = pd.Series({s: trajectory_correlations(t)["spearman"]
+                          for s, t in series.groupby("seed")}).loc[seeds]
+    n_points = int(series.groupby("seed")["update"].nunique().min())
     out = {"anticorrelation": (float(per_seed["pearson"].mean()),
                                seed_interval(per_seed["pearson"].to_numpy()),
                                {"per seed": per_seed["pearson"].tolist(),
                                 "spearman mean": float(per_seed["spearman"].mean())}),
-           "spearman-anticorrelation": (rho, combine_independent(
-               rho, seed_interval(per_seed["spearman"].to_numpy()),
-               spearman_interval(rho, n_recorded)),
-               {"per seed": per_seed["spearman"].tolist(),
-                "worst seed": float(per_seed["spearman"].max()),
-                "recorded updates": n_recorded})}
+           "spearman-anticorrelation": (float(rank_rho.mean()),
+                                        seed_interval(rank_rho.to_numpy()),
+                                        {"per seed": rank_rho.tolist(),
+                                         "worst seed": float(rank_rho.max()),
+                                         "updates in the series": n_points,
+                                         "series": "every update, a sample of points per "
+                                         "seed" if ranks is not None else
+                                         "the recorded updates, every point",
+                                         "rho of the recorded series (mean)":
+                                             float(per_seed["spearman"].mean())})}
     if "intra/inter distance" in trajectory.columns:
         ratio = (last["intra/inter distance"] - first["intra/inter distance"]).to_numpy()
         out["classes-collapse"] = (
@@ -419,31 +444,176 @@ def check_values(trajectory: pd.DataFrame,
     out["seed-spread"] = (relative, Interval(sd.low / max(travel, 1e-12),
                                              sd.high / max(travel, 1e-12),
                                              sd.method + ", divided by the curve's range"),
-                          {"metric": metric, "update": int(update), "range": travel})
+                          {"metric": metric, "update": int(update), "range": travel,
+                           **{f"{m} standard deviation, {how}": float(f(table.std(
+                               axis=1, ddof=1))) for m, table in wide.items()
+                              for how, f in (("largest", np.max), ("mean", np.mean))}})
     return out
+
+
+@functools.cache
+def _blas_controller():
+    """One :class:`threadpoolctl.ThreadpoolController` (finding the loaded BLAS libraries
+    takes milliseconds, too long to repeat at every update)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+@dataclass
+class RankSeries:
+    """IsoScore and silhouette of one fixed sample of a setup's points after every update:
+    the series Spearman's rho is read from (Mickus et al., Sec. 3.2, record the metrics at
+    every update; their appendix reads them on samples of the items to save time, and a
+    sample fixed for the run keeps the draw of items out of the ranks).
+
+    Pass it as ``on_update`` to :func:`optimize_embeddings`. ``rows`` are the points
+    IsoScore reads; for a pair task ``chosen`` are the pairs whose vectors ``[u; v]`` the
+    silhouette reads (:func:`point_metrics` without the extra columns).
+
+    Attributes
+    ----------
+    targets : int array
+        One class per point, or per pair when ``pairs`` is given.
+    pairs : int array (n_pairs, 2) or None
+        The pairs of a pair task.
+    rows : int array
+        The sampled points.
+    chosen : int array or None
+        The sampled pairs of a pair task.
+    records : list of dict
+        ``{"update", "isoscore", "silhouette"}`` per call.
+    """
+
+    targets: np.ndarray
+    pairs: np.ndarray | None
+    rows: np.ndarray
+    chosen: np.ndarray | None = None
+    records: list = field(default_factory=list)
+
+    @classmethod
+    def sampled(cls, task: dict, n_points: int, size: int | None, seed: int) -> RankSeries:
+        """A series on ``size`` points (and, for a pair task, ``size`` pairs) drawn without
+        replacement from the stream ``rank-sample`` under ``seed``; every point (pair) when
+        ``size`` is None or there are no more than ``size``.
+
+        Parameters
+        ----------
+        task : dict
+            ``targets`` and ``pairs`` (None for a single-sentence task), as
+            :func:`anisotropy.inputs.tasks.classification_task` returns them.
+        n_points : int
+            Points (embeddings) of the setup.
+        size : int or None
+            Points (pairs) of the sample.
+        seed : int
+            The run's seed; each run draws its own sample.
+
+        Returns
+        -------
+        RankSeries
+            With no records yet.
+        """
+        if size is not None and size < 4:
+            raise ValueError(f"A rank series needs at least 4 points; got size={size}.")
+        rng = stream(seed, "rank-sample")
+
+        def pick(n: int) -> np.ndarray:
+            if size is None or n <= size:
+                return np.arange(n)
+            return np.sort(rng.choice(n, size=size, replace=False))
+
+        pairs = None if task["pairs"] is None else np.asarray(task["pairs"])
+        return cls(np.asarray(task["targets"]), pairs, pick(n_points),
+                   None if pairs is None else pick(pairs.shape[0]))
+
+    def __call__(self, update: int, points: np.ndarray) -> None:
+        """Record the metrics of the sample at ``update``, on one BLAS thread: the
+        matrices are small, and two threads on a shared core stall on each of the
+        thousand small GEMMs and eigenproblems (measured: 1.6 s per update against 0.03 s
+        with another job on the cores)."""
+        labels = self.targets if self.pairs is None else None
+        with _blas_controller().limit(limits=1, user_api="blas"):
+            record = point_metrics(points, labels, self.targets, self.pairs, self.rows,
+                                   self.chosen, extra=False)
+        self.records.append({"update": update, **record})
+
+    def frame(self) -> pd.DataFrame:
+        """The records, one row per update: ``update, isoscore, silhouette``."""
+        return pd.DataFrame(self.records, columns=["update", "isoscore", "silhouette"])
+
+
+@dataclass(frozen=True)
+class SeedRuns:
+    """The runs of one setup over its classifier initializations.
+
+    Attributes
+    ----------
+    trajectory : DataFrame
+        The recorded updates of every run (:func:`optimize_embeddings`), stacked with a
+        ``seed`` column holding the run R.
+    finals : list of array
+        Each run's optimized embeddings.
+    ranks : DataFrame or None
+        With a rank sample, every run's :class:`RankSeries` (``update, isoscore,
+        silhouette, seed``), each on its own sample of the points.
+    """
+
+    trajectory: pd.DataFrame
+    finals: list
+    ranks: pd.DataFrame | None = None
 
 
 def run_seeds(embeddings: np.ndarray, task: dict, *, n_updates: int, n_seeds: int,
               seed: int = 0, bias: bool = True, metric_every: int = 1,
               metric_sample: int | None = None, desc: str = "setup",
-              return_final: bool = False, train_seed: int | None = None):
+              train_seed: int | None = None, rank_sample: int | bool | None = False
+              ) -> SeedRuns:
     """:func:`optimize_embeddings` from the same initial ``embeddings`` for ``n_seeds``
-    classifier initializations (run R from the stream ``run/R`` under ``seed``) of one setup
-    (``task`` as :func:`anisotropy.inputs.tasks.classification_task` returns it); the
-    trajectories stacked with a ``seed`` column holding R (0 .. n_seeds - 1). With
-    ``return_final``, also the list of each run's optimized embeddings."""
+    classifier initializations (run R from the stream ``run/R`` under ``seed``) of one setup.
+
+    Parameters
+    ----------
+    embeddings : array (n_points, dim)
+        The setup's initial embeddings.
+    task : dict
+        ``targets`` and ``pairs``, as :func:`anisotropy.inputs.tasks.classification_task`
+        returns them.
+    n_updates, bias, metric_every, metric_sample, train_seed
+        As :func:`optimize_embeddings` (``train_seed`` per run from ``run/R``).
+    n_seeds : int
+        Classifier initializations (runs).
+    seed : int
+        The setup's seed; run R's is the stream ``run/R`` under it.
+    desc : str
+        Progress-bar label.
+    rank_sample : int, None or False
+        With an int, each run also records a :class:`RankSeries` at every update on its
+        own sample of that many points; with None, on every point; with False (the
+        default), no rank series.
+
+    Returns
+    -------
+    SeedRuns
+    """
     if n_seeds < 1:
         raise ValueError(f"n_seeds must be >= 1; got {n_seeds}.")
-    runs = [optimize_embeddings(embeddings, task["targets"], pairs=task["pairs"],
-                                n_updates=n_updates, seed=stream_seed(seed, f"run/{run}"),
-                                train_seed=sub_seed(train_seed, f"run/{run}"),
-                                bias=bias, metric_every=metric_every,
-                                metric_sample=metric_sample, desc=f"{desc} seed {run}",
-                                return_final=True)
-            for run in range(n_seeds)]
-    trajectory = pd.concat([t.assign(seed=run) for run, (t, _) in enumerate(runs)],
-                           ignore_index=True)
-    return (trajectory, [final for _, final in runs]) if return_final else trajectory
+    trajectories, finals, series = [], [], []
+    for run in range(n_seeds):
+        run_seed = stream_seed(seed, f"run/{run}")
+        ranks = (None if rank_sample is False else RankSeries.sampled(
+            task, len(embeddings), rank_sample, run_seed))
+        trajectory, final = optimize_embeddings(
+            embeddings, task["targets"], pairs=task["pairs"], n_updates=n_updates,
+            seed=run_seed, train_seed=sub_seed(train_seed, f"run/{run}"), bias=bias,
+            metric_every=metric_every, metric_sample=metric_sample, desc=f"{desc} seed {run}",
+            return_final=True, on_update=ranks)
+        trajectories.append(trajectory.assign(seed=run))
+        finals.append(final)
+        if ranks is not None:
+            series.append(ranks.frame().assign(seed=run))
+    return SeedRuns(pd.concat(trajectories, ignore_index=True), finals,
+                    pd.concat(series, ignore_index=True) if series else None)
 
 
 def setup_summary(trajectory: pd.DataFrame) -> dict:

@@ -44,6 +44,10 @@ class Settings(ClaimSettings):
     n_updates: int = param(1000, "classifier updates", min=1)
     n_seeds: int = param(5, "classifier initialisations (t-interval over them)", min=2)
     metric_every: int = param(20, "record metrics every k updates (the paper: 1)", min=1)
+    rank_sample: int | None = param(1000, "Spearman's rho from IsoScore and silhouette at "
+                                    "every update on this many points, a fixed sample per "
+                                    "seed; None: from the updates metric_every records, on "
+                                    "every point", min=4)
     glue_tasks: tuple[str, ...] = param(["cola", "sst2", "rte", "snli"], "the appendix's "
                                         "tasks", choices="classification_tasks")
     glue_models: tuple[str, ...] = param(["sentence-transformers/all-MiniLM-L6-v2",
@@ -112,7 +116,7 @@ NOT_RUN = {"anticorrelation-word2vec": (
     "word2vec", ("POS tagging", "supersenses"),
     "needs word2vec vectors and the POS/supersense label sets, not available offline here")}
 CHECKS = SETUP_CHECKS + APPENDIX_CHECKS + tuple(NOT_RUN)
-FINDINGS = ("classes-collapse",)
+FINDINGS = ("classes-collapse", "seed-spread")
 SETUP_NAMES = {"polarity": "polarity", "snli": "SNLI"}
 #: Half-samples of the items behind the IsoScore and silhouette changes' intervals.
 ITEM_DRAWS = 40
@@ -153,11 +157,13 @@ class Setup:
     checks: dict = field(default_factory=dict)
     item_changes: object = None
     subset_changes: object = None
+    ranks: object = None
 
 
 def run_setup(settings: Settings, encoders: EncoderPool, task_name: str, model_name: str, *,
               updates: int, max_items: int | None, every: int, sample: int | None,
-              bias: bool, seeds: int, item_draws: int = 0, runs: range = range(1)) -> Setup:
+              bias: bool, seeds: int, item_draws: int = 0, runs: range = range(1),
+              rank_sample: int | bool | None = False) -> Setup:
     """Train the linear classifier of one (task, encoder) setup from ``seeds``
     initialisations (:func:`anisotropy.claims.classifier.run_seeds`) on the items of run 0.
 
@@ -167,7 +173,9 @@ def run_setup(settings: Settings, encoders: EncoderPool, task_name: str, model_n
     silhouette of all R runs (``Setup.subset_changes``) give the items' share of the
     interval. With one shared sample and ``item_draws``, the half-sample draws of those
     changes, from the first seed (:func:`anisotropy.claims.classifier.item_change_draws`),
-    carry the items instead."""
+    carry the items instead. With ``rank_sample`` (not False), each initialisation also
+    records its every-update :class:`~anisotropy.claims.classifier.RankSeries`
+    (``Setup.ranks``)."""
     import pandas as pd
 
     from anisotropy.claims.classifier import item_change_draws, run_seeds
@@ -175,19 +183,18 @@ def run_setup(settings: Settings, encoders: EncoderPool, task_name: str, model_n
     encoder = encoders(model_name)
     seed = stream_seed(settings.seed, f"claim5/{task_name}/{model_name}")
 
-    def train(task: dict, n_seeds: int):
+    def train(task: dict, n_seeds: int, ranks: int | bool | None = False):
         X = encoder.encode_sentences(task["sentences"], pooling="mean", normalize=True)
-        trajectory, finals = run_seeds(X, task, n_updates=updates, n_seeds=n_seeds, seed=seed,
-                                       train_seed=settings.train_stream(
-                                           f"claim5/{task_name}/{model_name}"),
-                                       bias=bias, metric_every=every, metric_sample=sample,
-                                       desc=f"{task_name}/{model_name.split('/')[-1]}",
-                                       return_final=True)
-        return X, trajectory, finals
+        return X, run_seeds(X, task, n_updates=updates, n_seeds=n_seeds, seed=seed,
+                            train_seed=settings.train_stream(f"claim5/{task_name}/{model_name}"),
+                            bias=bias, metric_every=every, metric_sample=sample,
+                            desc=f"{task_name}/{model_name.split('/')[-1]}",
+                            rank_sample=ranks)
 
     tasks_ = [setup_task(settings, task_name, max_items, run) for run in runs]
     task = tasks_[0]
-    X, trajectory, finals = train(task, seeds)
+    X, seed_runs = train(task, seeds, rank_sample)
+    trajectory = seed_runs.trajectory
     subsets = [t for t in tasks_[1:] if t["sentences"] != task["sentences"]]
     changes = subset_changes = None
     if subsets:
@@ -197,12 +204,12 @@ def run_setup(settings: Settings, encoders: EncoderPool, task_name: str, model_n
 
         subset_changes = pd.DataFrame(
             [change(trajectory[trajectory["seed"] == 0])]
-            + [change(train(t, 1)[1]) for t in subsets])
+            + [change(train(t, 1)[1].trajectory) for t in subsets])
     elif item_draws:
-        changes = item_change_draws(X, finals[0], task, item_draws, stream_seed(seed, "items"),
-                                    limit=sample)
+        changes = item_change_draws(X, seed_runs.finals[0], task, item_draws,
+                                    stream_seed(seed, "items"), limit=sample)
     return Setup(task_name, model_name, trajectory, task["n_items"], len(task["sentences"]),
-                 item_changes=changes, subset_changes=subset_changes)
+                 item_changes=changes, subset_changes=subset_changes, ranks=seed_runs.ranks)
 
 
 def measure_setups(settings: Settings, encoders: EncoderPool) -> dict[str, Setup]:
@@ -216,9 +223,10 @@ def measure_setups(settings: Settings, encoders: EncoderPool) -> dict[str, Setup
         setup = run_setup(s, encoders, task_name, s.model, updates=s.n_updates,
                           max_items=s.n_items, every=s.metric_every, sample=None,
                           bias=task_name != "polarity", seeds=s.n_seeds,
-                          item_draws=ITEM_DRAWS, runs=setup_runs(s))
+                          item_draws=ITEM_DRAWS, runs=setup_runs(s),
+                          rank_sample=s.rank_sample if s.rank_sample is not None else False)
         setup.checks = check_values(setup.trajectory, setup.item_changes,
-                                    setup.subset_changes)
+                                    setup.subset_changes, setup.ranks)
         out[name] = setup
     return out
 

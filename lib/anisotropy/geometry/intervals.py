@@ -31,7 +31,6 @@ import numpy as np
 from scipy import stats
 
 __all__ = ["Interval", "LEVEL", "DEFAULT_BOOT", "resample_counts", "resample_indices",
-           "spearman_interval",
            "percentile_interval", "normal_interval", "boot_method", "bootstrap_means",
            "seed_interval",
            "sd_interval", "interval_of_max", "interval_of_min", "combine_independent",
@@ -284,33 +283,6 @@ def sd_interval(values: Sequence[float], level: float = LEVEL,
     low = s * np.sqrt((n - 1) / stats.chi2.ppf(1 - alpha / 2, n - 1))
     high = s * np.sqrt((n - 1) / stats.chi2.ppf(alpha / 2, n - 1))
     return Interval(low, high, f"{level:.0%} chi-square interval of the s.d. over {n} {unit}")
-
-
-def spearman_interval(rho: float, n: int, level: float = LEVEL) -> Interval:
-    """Confidence interval of a Spearman correlation from ``n`` paired points, through
-    Fisher's z with Bonett & Wright's (2000) standard error for Spearman's rho:
-
-    .. math:: \\tanh\\Big(\\operatorname{artanh}\\rho \\pm z_{1-\\alpha/2}
-              \\sqrt{\\frac{1 + \\rho^2/2}{n - 3}}\\Big)
-
-    At ``|rho| = 1`` the interval is the bound itself (every point in rank order; no
-    resample of them changes it). Needs ``n > 3``.
-
-    References
-    ----------
-    Bonett, D. G., Wright, T. A. (2000). Sample size requirements for estimating Pearson,
-    Kendall and Spearman correlations. Psychometrika 65, 23-28.
-    """
-    if n <= 3:
-        raise ValueError(f"A Spearman interval needs more than 3 points; got {n}.")
-    rho = float(np.clip(rho, -1.0, 1.0))
-    method = (f"{level:.0%} Fisher-z interval of Spearman's rho over {n} points "
-              "(Bonett-Wright standard error)")
-    if abs(rho) == 1.0:
-        return Interval(rho, rho, method)
-    half = stats.norm.ppf(0.5 + level / 2) * np.sqrt((1 + rho * rho / 2) / (n - 3))
-    z = np.arctanh(rho)
-    return Interval(float(np.tanh(z - half)), float(np.tanh(z + half)), method)
 
 
 def interval_of_max(intervals: Sequence[Interval], what: str = "") -> Interval:

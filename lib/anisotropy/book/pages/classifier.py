@@ -36,6 +36,12 @@ def protocol_texts(settings) -> dict:
             "glue_max_items_text": "every item" if settings.glue_max_items is None
             else f"{settings.glue_max_items:,}",
             "metric_every_text": every_text(settings.metric_every),
+            "rank_series_text": (
+                f"after every update on a fixed sample of {settings.rank_sample:,} points "
+                "(pairs, for SNLI's silhouette) per initialization, drawn anew for each, or "
+                "every point of a smaller set" if settings.rank_sample is not None else
+                f"from the updates recorded {every_text(settings.metric_every)}, on every "
+                "point"),
             "n_seeds": settings.n_seeds,
             "appendix_protocol": f"{settings.glue_updates:,} updates and {settings.glue_seeds} "
                                  "classifier initializations, metrics recorded at update 0 and "
