@@ -696,8 +696,18 @@ def test_threshold_expressions_compute_from_the_references():
     over = [1 - math.log10(comparison[t]["K-means+Mean+PCA"][2])
             / max(math.log10(comparison[t]["Mean"][2]), math.log10(comparison[t]["Mean+PCA"][2]))
             for t in ("STS15", "STS-B")]
-    spec = checks.load_checks("04-cluster-isotropy")["isotropy-beats-global"]
-    assert spec.threshold == pytest.approx(min(over)) and 0.96 < min(over) < 0.97
+    assert checks.threshold_value(
+        "min(1 - log10({claim4/method_comparison/STS15/K-means+Mean+PCA|2}) / max(log10("
+        "{claim4/method_comparison/STS15/Mean|2}), log10({claim4/method_comparison/STS15/"
+        "Mean+PCA|2})), 1 - log10({claim4/method_comparison/STS-B/K-means+Mean+PCA|2}) / max("
+        "log10({claim4/method_comparison/STS-B/Mean|2}), log10({claim4/method_comparison/"
+        "STS-B/Mean+PCA|2})))") == pytest.approx(min(over))
+    # sst2-probe's margin: 1.96 standard errors of a difference of two accuracies
+    sst2 = refs["claim4"]["sst2"]
+    p = sst2["baseline_accuracy"] / 100
+    spec = checks.load_checks("04-cluster-isotropy")["sst2-probe"]
+    assert spec.margin[0] == pytest.approx(-196 * math.sqrt(2 * p * (1 - p) / sst2["dev_items"]))
+    assert spec.margin_expression is not None and spec.margin[1] == spec.bounds[1]
     pearson = refs["claim5"]["pearson"]
     assert checks.threshold_value("max({claim5/pearson/polarity}, {claim5/pearson/SNLI})") == \
         max(pearson["polarity"], pearson["SNLI"])
@@ -710,6 +720,7 @@ def test_threshold_expressions_compute_from_the_references():
     ("{claim5/spearman_max}.real", "does not allow"),
     ("{claim5/spearman_max} ** 2", "does not allow"),
     ("log10({claim5/spearman_max}, 2)", "does not allow"),
+    ("sqrt({claim5/spearman_max}, 2)", "does not allow"),
     ("{claim5/no_such}", "not a key"),
     ("{claim5/setup}", "not a number"),
     ("log10({claim5/spearman_max})", "not one finite number"),

@@ -127,9 +127,13 @@ def test_attainable_share_is_the_gain_over_what_is_left_to_gain():
     assert end == pytest.approx((10 ** -1 + 10 ** -1 + 10 ** -0.5) / 3)
     # over the best global method (-2 on a, -1.5 on b): per fit the smaller share,
     # min(0.5, 1/3), min(0.8, 1/3), min(0.8, 2/3)
-    over, _, details = values["isotropy-beats-global"]
+    over, _, details = values["isotropy-beats-global-share"]
     assert over == pytest.approx((1 / 3 + 1 / 3 + 2 / 3) / 3)
     assert details["best global log10 I(W) per task"] == {"a": -2.0, "b": -1.5}
+    # the graded direction: per fit the smaller log10 difference, min(1, 0.5), min(1.6,
+    # 0.5), min(1.6, 1)
+    above, _, details = values["isotropy-beats-global"]
+    assert above == pytest.approx((0.5 + 0.5 + 1.0) / 3) and details["worst task"] == "b"
 
 
 def test_fit_spread_widens_the_pairs_interval_by_one_fits_spread():

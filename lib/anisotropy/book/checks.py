@@ -48,7 +48,8 @@ Other kinds:
 
 - ``kind: equivalence``, for a null claim ("does not hurt", "cannot improve"): instead of a
   comparator and threshold, a ``margin: [low, high]`` (one end may be null: open on that
-  side) derived from the paper, with its reason; :func:`grade_within` gives reproduced when
+  side; an end may be a :func:`threshold_value` expression citing the references) derived
+  from the paper, with its reason; :func:`grade_within` gives reproduced when
   the whole interval lies inside it, not reproduced when wholly outside, else inconclusive.
 - ``kind: property``: holds by construction of the method. Recorded with its measured
   value (and, with a comparator and threshold, whether it holds) as a sanity check, and
@@ -184,7 +185,7 @@ def threshold_value(expression: str, references: dict | None = None,
     """The number a threshold expression stands for.
 
     The expression is arithmetic (``+ - * /``, parentheses, ``min`` and ``max`` of one or
-    more arguments, ``log10``) over numbers and :data:`PLACEHOLDER` citations of
+    more arguments, ``log10`` and ``sqrt`` of one) over numbers and :data:`PLACEHOLDER` citations of
     ``data/references.yaml``; a table
     cited with a column (``{claim4/per_task/proposed|2}``) is that column over the table's
     rows, element-wise, and ``min``/``max`` of it reduce over the rows. Anything else (names,
@@ -216,7 +217,7 @@ def threshold_value(expression: str, references: dict | None = None,
         raise CheckError(f"{where}: {expression!r} is not an arithmetic expression.") from error
     operators = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply,
                  ast.Div: np.divide}
-    functions = {"min": np.min, "max": np.max, "log10": np.log10}
+    functions = {"min": np.min, "max": np.max, "log10": np.log10, "sqrt": np.sqrt}
 
     def evaluate(node):
         if isinstance(node, ast.Expression):
@@ -233,12 +234,14 @@ def threshold_value(expression: str, references: dict | None = None,
             return -value if isinstance(node.op, ast.USub) else value
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                 and node.func.id in functions and node.args and not node.keywords
-                and (node.func.id != "log10" or len(node.args) == 1)):
+                and (node.func.id in ("min", "max") or len(node.args) == 1)):
+            if node.func.id not in ("min", "max"):  # elementwise, a scalar stays one
+                return functions[node.func.id](evaluate(node.args[0]))
             args = [np.atleast_1d(evaluate(a)) for a in node.args]
             return functions[node.func.id](args[0] if len(args) == 1 else np.concatenate(args))
         raise CheckError(f"{where}: {expression!r} holds {ast.dump(node)[:60]}, which a "
                          "threshold expression does not allow (numbers, citations, + - * /, "
-                         "min, max, log10).")
+                         "min, max, log10, sqrt).")
 
     with np.errstate(all="ignore"):
         result = np.asarray(evaluate(tree), dtype=float)
@@ -273,6 +276,7 @@ class CheckSpec:
     threshold_basis: str | None = None
     #: A ``paper`` or ``derived`` threshold as declared (its expression over the references).
     threshold_expression: str | None = None
+    margin_expression: tuple | None = None
     #: The families of model the source studied (:data:`SCOPE_KEY`), and its models by name.
     scope: tuple[str, ...] = ()
     studied: str = ""
@@ -396,8 +400,12 @@ class CheckSpec:
                 m is None for m in margin):
             raise CheckError(f"{where}: an equivalence check needs margin: [low, high] (one "
                              f"end may be null); got {margin!r}.")
-        a = low if margin[0] is None else float(margin[0])
-        b = high if margin[1] is None else float(margin[1])
+        ends = [m if m is None or not isinstance(m, str) else threshold_value(
+            m, None, f"{where}: margin") for m in margin]
+        if any(isinstance(m, str) for m in margin):
+            object.__setattr__(self, "margin_expression", tuple(margin))
+        a = low if ends[0] is None else float(ends[0])
+        b = high if ends[1] is None else float(ends[1])
         if not low <= a < b <= high:
             raise CheckError(f"{where}: margin {list(margin)} is empty or outside the "
                              f"quantity's range [{low:g}, {high:g}].")

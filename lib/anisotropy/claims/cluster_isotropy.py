@@ -94,9 +94,13 @@ def inputs(settings: Settings) -> list[Extraction]:
 
 
 # --------------------------------------------------------------------------- checks
-#: Graded per model from :func:`anisotropy.claims.cluster_methods.check_values`.
-STS_CHECKS = ("isotropy-gain", "isotropy-end-state", "isotropy-beats-global", "sts-improves",
-              "beats-global")
+#: Recorded per model from :func:`anisotropy.claims.cluster_methods.isotropy_check_values`
+#: and :func:`~anisotropy.claims.cluster_methods.check_values`; those in
+#: :data:`STS_FINDINGS` as findings, the others graded.
+STS_CHECKS = ("isotropy-gain", "isotropy-end-state", "isotropy-beats-global",
+              "isotropy-beats-global-share", "sts-improves", "beats-global")
+#: The magnitudes that depend on where a model starts (``data/checks.yaml`` says why).
+STS_FINDINGS = ("isotropy-gain", "isotropy-beats-global-share")
 PER_TASK_CHECK = "sts-improves-per-task"
 SST2_CHECK = "sst2-probe"
 #: Fine-tuning checks, each read from the column of the runs' check values.
@@ -180,8 +184,9 @@ def measure(settings: Settings, sentences: list[str], *, on_model=None,
 
 
 def grade_sts(results, settings: Settings, measured: dict[str, ModelComparison]) -> None:
-    """The STS checks per model (isotropy gain and end state, the Spearman change, the
-    best global method), then the Spearman change per task."""
+    """The STS checks per model (the isotropy end state and the direction against the
+    global methods, the Spearman change, the best global method; the isotropy shares as
+    findings), then the Spearman change per task."""
     from anisotropy.claims import cluster_methods as ci
 
     tasks = eval_tasks(settings)
@@ -192,7 +197,12 @@ def grade_sts(results, settings: Settings, measured: dict[str, ModelComparison])
                                     seed=stream_seed(settings.seed, "claim4/sts"),
                                     fits=m.fits)}
         for check, (value, interval, details) in values.items():
-            results.grade(check, name, value, interval, model_kind=m.kind, details=details)
+            if check in STS_FINDINGS:
+                results.finding(check, name, value, details={
+                    **details, "95% interval over fits": [interval.low, interval.high]})
+            else:
+                results.grade(check, name, value, interval, model_kind=m.kind,
+                              details=details)
         for task, (value, interval, _) in ci.task_changes(
                 m.pair_scores, tasks, settings.n_boot,
                 stream_seed(settings.seed, "claim4/sts"), fits=m.fits).items():
