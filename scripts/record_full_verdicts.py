@@ -14,6 +14,11 @@ seen. A verdict is pinned only where no plausible move of its interval reaches a
 Usage (after ``make book``)::
 
     .venv/bin/python scripts/record_full_verdicts.py
+    .venv/bin/python scripts/record_full_verdicts.py --only 04-cluster-isotropy  # one claim
+
+With ``--only``, only those claims' entries are rewritten (from their full results); the
+other claims' entries are kept as the file has them, so a change to one claim is recorded
+from a full run of that claim alone.
 """
 
 from __future__ import annotations
@@ -85,8 +90,21 @@ def expected_verdicts(slug: str, record: dict, widths: dict) -> tuple[dict, dict
     return verdicts, reasons
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", nargs="+", metavar="SLUG",
+                        help="rewrite only these claims' entries, keeping the others")
+    args = parser.parse_args(argv)
     results = load_results(RESULTS, "full")
+    if args.only:
+        missing = sorted(set(args.only) - set(results))
+        if missing:
+            print(f"No full results for {missing} in {RESULTS}: run them first.",
+                  file=sys.stderr)
+            return 1
+        results = {slug: results[slug] for slug in args.only}
     if not results:
         print(f"No full results in {RESULTS}: run `make book` first.", file=sys.stderr)
         return 1
@@ -96,15 +114,17 @@ def main() -> int:
               "book` first.", file=sys.stderr)
         return 1
     widths = smoke_widths()
-    document = {}
-    for slug, record in results.items():
+    kept = (yaml.safe_load(OUT.read_text()) or {}) if args.only and OUT.is_file() else {}
+    document = {slug: entry for slug, entry in kept.items() if slug not in results}
+    for slug, record in sorted(results.items()):
         verdicts, reasons = expected_verdicts(slug, record, widths)
         document[slug] = {"environment": short_environment(record.get("environment")),
                           "verdicts": verdicts, "not_pinned": reasons}
     header = ("# Expected verdicts of the full profile, written by\n"
-              "# scripts/record_full_verdicts.py from one full build (its environment is given\n"
-              "# per claim; see the script for when a verdict is pinned).\n"
+              "# scripts/record_full_verdicts.py from a full run of each claim (its environment\n"
+              "# is given per claim; see the script for when a verdict is pinned).\n"
               "# tests/test_full_verdicts.py compares a full build with it: `make check-full`.\n")
+    document = dict(sorted(document.items()))
     OUT.write_text(header + yaml.safe_dump(document, sort_keys=False, width=100),
                    encoding="utf-8")
     pinned = sum(isinstance(v, str) for d in document.values() for v in d["verdicts"].values())

@@ -708,6 +708,11 @@ def test_threshold_expressions_compute_from_the_references():
     spec = checks.load_checks("04-cluster-isotropy")["sst2-probe"]
     assert spec.margin[0] == pytest.approx(-196 * math.sqrt(2 * p * (1 - p) / sst2["dev_items"]))
     assert spec.margin_expression is not None and spec.margin[1] == spec.bounds[1]
+    flows = refs["claim3"]["flow_table"]["without_nli_supervision"]
+    gains = [f - b for f, b in zip(flows["BERT-base-flow (target)"],
+                                   flows["BERT-base-last2avg"], strict=True)]
+    assert refs["claim3"]["flow_table"]["bert_base_average_gain"] == round(
+        sum(gains) / len(gains), 2)
     pearson = refs["claim5"]["pearson"]
     assert checks.threshold_value("max({claim5/pearson/polarity}, {claim5/pearson/SNLI})") == \
         max(pearson["polarity"], pearson["SNLI"])

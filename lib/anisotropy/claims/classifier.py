@@ -116,7 +116,7 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
         Record metrics at update 0 and every ``metric_every`` updates (and the last).
     metric_sample : int, optional
         Compute metrics on a fresh random sample of this many points at each evaluation
-        when there are more points (Mickus et al.'s appendix uses 10,000).
+        when there are more points (as Mickus et al.'s appendix does; its size is lost).
 
     return_final : bool
         Also return the optimized embeddings.
@@ -294,9 +294,9 @@ def class_distance_ratio(X: np.ndarray, labels: np.ndarray) -> float:
     different classes.
 
     With class sizes :math:`n_c`, means :math:`\\mu_c` and :math:`s_c = \\sum_{i \\in c}
-    \\lVert x_i\rVert^2`, the sum of squared distances over ordered pairs inside class
-    :math:`c` is :math:`2 n_c s_c - 2 \\lVert n_c \\mu_c\rVert^2`, and over all pairs
-    :math:`2 n S - 2 \\lVert n \\mu\rVert^2`; the between-class sum is the difference.
+    \\lVert x_i\\rVert^2`, the sum of squared distances over ordered pairs inside class
+    :math:`c` is :math:`2 n_c s_c - 2 \\lVert n_c \\mu_c\\rVert^2`, and over all pairs
+    :math:`2 n S - 2 \\lVert n \\mu\\rVert^2`; the between-class sum is the difference.
     Mickus et al.'s argument (Sec. 2, Eq. 4) needs this ratio to fall as a linear classifier
     is fitted: classes collapse relative to their separation.
     """

@@ -59,7 +59,7 @@ class Settings(ClaimSettings):
     glue_max_items: int | None = param(2000, "seeded subset of a larger training set; None: "
                                        "every item", min=1)
     glue_metric_sample: int = param(10000, "metrics on a fresh random sample when a set is "
-                                    "larger", min=2)
+                                    "larger (the book's size: the paper's is lost)", min=2)
     glue_metric_every: int = param(10, "record appendix metrics every k updates", min=1)
     limit_points: int = param(2000, "points of each limit case (two collapsed classes, an "
                               "isotropic Gaussian)", min=4)

@@ -211,8 +211,10 @@ def mev_texts(measured: dict, min_contexts: int) -> dict:
     """The numbers the MEV section's prose reads: the floor 1/(n-1), the share of words
     under the threshold, negative adjusted MEVs, and the authors' published statistics."""
     summary = summary_frame(measured)
-    negative = [int(layer) for m in measured.values() if m.decoder
-                for layer in m.per_layer.query("layer >= 1 and mev_uncentred_adj < 0")["layer"]]
+    negative = {name: [int(layer) for layer in m.per_layer.query(
+        "layer >= 1 and mev_uncentred_adj < 0")["layer"]]
+        for name, m in measured.items() if m.decoder}
+    negative = {name: layers for name, layers in negative.items() if layers}
     contextual = pd.concat([m.per_layer for m in measured.values()]).query("layer >= 1")
     published = reference("claim1", "published_mev")
     random_mev = reference("claim1", "random_word_mev")  # kawine/contextual's statistics
@@ -223,7 +225,9 @@ def mev_texts(measured: dict, min_contexts: int) -> dict:
         "n_random_words": min(m.facts["n_random_words"] for m in measured.values()),
         "mev_share_min": summary["mev_share_below_threshold"].min(),
         "mev_share_max": summary["mev_share_below_threshold"].max(),
-        "decoder_negative_mev": f"for the decoder that happens in layers {ranges_text(negative)}"
+        "decoder_negative_mev": "that happens in " + "; ".join(
+            f"layers {ranges_text(layers)} of {plotting.short_name(name)}"
+            for name, layers in negative.items())
         if negative else "no decoder layer here has a negative adjusted MEV",
         "centred_random_mev_range": _range(contextual["mev_baseline"]),
         "published_mev_bert": f"{min(published['BERT-base-cased']):.3f}–"
