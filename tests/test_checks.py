@@ -702,12 +702,11 @@ def test_threshold_expressions_compute_from_the_references():
         "Mean+PCA|2})), 1 - log10({claim4/method_comparison/STS-B/K-means+Mean+PCA|2}) / max("
         "log10({claim4/method_comparison/STS-B/Mean|2}), log10({claim4/method_comparison/"
         "STS-B/Mean+PCA|2})))") == pytest.approx(min(over))
-    # sst2-probe's margin: 1.96 standard errors of a difference of two accuracies
-    sst2 = refs["claim4"]["sst2"]
-    p = sst2["baseline_accuracy"] / 100
-    spec = checks.load_checks("04-cluster-isotropy")["sst2-probe"]
-    assert spec.margin[0] == pytest.approx(-196 * math.sqrt(2 * p * (1 - p) / sst2["dev_items"]))
-    assert spec.margin_expression is not None and spec.margin[1] == spec.bounds[1]
+    p = refs["claim4"]["sst2"]["baseline_accuracy"] / 100  # sqrt, elementwise on a scalar
+    assert checks.threshold_value(
+        "100 * sqrt({claim4/sst2/baseline_accuracy} / 100 * (1 - "
+        "{claim4/sst2/baseline_accuracy} / 100) / {claim4/sst2/dev_items})") == pytest.approx(
+        100 * math.sqrt(p * (1 - p) / refs["claim4"]["sst2"]["dev_items"]))
     flows = refs["claim3"]["flow_table"]["without_nli_supervision"]
     gains = [f - b for f, b in zip(flows["BERT-base-flow (target)"],
                                    flows["BERT-base-last2avg"], strict=True)]

@@ -79,7 +79,8 @@ def test_the_method_raises_isotropy_and_every_check_is_recorded(tmp_path):
     assert len(probe["dev_labels"]) > 0 and np.isfinite(checks["sst2-probe"].measured)
     refits = checks["sst2-probe"].details["refit changes"]
     assert len(refits) == 3 and refits[0] == checks["sst2-probe"].measured
-    assert "training sentences resampled" in checks["sst2-probe"].interval_method
+    assert checks["sst2-probe"].verdict == "finding"
+    assert "training sentences resampled" in checks["sst2-probe"].details["interval method"]
     from anisotropy.book.pages import cluster_isotropy as page
 
     rows = page.task_change_table(results, measured, ["STS-B", "STS16"])

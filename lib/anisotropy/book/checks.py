@@ -48,8 +48,7 @@ Other kinds:
 
 - ``kind: equivalence``, for a null claim ("does not hurt", "cannot improve"): instead of a
   comparator and threshold, a ``margin: [low, high]`` (one end may be null: open on that
-  side; an end may be a :func:`threshold_value` expression citing the references) derived
-  from the paper, with its reason; :func:`grade_within` gives reproduced when
+  side) derived from the paper, with its reason; :func:`grade_within` gives reproduced when
   the whole interval lies inside it, not reproduced when wholly outside, else inconclusive.
 - ``kind: property``: holds by construction of the method. Recorded with its measured
   value (and, with a comparator and threshold, whether it holds) as a sanity check, and
@@ -276,7 +275,6 @@ class CheckSpec:
     threshold_basis: str | None = None
     #: A ``paper`` or ``derived`` threshold as declared (its expression over the references).
     threshold_expression: str | None = None
-    margin_expression: tuple | None = None
     #: The families of model the source studied (:data:`SCOPE_KEY`), and its models by name.
     scope: tuple[str, ...] = ()
     studied: str = ""
@@ -400,12 +398,8 @@ class CheckSpec:
                 m is None for m in margin):
             raise CheckError(f"{where}: an equivalence check needs margin: [low, high] (one "
                              f"end may be null); got {margin!r}.")
-        ends = [m if m is None or not isinstance(m, str) else threshold_value(
-            m, None, f"{where}: margin") for m in margin]
-        if any(isinstance(m, str) for m in margin):
-            object.__setattr__(self, "margin_expression", tuple(margin))
-        a = low if ends[0] is None else float(ends[0])
-        b = high if ends[1] is None else float(ends[1])
+        a = low if margin[0] is None else float(margin[0])
+        b = high if margin[1] is None else float(margin[1])
         if not low <= a < b <= high:
             raise CheckError(f"{where}: margin {list(margin)} is empty or outside the "
                              f"quantity's range [{low:g}, {high:g}].")

@@ -106,7 +106,8 @@ def inputs(settings: Settings) -> list[Extraction]:
 
 
 # --------------------------------------------------------------------------- checks
-#: Graded per setup, read from :attr:`Setup.checks` (``classes-collapse`` is a finding).
+#: Recorded per setup, read from :attr:`Setup.checks` (those in :data:`FINDINGS` as
+#: findings, the others graded).
 SETUP_CHECKS = ("anticorrelation", "spearman-anticorrelation", "classes-collapse",
                 "isoscore-falls", "silhouette-rises", "seed-spread")
 #: Graded once over the appendix's (model, task) setups: the least negative mean r.

@@ -32,8 +32,8 @@ def protocol_texts(settings) -> dict:
             "paper_params_snli": f"{counts['SNLI']:,}",
             "paper_n_polarity": f"{paper['n_items']['polarity']:,}",
             "paper_updates": f"{paper['updates']['main']:,}",
-            "paper_metric_sample": "of a size the seed's text lost"
-            if paper["metric_sample"] is None else f"of {paper['metric_sample']:,} points",
+            "paper_metric_sample": "whose size the seed's text lost"
+            if paper["metric_sample"] is None else f"{paper['metric_sample']:,} points each",
             "glue_max_items_text": "every item" if settings.glue_max_items is None
             else f"{settings.glue_max_items:,}",
             "metric_every_text": every_text(settings.metric_every),

@@ -8,7 +8,6 @@ import numpy as np
 import pandas as pd
 
 from anisotropy.book import plotting
-from anisotropy.book.checks import load_checks
 from anisotropy.book.display import interval_text, sig
 from anisotropy.book.results import reference
 from anisotropy.claims import cluster_methods as ci
@@ -180,14 +179,11 @@ def sweep_figure(sweep: pd.DataFrame, sweep_task: str):
 
 
 def sst2_texts(settings, probe: dict, half_widths: list[float]) -> dict:
-    """The probe's sizes, the paper's SST-2 numbers, the check's margin and the intervals'
-    half-widths."""
+    """The probe's sizes, the paper's SST-2 numbers and the intervals' half-widths."""
     sst = reference("claim4", "sst2")
-    margin = load_checks("04-cluster-isotropy")["sst2-probe"].margin[0]
     return {"sst2_dev_sentences": len(probe["dev_labels"]),
             "sst2_train_phrases": f"all {probe['n_train']:,}"
             if settings.sst2_train_items is None else f"a seeded subset of {probe['n_train']:,}",
-            "sst2_margin": sig(margin),
             "sst2_paper_baseline": sst["baseline_accuracy"],
             "sst2_paper_gain": f"{sst['proposed_accuracy'] - sst['baseline_accuracy']:+.2f}",
             "sst2_paper_isotropy": sst["proposed_isotropy"],
