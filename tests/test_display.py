@@ -163,6 +163,17 @@ def test_verdict_matrix_counts_a_checks_subjects_and_splits_shared_ones():
     assert page.count("✓ 0.500") == 4 and "? −0.700" in page
 
 
+def test_verdict_matrix_leaves_out_checks_not_run_anywhere_and_counts_them():
+    run = _record("a", "org/m", "reproduced", 0.5)
+    partly = [_record("b", "org/m", "not run", None), _record("b", "org/n", "inconclusive", 0.1)]
+    never = [_record(c, "org/m", "not run", None) for c in ("c", "d")]
+    page = display.verdict_matrix_html([run, *partly, *never])
+    assert 'title="a"' in page and 'title="b"' in page                # b ran on n
+    assert 'title="c"' not in page and 'title="d"' not in page
+    assert "2 checks not run here, listed in the table below" in page
+    assert "not run here" not in display.verdict_matrix_html([run])
+
+
 def test_verdict_matrix_names_a_record_over_several_models_by_their_count():
     record = _record("appendix", "org/a, org/b, org/c", "reproduced", -0.8)
     page = display.verdict_matrix_html([record])

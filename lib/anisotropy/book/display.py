@@ -316,9 +316,14 @@ def verdict_matrix_html(checks: Iterable[Any], labels: dict[str, str] | None = N
     – not run) and the measured value, tinted by verdict. A record over several models
     (one check of a set of models) gets a column "N models", the names in its tooltip. A
     check measured on several subjects of a model (tasks, layers) shows the count of each
-    verdict."""
+    verdict. A check not run on any model here has no answer to show: it is left out of
+    the matrix, the legend counts it, and the verdict table below lists it with its
+    reason."""
     labels = labels or {}
-    records = list(map(_as_dict, checks))
+    everything = list(map(_as_dict, checks))
+    unanswered = {r["check"] for r in everything} - {
+        r["check"] for r in everything if r["verdict"] != "not run"}
+    records = [r for r in everything if r["check"] not in unanswered]
     column = _matrix_columns(records)
     models = list(dict.fromkeys(map(column, records)))
     rows: dict[str, dict[str, list[dict]]] = {}
@@ -342,6 +347,9 @@ def verdict_matrix_html(checks: Iterable[Any], labels: dict[str, str] | None = N
         legend += f" · {BEYOND_TEXT}"
     if any(threshold_text(r).endswith(BOOK_MARK) for r in records):
         legend += f" · {BOOK_MARK} the book's own threshold (the paper gives no number)"
+    if unanswered:
+        legend += (f" · {len(unanswered)} check{'s' if len(unanswered) > 1 else ''} not run "
+                   "here, listed in the table below")
     return ('<div class="table-scroll" style="overflow-x:auto;max-width:100%">'
             '<table class="verdict-table verdict-matrix"><thead><tr><th>Check</th>'
             f"<th>Threshold</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
