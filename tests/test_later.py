@@ -10,7 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from anisotropy.claims.later import one_token_per_sentence, shuffle_words
+from anisotropy.claims.later import (
+    context_word_vectors,
+    one_token_per_sentence,
+    shuffle_words,
+    word_contexts,
+)
 from anisotropy.geometry.dimension import (
     MIN_TWONN_POINTS,
     twonn,
@@ -24,6 +29,7 @@ from anisotropy.geometry.outliers import (
     top_share,
     without_dimensions,
 )
+from anisotropy.geometry.twonn import twonn_facco, twonn_fit
 from anisotropy.inputs.attention import sink_rate
 
 
@@ -78,14 +84,39 @@ def test_without_dimensions():
         without_dimensions(X, [3])
 
 
-def test_twonn_matches_scikit_dimension():
+def test_twonn_is_scikit_dimensions_facco_fit():
+    # scikit-dimension's TwoNN() is Facco et al.'s fit (the largest 10% of ratios dropped, a
+    # line through the origin), as is DADApy's compute_id_2NN(algorithm="base")
     skdim = pytest.importorskip("skdim")
     rng = np.random.default_rng(1)
-    for d in (2, 6):
-        X = rng.normal(size=(2000, d)) @ rng.normal(size=(d, 30))
-        reference = skdim.id.TwoNN().fit(X).dimension_
-        assert twonn(X) == pytest.approx(reference, rel=0.08)
-        assert twonn(X) == pytest.approx(d, rel=0.1)
+    for d in (2, 6, 15):
+        X = rng.normal(size=(1500, d)) @ rng.normal(size=(d, 30))
+        reference = skdim.id.TwoNN(discard_fraction=0.1).fit(X).dimension_
+        assert twonn_facco(X) == pytest.approx(reference, rel=1e-9)
+        if d < 10:  # in 15 dimensions 1,500 points are too few: the fit runs low
+            assert twonn_facco(X) == pytest.approx(d, rel=0.1)
+        assert twonn_fit(twonn_log_ratios(X), fraction=0.5) != pytest.approx(reference)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.floats(1.0, 40.0), st.integers(0, 2**31))
+def test_twonn_fit_recovers_the_pareto_index(d, seed):
+    # mu ~ Pareto(d): -log(1 - F) = d log(mu), the line the fit recovers
+    log_mu = np.random.default_rng(seed).exponential(1 / d, size=20000)
+    assert twonn_fit(log_mu) == pytest.approx(d, rel=0.05)
+    ones = np.ones((3, log_mu.size))
+    np.testing.assert_allclose(twonn_fit(log_mu, ones), twonn_fit(log_mu), rtol=1e-12)
+    # only the weights' proportions count
+    w = np.random.default_rng(seed).dirichlet(np.ones(500), size=2)
+    np.testing.assert_allclose(twonn_fit(log_mu[:500], w), twonn_fit(log_mu[:500], 7 * w),
+                               rtol=1e-12)
+
+
+def test_twonn_fit_refuses_a_bad_fraction():
+    with pytest.raises(ValueError, match="fraction must lie"):
+        twonn_fit(np.ones(50), fraction=0.0)
+    with pytest.raises(ValueError, match="fraction must lie"):
+        twonn_fit(np.ones(50), fraction=1.0)
 
 
 @settings(max_examples=20, deadline=None)
@@ -110,13 +141,20 @@ def test_twonn_duplicates_and_too_few_points():
         twonn(np.vstack([X[:5]] * 10))
 
 
-def test_sink_rate():
+def test_sink_rate_is_gus_per_sequence_strict_rate():
     a = np.zeros((4, 2, 3))
-    a[:, 0, :] = 0.9  # layer 0: every head a sink
-    a[:, 1, 0] = 0.31
-    assert sink_rate(a, 0.3) == pytest.approx(4 / 6)
+    a[:, 0, :] = 0.9  # layer 0: every head a sink in every sequence
+    a[:, 1, 0] = 0.3  # exactly epsilon: not a sink (Gu et al.: alpha_1 > epsilon)
+    assert sink_rate(a, 0.3) == pytest.approx(3 / 6)
+    # the indicator per sequence, then the mean: a head above epsilon on average but in
+    # one sequence only counts in that sequence
+    b = np.zeros((4, 1, 1))
+    b[0] = 0.9
+    assert sink_rate(b, 0.2) == pytest.approx(1 / 4)  # its mean 0.225 > 0.2 would say 1
     weights = np.ones((5, 4))
-    np.testing.assert_allclose(sink_rate(a, 0.3, weights), 4 / 6)
+    np.testing.assert_allclose(sink_rate(a, 0.3, weights), 3 / 6)
+    w = np.array([[3.0, 1.0, 0.0, 0.0]])
+    np.testing.assert_allclose(sink_rate(b, 0.2, w), [0.75])
     with pytest.raises(ValueError, match="epsilon"):
         sink_rate(a, 1.5)
 
@@ -155,8 +193,18 @@ def test_first_token_attention_matches_a_manual_pass(tmp_path, monkeypatch):
     ids = encoder.tokenizer(sentences[1], return_tensors="pt")
     with torch.inference_mode():
         attentions = encoder.model(**ids, output_attentions=True).attentions
-    manual = np.stack([a[0, :, 1:, 0].mean(-1).numpy() for a in attentions])
-    np.testing.assert_allclose(got[1], manual, atol=1e-5)
+    manual = np.stack([a[0, :, :, 0].mean(-1).numpy() for a in attentions])
+    np.testing.assert_allclose(got[1], manual, atol=1e-5)  # every query, its own too
+    # cut to T tokens: the same pass over the first T token ids
+    windows = ["one two three four five six seven eight nine ten eleven twelve"] * 2
+    cut = first_token_attention(encoder, windows, tokens=5, progress=False)
+    ids = encoder.tokenizer(windows[0], return_tensors="pt")["input_ids"][:, :5]
+    with torch.inference_mode():
+        attentions = encoder.model(input_ids=ids, output_attentions=True).attentions
+    manual = np.stack([a[0, :, :, 0].mean(-1).numpy() for a in attentions])
+    np.testing.assert_allclose(cut[0], manual, atol=1e-5)
+    with pytest.raises(ValueError, match="fewer than 50 tokens"):
+        first_token_attention(encoder, windows, tokens=50, progress=False)
 
 
 def test_a_model_without_attention_weights_is_named(tmp_path, monkeypatch):
@@ -215,17 +263,64 @@ def test_the_plan_lists_the_attention_pass_and_the_workflow_runs_it(tmp_path, mo
     monkeypatch.setenv("ANISOTROPY_CACHE", str(tmp_path))
     settings = later_work.Settings.for_profile(
         "smoke", models=["sentence-transformers/all-MiniLM-L6-v2"], n_sentences=40,
-        n_attention_sentences=5, n_shuffled_sentences=20)
+        n_attention_sentences=5, n_shuffled_sentences=20, n_sink_windows=4)
     jobs = later_work.inputs(settings)
-    kinds = sorted({(job.kind, job.corpus) for job in jobs})
-    assert ("attention", "snli-40-first-5") in kinds
-    assert ("tokens", "snli-40-shuffled-20") in kinds
-    attention = next(job for job in jobs if job.kind == "attention")
-    assert run_extraction(attention)["status"] == "done"
+    kinds = sorted({(job.kind, job.corpus, job.layers) for job in jobs})
+    assert ("attention", "snli-40-first-5", "all") in kinds
+    assert ("attention", "lm-windows-4x64", "T64") in kinds
+    assert ("tokens", "snli-40-shuffled-20", "all") in kinds
     from anisotropy.inputs import cache
 
-    hits = cache.stats().get("attention", {}).get("hits", 0)
-    first_token_attention(models.load(attention.model), list(attention.sentences),
-                          progress=False)
-    # the notebook's call reads the entry the workflow's job made
-    assert cache.stats()["attention"]["hits"] == hits + 1
+    for job in (j for j in jobs if j.kind == "attention"):
+        assert run_extraction(job)["status"] == "done"
+        hits = cache.stats().get("attention", {}).get("hits", 0)
+        tokens = 64 if job.layers == "T64" else None
+        first_token_attention(models.load(job.model), list(job.sentences), tokens=tokens,
+                              progress=False)
+        # the notebook's call reads the entry the workflow's job made
+        assert cache.stats()["attention"]["hits"] == hits + 1
+
+
+def test_word_contexts_cut_windows_around_whole_words():
+    texts = ["the cat sat on the mat .", "Cat food is not a cat", "cat opens", "catalogue"]
+    out = word_contexts(["cat", "mat", "dog"], texts, per_word=5, width=2, seed=0)
+    # "cat" opening a text is never used; "catalogue" is another word
+    assert out.word == ["cat", "cat", "mat"]
+    assert out.texts == ["the cat sat on", "not a cat", "on the mat ."]
+    assert out.word_index == [1, 2, 2]
+    for text, word, index in zip(out.texts, out.word, out.word_index, strict=True):
+        assert text.split()[index].lower() == word and index >= 1
+    few = word_contexts(["cat"], texts * 10, per_word=3, width=1, seed=4)
+    assert len(few.texts) == 3 and few == word_contexts(["cat"], texts * 10, 3, 1, seed=4)
+    with pytest.raises(ValueError, match="per_word and width"):
+        word_contexts(["cat"], texts, per_word=0, width=2, seed=0)
+
+
+def test_context_word_vectors_average_the_words_subwords_over_contexts(tmp_path,
+                                                                        monkeypatch):
+    from anisotropy.inputs import models
+
+    monkeypatch.setenv("ANISOTROPY_CACHE", str(tmp_path))
+    encoder = models.load("sentence-transformers/all-MiniLM-L6-v2")
+    contexts = word_contexts(["cat", "unbelievably"], ["a cat sat", "my cat ran",
+                                                       "so unbelievably good"],
+                             per_word=5, width=3, seed=0)
+    tokens = encoder.encode_tokens(contexts.texts, [encoder.n_layers])
+    got = context_word_vectors(tokens, encoder.n_layers, contexts)
+    X = np.asarray(tokens.layer(encoder.n_layers), dtype=np.float64)
+    table = tokens.token_table()
+    per_context = [X[(table["sentence"] == c) & (table["word_index"] == i)].mean(axis=0)
+                   for c, i in enumerate(contexts.word_index)]
+    np.testing.assert_allclose(got["cat"], np.mean(per_context[:2], axis=0), rtol=1e-5)
+    assert ((table["sentence"] == 2) & (table["word_index"] == 1)).sum() > 1  # subwords
+    np.testing.assert_allclose(got["unbelievably"], per_context[2], rtol=1e-5)
+
+
+def test_chapter6_defaults_are_the_papers_protocol():
+    from anisotropy.claims import later_work
+    from anisotropy.inputs.references import reference_value
+
+    defaults = later_work.Settings()
+    assert defaults.sink_tokens == reference_value("claim6/sink/tokens")  # Gu et al.'s T
+    assert later_work.sink_epsilon() == reference_value("claim6/sink/epsilon")
+    assert later_work.massive_magnitude() == 100 and later_work.massive_threshold() == 1000

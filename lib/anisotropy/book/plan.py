@@ -124,8 +124,9 @@ def run_extraction(job: Extraction, *, device: str = "auto", dtype: str = "float
         encoder.encode_sentences(sentences, pooling="mean", normalize=True)
     elif job.kind == "attention":
 
-        try:
-            first_token_attention(encoder, sentences)
+        try:  # "T64": every text cut to 64 tokens; ALL_LAYERS: each at its own length
+            tokens = int(job.layers[1:]) if job.layers.startswith("T") else None
+            first_token_attention(encoder, sentences, tokens=tokens)
         except AttentionUnavailable:
             pass  # the claim's page reports it for this model
     else:

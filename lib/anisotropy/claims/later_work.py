@@ -44,24 +44,36 @@ class Settings(ClaimSettings):
     models: tuple[str, ...] = param(TRANSFORMERS, "models to measure (`anisotropy models`)")
     n_sentences: int = param(4000, "SNLI sentences of claim 1 (equal values share its cached "
                              "vectors)", min=20)
-    n_attention_sentences: int = param(500, "of those, sentences whose attention weights are "
-                                       "computed (a forward pass of its own)", min=2)
+    n_sink_windows: int = param(100, "WikiText-2 and PTB windows whose attention weights are "
+                                "computed (Gu et al.: 100 sequences)", min=2)
+    sink_tokens: int = param(64, "tokens per window, the model's special tokens included "
+                             "(Gu et al.'s T = 64)", min=2, max=512)
+    n_attention_sentences: int = param(500, "of the SNLI sentences, those whose attention "
+                                       "weights give the short-sentence sink rate beside "
+                                       "Gu et al.'s", min=2)
     n_shuffled_sentences: int = param(2000, "of those, sentences encoded again with their "
                                       "words shuffled (the intrinsic-dimension control)",
                                       min=20)
     n_pairs: int = param(2000, "random token pairs (two sentences, one token of each) per "
                          "layer for the cosine contributions", min=2)
     rogue_k: int = param(3, "dimensions whose share of the mean cosine is graded", min=1)
-    sink_epsilon: float | None = param(None, "a head is a sink head when its mean attention "
-                                       "to the first token is at least this; None: Gu et "
-                                       "al.'s (data/references.yaml)", min=0.01, max=0.99)
+    rogue_min_cosine: float = param(0.1, "a layer's top-k share is graded only where the "
+                                    "lower end of its mean cosine's 95% interval reaches "
+                                    "this (the share's denominator)", min=0.01, max=0.99)
+    sink_epsilon: float | None = param(None, "a head is a sink head in a sequence when its "
+                                       "mean attention to the first token exceeds this; "
+                                       "None: Gu et al.'s (data/references.yaml)",
+                                       min=0.01, max=0.99)
     tasks: tuple[str, ...] = param(STS_TASKS, "STS tasks (equal values share claim 3's "
                                    "vectors)", choices="sts_tasks")
     max_pairs: int | None = param(None, "None: every pair; an integer: a seeded subset per "
                                   "task (equal values share claim 3's vectors)", min=1)
     word_tasks: tuple[str, ...] = param(("SimLex-999", "WordSim-353"), "word-similarity "
-                                        "tasks (each word encoded alone); empty: not run",
-                                        choices="word_tasks", min_items=0)
+                                        "tasks (each word averaged over its contexts); "
+                                        "empty: not run", choices="word_tasks", min_items=0)
+    word_contexts: int = param(3, "contexts per word (occurrences in WikiText-2, PTB and "
+                               "SNLI) its vector is averaged over", min=1)
+    context_width: int = param(5, "words each side of the word in a context", min=1)
     n_boot: int = param(1000, "bootstrap resamples behind every 95% interval", min=20)
     n_boot_isoscore: int = param(200, "bootstrap resamples behind IsoScore's interval (one "
                                  "eigendecomposition each)", min=20)
@@ -90,11 +102,26 @@ def shuffled(settings: Settings) -> list[str]:
     return shuffle_words(base, stream_seed(settings.seed, "chapter6/shuffle"))
 
 
-def words(settings: Settings) -> list[str]:
-    """Every word of the word-similarity tasks, each encoded alone."""
-    from anisotropy.inputs.tasks import word_task_words
+def sink_windows(settings: Settings) -> list[str]:
+    """WikiText-2 and PTB (valid and test) cut into windows of ``sink_tokens`` words, a
+    seeded sample of ``n_sink_windows``: each has at least ``sink_tokens`` model tokens
+    and is cut to that many (:func:`anisotropy.inputs.attention.first_token_attention`)."""
+    from anisotropy.inputs import tasks
 
-    return word_task_words(list(settings.word_tasks))
+    return tasks.windows("lm", settings.sink_tokens, settings.n_sink_windows,
+                         stream_seed(settings.seed, "chapter6/sink-windows"))
+
+
+def contexts(settings: Settings):
+    """Up to ``word_contexts`` occurrences of every word of the word-similarity tasks in
+    claim 3's frequency corpus (WikiText-2, PTB and SNLI), each with ``context_width``
+    words each side (:func:`anisotropy.claims.later.word_contexts`)."""
+    from anisotropy.claims.later import word_contexts
+    from anisotropy.inputs.tasks import corpus, word_task_words
+
+    return word_contexts(word_task_words(list(settings.word_tasks)), corpus("frequency"),
+                         settings.word_contexts, settings.context_width,
+                         stream_seed(settings.seed, "chapter6/contexts"))
 
 
 def sts(settings: Settings) -> tuple[str, object]:
@@ -104,27 +131,31 @@ def sts(settings: Settings) -> tuple[str, object]:
 
 def inputs(settings: Settings) -> list[Extraction]:
     """Claim 1's token vectors (every layer), the attention to the first token of the
-    first ``n_attention_sentences`` of them, the shuffled sentences (every layer) and the
-    STS sentences (layers 0, 1 and last), per model."""
+    windows (cut to ``sink_tokens``) and of the first ``n_attention_sentences`` sentences,
+    the shuffled sentences (every layer) and the STS sentences (layers 0, 1 and last), per
+    model."""
     s = settings
     name, build = sts(s)
     return (jobs(s.models, f"snli-{s.n_sentences}", "tokens", ALL_LAYERS,
                  lambda: sentences(s))
+            + jobs(s.models, f"lm-windows-{s.n_sink_windows}x{s.sink_tokens}", "attention",
+                   f"T{s.sink_tokens}", lambda: sink_windows(s))
             + jobs(s.models, f"snli-{s.n_sentences}-first-{s.n_attention_sentences}",
                    "attention", ALL_LAYERS, lambda: sentences(s)[: s.n_attention_sentences])
             + jobs(s.models, f"snli-{s.n_sentences}-shuffled-{s.n_shuffled_sentences}",
                    "tokens", ALL_LAYERS, lambda: shuffled(s))
             + jobs(s.models, name, "tokens", FIRST_LAST, build)
-            + (jobs(s.models, f"words-{'-'.join(s.word_tasks)}", "tokens", LAST,
-                    lambda: words(s)) if s.word_tasks else []))
+            + (jobs(s.models, f"words-{'-'.join(s.word_tasks)}-contexts-{s.word_contexts}"
+                    f"x{s.context_width}", "tokens", LAST, lambda: contexts(s).texts)
+               if s.word_tasks else []))
 
 
 # --------------------------------------------------------------------------- checks
 GRADED = ("massive-activations", "massive-at-sink", "sink-heads", "rogue-dimensions",
           "standardise-helps", "standardise-helps-words", "id-peak-interior",
           "id-shuffled-flatter", "measures-disagree")
-FINDINGS = ("massive-onset", "massive-dims", "massive-removal", "measures-agreement",
-            "all-but-the-top")
+FINDINGS = ("massive-onset", "massive-dims", "massive-removal", "sink-heads-short",
+            "measures-agreement", "all-but-the-top")
 CHECKS = GRADED + FINDINGS
 
 
@@ -136,27 +167,40 @@ CHECKS = GRADED + FINDINGS
 
 
 def _massive(checks: dict, s: Settings, tokens, layers: list[int], weights: np.ndarray,
-             threshold: float) -> tuple[pd.DataFrame, list[int]]:
-    """Massive activations: the ratio, where the peak sits, the onset, the dimensions.
-    Returns the per-layer table and the (up to two) dimensions to remove."""
+             threshold: float, magnitude: float) -> tuple[pd.DataFrame, list[int]]:
+    """Massive activations: the share of sentences with one, where they sit, the onset,
+    the dimensions. Returns the per-layer table and the (up to two) dimensions to remove."""
     from anisotropy.claims import later
 
     L, n = layers[-1], len(tokens.words)
-    massive, draws = later.massive_profile(tokens, layers, weights)
-    peak = int(massive["massive_ratio"].to_numpy()[1:].argmax()) + 1
+    massive, draws = later.massive_profile(tokens, layers, weights, ratio=threshold,
+                                           magnitude=magnitude)
+    shares = massive["massive_share"].to_numpy()
+    # the layer (>= 1) with the largest share; among equal shares, the largest ratio
+    peak = int(np.lexsort((massive["massive_ratio"].to_numpy()[1:], shares[1:]))[-1]) + 1
     checks["massive-activations"] = (
-        float(massive["massive_ratio"].iloc[1:].max()),
-        later.interval_of(10 ** np.nanmax(draws["log_ratio"][:, 1:], axis=1),
-                          "the largest layer's geometric mean per draw", s.n_boot, n,
+        float(shares[peak]),
+        later.interval_of(draws["massive"][:, 1:].max(axis=1), "the largest layer's share "
+                          "per draw (every layer resampled as one)", s.n_boot, n,
                           "sentences"),
-        {"layer": peak, "relative depth": peak / L})
-    checks["massive-at-sink"] = (
-        float(massive.loc[peak, "peak_first_or_delimiter"]),
-        later.interval_of(draws["first_or_delimiter"][:, peak], f"layer {peak}", s.n_boot, n,
-                          "sentences"),
-        {"layer": peak, "at position 0": float(massive.loc[peak, "peak_at_first"])})
-    above = massive.index[(massive["massive_ratio"] >= threshold) & (massive["layer"] > 0)]
-    checks["massive-onset"] = ({"first layer at or above the threshold":
+        {"layer": peak, "relative depth": peak / L,
+         "largest over median (geometric mean)": float(massive.loc[peak, "massive_ratio"])})
+    counts = draws["massive_count"][:, peak]
+    if shares[peak] == 0:
+        checks["massive-at-sink"] = (None, None, {
+            "unavailable": "no sentence has a massive activation (both of Sun et al.'s "
+                           "conditions) at any layer: there is nothing to place"})
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            placed = np.where(counts > 0, draws["massive_at_sink"][:, peak] / counts, np.nan)
+        checks["massive-at-sink"] = (
+            float(massive.loc[peak, "massive_at_sink"]),
+            later.interval_of(placed[np.isfinite(placed)], f"layer {peak}, of the sentences "
+                              "with a massive activation", s.n_boot, n, "sentences"),
+            {"layer": peak, "sentences with one": int(round(shares[peak] * n)),
+             "peak at position 0 (all sentences)": float(massive.loc[peak, "peak_at_first"])})
+    above = massive.index[(massive["massive_share"] > 0.5) & (massive["layer"] > 0)]
+    checks["massive-onset"] = ({"first layer where most sentences have one":
                                 int(above[0]) if len(above) else None, "of layers": L},
                                None, None)
     checks["massive-dims"] = ({
@@ -167,8 +211,10 @@ def _massive(checks: dict, s: Settings, tokens, layers: list[int], weights: np.n
     return massive, sorted(set(massive.loc[peak, "top_dims"][:2]))
 
 
-def _sinks(checks: dict, s: Settings, encoder, base: list[str]) -> np.ndarray | None:
-    """Attention sinks: the share of sink heads, or why the model gives no weights."""
+def _sinks(checks: dict, s: Settings, encoder, base: list[str], windows: list[str]
+           ) -> np.ndarray | None:
+    """Attention sinks by Gu et al.'s protocol on the windows, and the same rate on the
+    short sentences, or why the model gives no weights."""
     from anisotropy.claims import later
     from anisotropy.inputs.attention import (
         AttentionUnavailable,
@@ -178,24 +224,34 @@ def _sinks(checks: dict, s: Settings, encoder, base: list[str]) -> np.ndarray | 
 
     epsilon = s.sink_epsilon if s.sink_epsilon is not None else sink_epsilon()
     try:
-        attention = first_token_attention(encoder, base[: s.n_attention_sentences])
+        alpha = first_token_attention(encoder, windows, tokens=s.sink_tokens)
+        short = first_token_attention(encoder, base[: s.n_attention_sentences])
     except AttentionUnavailable as error:
         checks["sink-heads"] = (None, None, {"unavailable": str(error)})
+        checks["sink-heads-short"] = ({"unavailable": str(error)}, None, None)
         return None
-    m = attention.shape[0]
+    m = alpha.shape[0]
     weights = dirichlet_weights(m, s.n_boot, stream_seed(s.seed, "chapter6/attention"))
     checks["sink-heads"] = (
-        sink_rate(attention, epsilon),
-        later.interval_of(sink_rate(attention, epsilon, weights), "heads' means recomputed "
-                          "per draw", s.n_boot, m, "sentences"),
-        {"heads": int(attention.shape[1] * attention.shape[2]), "epsilon": epsilon})
-    return np.asarray(attention)
+        sink_rate(alpha, epsilon),
+        later.interval_of(sink_rate(alpha, epsilon, weights), "each window's rate",
+                          s.n_boot, m, "windows"),
+        {"heads": int(alpha.shape[1] * alpha.shape[2]), "epsilon": epsilon,
+         "tokens per window": s.sink_tokens})
+    lengths = [len(x) for x in encoder.tokenizer(base[: s.n_attention_sentences])["input_ids"]]
+    checks["sink-heads-short"] = ({
+        "sink rate on the sentences": sink_rate(short, epsilon),
+        "on the windows": sink_rate(alpha, epsilon),
+        "mean tokens per sentence": float(np.mean(lengths)),
+        "tokens per window": s.sink_tokens}, None, None)
+    return np.asarray(alpha)
 
 
 def _rogue(checks: dict, s: Settings, tokens, layers: list[int], remove: list[int]
            ) -> tuple[pd.DataFrame, int]:
-    """Rogue dimensions: the top-k share of the mean cosine, and claim 1's cosine without
-    the massive dimensions. Returns the per-layer table and the number of pairs."""
+    """Rogue dimensions: the top-k share of the mean cosine where the mean cosine is
+    clearly positive, and claim 1's cosine without the massive dimensions. Returns the
+    per-layer table and the number of pairs."""
     from anisotropy.claims import later
 
     L = layers[-1]
@@ -203,14 +259,23 @@ def _rogue(checks: dict, s: Settings, tokens, layers: list[int], remove: list[in
     weights = dirichlet_weights(first.size, s.n_boot, stream_seed(s.seed, "chapter6/pairs"))
     rogue, draws = later.rogue_profile(tokens, layers, first, second, weights, s.rogue_k,
                                        remove)
-    shares = rogue["top_share"].to_numpy()
-    layer = int(np.nanargmax(shares[1:])) + 1
-    checks["rogue-dimensions"] = (
-        float(shares[layer]),
-        later.interval_of(np.nanmax(np.nan_to_num(draws[:, 1:], nan=0.0), axis=1),
-                          "the largest layer's share per draw; a layer whose mean cosine is "
-                          "not positive counts as 0", s.n_boot, first.size, "token pairs"),
-        {"layer": layer, "dimensions": rogue.loc[layer, "top_dims"]})
+    low = np.percentile(draws["mean_cosine"], 2.5, axis=0)
+    rogue["graded"] = (low >= s.rogue_min_cosine) & (np.asarray(layers) > 0)
+    eligible = np.flatnonzero(rogue["graded"].to_numpy())
+    if eligible.size == 0:
+        checks["rogue-dimensions"] = (None, None, {"unavailable": (
+            f"no layer's mean cosine is clearly above {s.rogue_min_cosine:g} (the lower end "
+            "of its 95% interval): the share of a mean cosine near 0 is unbounded")})
+    else:
+        shares = rogue["top_share"].to_numpy()[eligible]
+        checks["rogue-dimensions"] = (
+            float(np.median(shares)),
+            later.interval_of(np.nanmedian(draws["top_share"][:, eligible], axis=1),
+                              "the median over the same layers per draw", s.n_boot,
+                              first.size, "token pairs"),
+            {"layers graded": f"{eligible.size} of {L}", "largest share": float(shares.max()),
+             "its layer": int(eligible[shares.argmax()]),
+             "dimensions there": rogue.loc[int(eligible[shares.argmax()]), "top_dims"]})
     upper = np.array(layers) > L / 2
     checks["massive-removal"] = ({
         "dimensions set to 0": remove,
@@ -299,9 +364,14 @@ def _measures(checks: dict, s: Settings, tokens, layers: list[int], rows: np.nda
 
 
 def _standardisation(checks: dict, s: Settings, encoder, sts_sentences: list[str],
-                     word_list: list[str]) -> tuple[dict, dict | None]:
-    """Standardisation on STS and on word similarity. Returns the per-task tables."""
-    from anisotropy.claims.later import standardised_sts, standardised_words
+                     word_contexts) -> tuple[dict, dict | None]:
+    """Standardisation on STS and on word similarity (each word's vector averaged over its
+    contexts, never at a decoder's position 0). Returns the per-task tables."""
+    from anisotropy.claims.later import (
+        context_word_vectors,
+        standardised_sts,
+        standardised_words,
+    )
     from anisotropy.claims.sts import mean_change_interval
 
     L = encoder.n_layers
@@ -323,22 +393,25 @@ def _standardisation(checks: dict, s: Settings, encoder, sts_sentences: list[str
                            "files have no hub copy, so the binder profile leaves them out; "
                            "`anisotropy data fetch word-similarity` downloads them)"})
         return table.reset_index().to_dict(orient="list"), None
-    vectors = encoder.encode_tokens(word_list, [L]).sentence_means(L, drop_special=True)
-    words_table, draws = standardised_words(vectors, word_list, list(s.word_tasks),
-                                            n_boot=s.n_boot,
+    tokens = encoder.encode_tokens(word_contexts.texts, [L])
+    vectors = context_word_vectors(tokens, L, word_contexts, exclude)
+    words_table, draws = standardised_words(vectors, list(s.word_tasks), n_boot=s.n_boot,
                                             seed=stream_seed(s.seed, "chapter6/words"))
+    kept, total = int(words_table["pairs"].sum()), int(words_table["pairs of the task"].sum())
     checks["standardise-helps-words"] = (float(words_table["change"].mean()),
                                          mean_change_interval(draws["draws"], s.n_boot,
                                                               draws["pairs"], "word pairs"),
-                                         {"tasks": len(words_table)})
+                                         {"tasks": len(words_table),
+                                          "pairs with both words in context": f"{kept} of "
+                                                                              f"{total}"})
     abtt["word similarity"] = float(words_table["abtt change"].mean())
     return (table.reset_index().to_dict(orient="list"),
             words_table.reset_index().to_dict(orient="list"))
 
 
 def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str],
-                  sts_sentences: list[str], word_list: list[str], *,
-                  massive_threshold: float):
+                  sts_sentences: list[str], word_contexts, *,
+                  massive_threshold: float, windows: list[str]):
     """Chapter 6 on one loaded model: every section's checks, the per-layer table and the
     facts (:class:`anisotropy.claims.later.LaterMeasurement`)."""
     from anisotropy.claims import later
@@ -350,12 +423,13 @@ def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str]
     weights = dirichlet_weights(len(base), s.n_boot,
                                  stream_seed(s.seed, "chapter6/sentences"))
     checks: dict = {}
-    massive, remove = _massive(checks, s, tokens, layers, weights, massive_threshold)
-    attention = _sinks(checks, s, encoder, base)
+    massive, remove = _massive(checks, s, tokens, layers, weights, massive_threshold,
+                               massive_magnitude())
+    attention = _sinks(checks, s, encoder, base, windows)
     rogue, n_pairs = _rogue(checks, s, tokens, layers, remove)
     rows, ids, ids_mixed = _dimension(checks, s, encoder, tokens, mixed, layers, weights)
     measures = _measures(checks, s, tokens, layers, rows, rogue["mean_cosine"].to_numpy())
-    sts_rows, word_rows = _standardisation(checks, s, encoder, sts_sentences, word_list)
+    sts_rows, word_rows = _standardisation(checks, s, encoder, sts_sentences, word_contexts)
     per_layer = massive.drop(columns=["top_dims"]).merge(
         rogue.drop(columns=["top_dims"]), on="layer").merge(measures, on="layer")
     per_layer["twonn"] = ids
@@ -363,7 +437,7 @@ def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str]
     per_layer["relative_depth"] = per_layer["layer"] / L
     facts = {"sentences": len(base), "tokens": int(len(tokens)), "id points": int(rows.size),
              "shuffled sentences": len(mixed), "pairs": n_pairs,
-             "attention sentences": 0 if attention is None else int(attention.shape[0]),
+             "attention windows": 0 if attention is None else int(attention.shape[0]),
              "sts": sts_rows, "words": word_rows}
     return later.LaterMeasurement(encoder.name, encoder.resolved.kind, per_layer, checks,
                                   facts, attention)
@@ -377,6 +451,20 @@ def sink_epsilon() -> float:
 def massive_threshold() -> float:
     """Sun et al.'s massive ratio (``data/references.yaml``)."""
     return float(reference_value("claim6/massive/ratio"))
+
+
+def uniform_first_token_share(tokens: int) -> float:
+    """The mean attention to the first token of a causal head that attends uniformly over
+    a sequence of ``tokens`` tokens: query :math:`t` gives it :math:`1/(t+1)`, so
+    :math:`\\alpha_1 = H_T / T` with :math:`H_T` the harmonic number (Gu et al. 2025, the
+    reason the sink rate depends on the length)."""
+    return float(sum(1 / k for k in range(1, tokens + 1)) / tokens)
+
+
+def massive_magnitude() -> float:
+    """Sun et al.'s other condition: a massive activation's magnitude exceeds this
+    (``data/references.yaml``)."""
+    return float(reference_value("claim6/massive/magnitude"))
 
 
 def random_pairs_of(tokens, settings: Settings) -> tuple[np.ndarray, np.ndarray]:
@@ -395,16 +483,17 @@ def measure(settings: Settings, *, massive_threshold: float, on_model=None, load
     """Chapter 6 on every model of ``settings``: ``{model name: LaterMeasurement}``."""
     from anisotropy.inputs import models as registry
 
-    base, mixed = sentences(settings), shuffled(settings)
+    base, mixed, windows = sentences(settings), shuffled(settings), sink_windows(settings)
     sts_sentences = sts(settings)[1]()
-    word_list = words(settings) if settings.word_tasks else []
+    word_contexts = contexts(settings) if settings.word_tasks else None
     out = {}
     for name in settings.models:
         encoder = (load or registry.load)(name, device=settings.device, dtype=settings.dtype)
         if on_model is not None:
             on_model(encoder)
         out[encoder.name] = measure_model(settings, encoder, base, mixed, sts_sentences,
-                                          word_list, massive_threshold=massive_threshold)
+                                          word_contexts, massive_threshold=massive_threshold,
+                                          windows=windows)
         encoder.release()
     return out
 

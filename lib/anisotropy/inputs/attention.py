@@ -1,10 +1,13 @@
-"""Attention to the first token, per layer and head: the attention-sink measurement.
+"""Attention to the first token, per layer and head: the attention-sink measurement of Gu
+et al. (2025).
 
 The claims' caches hold hidden states, not attention weights, so this is a forward pass of
 its own (a cache entry of kind ``"attention"``). The model is switched to eager attention
 for it: PyTorch's fused attention (``sdpa``) returns no weights. A model whose attention
 implementation cannot return weights raises :class:`AttentionUnavailable`, which a page
-reports for that model instead of skipping it.
+reports for that model instead of skipping it. A workflow job of kind ``"attention"``
+(:class:`anisotropy.inputs.jobs.Extraction`) names the length in its ``layers``: ``"T64"``
+when every text is cut to 64 tokens, ``"all"`` when each keeps its own.
 """
 
 from __future__ import annotations
@@ -35,41 +38,53 @@ def _eager(model):
     return lambda: setter(previous)
 
 
-def first_token_attention(encoder, sentences: list[str], *, batch_size: int = 32,
-                          progress: bool = True) -> np.ndarray:
-    """Per sentence, layer and head: the mean attention that the sentence's tokens after
-    the first give to its first token (position 0, a [CLS]/<s> or <bos> where the tokenizer
-    adds one).
+def first_token_attention(encoder, texts: list[str], *, tokens: int | None = None,
+                          batch_size: int = 32, progress: bool = True) -> np.ndarray:
+    """Per text, layer and head: the mean attention that the text's queries give to its
+    first token (position 0: a [CLS]/<s> or <bos> where the tokenizer adds one), the
+    first token's own query included, as Gu et al. (2025, Sec. 3.2) define it:
 
-    .. math:: a_{s,\\ell,h} = \\frac{1}{T_s - 1}\\sum_{t=1}^{T_s-1} A^{\\ell,h}_{t,0}
+    .. math:: \\alpha^{\\ell,h}_{1,s} = \\frac{1}{T_s}\\sum_{t=0}^{T_s-1} A^{\\ell,h}_{t,0}
 
-    Position 0's attention to itself is left out (in a decoder it is always 1). Gu et al.
-    (2025) average :math:`A^{\\ell,h}_{t,0}` over the tokens of a sequence in the same way.
+    With ``tokens = T`` every text is cut to its first ``T`` tokens (the tokenizer's own
+    special tokens included), so every sequence has Gu et al.'s length; without it each
+    text keeps its own length :math:`T_s`. In a causal model :math:`A_{0,0} = 1`, so
+    :math:`\\alpha_1 \\ge 1/T_s`: a head that attends uniformly has
+    :math:`\\alpha_1 = H_{T_s}/T_s` (0.26 at :math:`T_s = 12`, 0.07 at 64), which is why
+    the length matters.
 
     Returns
     -------
-    ndarray ``(n_sentences, n_layers, n_heads)``, float32, memory-mapped from the cache.
+    ndarray ``(n_texts, n_layers, n_heads)``, float32, memory-mapped from the cache.
 
     Raises
     ------
     AttentionUnavailable
         When the model returns no attention weights.
     ValueError
-        When a sentence has fewer than two tokens (no token attends to the first).
+        When a text has fewer than two tokens, or fewer than ``tokens``.
     """
     import torch
 
     from anisotropy.inputs.extraction import _description, _tokenize, padded_batch
 
-    description = _description(encoder, sentences, "attention", statistic="first-token")
+    if tokens is not None and tokens < 2:
+        raise ValueError(f"tokens must be at least 2 (or None); got {tokens}.")
+    statistic = "first-token-all-queries" + ("" if tokens is None else f"-T{tokens}")
+    description = _description(encoder, texts, "attention", statistic=statistic)
 
     def build(tmp: Path) -> None:
-        tokenized = _tokenize(encoder, sentences, truncate=False)
-        short = [i for i, ids in enumerate(tokenized.ids) if len(ids) < 2]
+        ids = _tokenize(encoder, texts, truncate=tokens is not None).ids
+        need = 2 if tokens is None else tokens
+        short = [i for i, seq in enumerate(ids) if len(seq) < need]
         if short:
-            raise ValueError(f"{len(short)} sentences have fewer than 2 tokens (e.g. index "
-                             f"{short[0]}); no token attends to their first.")
-        order = np.argsort([len(ids) for ids in tokenized.ids], kind="stable")
+            raise ValueError(f"{len(short)} texts have fewer than {need} tokens (e.g. index "
+                             f"{short[0]}, {len(ids[short[0]])} tokens); "
+                             + ("use longer texts (more words per window)." if tokens
+                                else "no token attends to their first."))
+        if tokens is not None:
+            ids = [seq[:tokens] for seq in ids]
+        order = np.argsort([len(seq) for seq in ids], kind="stable")
         out = None
         restore = _eager(encoder.model)
         began = time.perf_counter()
@@ -77,7 +92,7 @@ def first_token_attention(encoder, sentences: list[str], *, batch_size: int = 32
             for start in tqdm(range(0, len(order), batch_size), disable=not progress,
                               desc=f"{encoder.name.split('/')[-1]}: attention", unit="batch"):
                 batch = order[start: start + batch_size]
-                input_ids, mask = padded_batch(encoder, [tokenized.ids[i] for i in batch])
+                input_ids, mask = padded_batch(encoder, [ids[i] for i in batch])
                 with torch.inference_mode():
                     output = encoder.model(input_ids=input_ids.to(encoder.device),
                                            attention_mask=mask.to(encoder.device),
@@ -88,48 +103,50 @@ def first_token_attention(encoder, sentences: list[str], *, batch_size: int = 32
                     raise AttentionUnavailable(
                         f"{encoder.name} returned no attention weights (attention "
                         f"implementation {kind!r}, even after switching to eager).")
-                # layers x batch x heads x query x key -> attention to key 0 from queries >= 1
-                to_first = torch.stack([a[:, :, 1:, 0].float().cpu() for a in attentions])
-                queries = (mask[:, 1:].float())  # real queries after position 0
+                # layers x batch x heads x query x key -> attention to key 0 from every
+                # real query, position 0's own included
+                to_first = torch.stack([a[:, :, :, 0].float().cpu() for a in attentions])
+                queries = mask.float()
                 means = (to_first * queries[None, :, None, :]).sum(-1) / queries.sum(-1)[
                     None, :, None]
                 if out is None:
                     out = np.lib.format.open_memmap(
                         tmp / "first_token.npy", mode="w+", dtype=np.float32,
-                        shape=(len(sentences), len(attentions), attentions[0].shape[1]))
+                        shape=(len(texts), len(attentions), attentions[0].shape[1]))
                     cache.reserve(tmp / "first_token.npy", f"{encoder.name}'s attention")
                 out[batch] = means.permute(1, 0, 2).numpy()
         finally:
             restore()
         out.flush()
         (tmp / "meta.json").write_text(json.dumps({
-            "model": encoder.name, "n_sentences": len(sentences),
+            "model": encoder.name, "n_texts": len(texts), "tokens": tokens,
             "seconds": time.perf_counter() - began}, indent=1))
 
     path = cache.get_or_create("attention", description, build)
     return np.load(path / "first_token.npy", mmap_mode="r")
 
 
-def sink_rate(first_token: np.ndarray, epsilon: float, weights=None):
-    """The share of heads, over layers, whose mean attention to the first token is at
-    least ``epsilon`` (the sink metric of Gu et al. 2025, Sec. 3):
+def sink_rate(alpha: np.ndarray, epsilon: float, weights=None):
+    """Gu et al.'s (2025, Sec. 3.2) sink rate: the share of (layer, head) pairs whose
+    attention to the first token **exceeds** ``epsilon`` in a sequence, averaged over
+    sequences:
 
-    .. math:: \\mathrm{Sink}^{\\epsilon} = \\frac{1}{LH}\\sum_{\\ell,h}
-              \\mathbb{1}\\big[\\bar a_{\\ell,h} \\ge \\epsilon\\big],
-              \\qquad \\bar a_{\\ell,h} = \\frac{1}{S}\\sum_s a_{s,\\ell,h}
+    .. math:: \\mathrm{Sink}_1^{\\epsilon} = \\frac{1}{S}\\sum_s \\frac{1}{LH}
+              \\sum_{\\ell,h} \\mathbb{1}\\big[\\alpha^{\\ell,h}_{1,s} > \\epsilon\\big]
 
-    ``first_token`` is ``(n_sentences, n_layers, n_heads)`` from
-    :func:`first_token_attention`. With ``weights`` ``(n_boot, n_sentences)`` (bootstrap
-    weights over sentences) it returns one rate per draw.
+    (sail-sg/Attention-Sink, ``eval_sink_open_source.py``: the indicator per sequence, a
+    strict inequality). ``alpha`` is ``(n_sequences, n_layers, n_heads)`` from
+    :func:`first_token_attention`. With ``weights`` ``(n_boot, n_sequences)`` (bootstrap
+    weights over sequences) it returns one rate per draw, the weighted mean of the
+    sequences' rates.
     """
-    a = np.asarray(first_token, dtype=np.float64)
+    a = np.asarray(alpha, dtype=np.float64)
     if a.ndim != 3:
-        raise ValueError(f"first_token must be (sentences, layers, heads); got {a.shape}.")
+        raise ValueError(f"alpha must be (sequences, layers, heads); got {a.shape}.")
     if not 0 < epsilon < 1:
         raise ValueError(f"epsilon must lie in (0, 1); got {epsilon}.")
-    flat = a.reshape(a.shape[0], -1)
+    per_sequence = (a > epsilon).reshape(a.shape[0], -1).mean(axis=1)
     if weights is None:
-        return float((flat.mean(axis=0) >= epsilon).mean())
+        return float(per_sequence.mean())
     weights = np.asarray(weights, dtype=np.float64)
-    means = (weights @ flat) / weights.sum(axis=1, keepdims=True)
-    return (means >= epsilon).mean(axis=1)
+    return (weights @ per_sequence) / weights.sum(axis=1)

@@ -22,56 +22,66 @@ def _lines(ax, measured: dict, column: str, **style) -> None:
                 color=plotting.color(name), label=plotting.short_name(name), **style)
 
 
-def massive_figure(measured: dict, threshold: float):
-    """Largest |activation| over the median, per layer (log scale), with the paper's
-    threshold; and the share of sentences whose largest activation is at position 0 or on
-    a delimiter."""
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+def massive_figure(measured: dict, threshold: float, magnitude: float):
+    """Per layer: the largest |activation| over the median (geometric mean over sentences,
+    log scale) with the paper's ratio; the share of sentences with a massive activation
+    (both of Sun et al.'s conditions); and the share of those at position 0 or on a
+    delimiter."""
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
     _lines(axes[0], measured, "massive_ratio")
     axes[0].set_yscale("log")
     axes[0].axhline(threshold, color="black", ls="--", lw=0.8,
                     label=f"Sun et al.: {threshold:,.0f}× median")
     axes[0].set_ylabel("largest |activation| / median (geometric mean)")
-    _lines(axes[1], measured, "peak_first_or_delimiter")
+    _lines(axes[1], measured, "massive_share")
     axes[1].axhline(0.5, color="black", ls=":", lw=0.8, label="half of the sentences")
-    axes[1].set_ylabel("share of sentences: peak at token 0 or a delimiter")
-    axes[1].set_ylim(-0.02, 1.02)
+    axes[1].set_ylabel(f"share of sentences with one > {magnitude:g}, ≥ {threshold:,.0f}×")
+    _lines(axes[2], measured, "massive_at_sink")
+    axes[2].axhline(0.5, color="black", ls=":", lw=0.8, label="half of them")
+    axes[2].set_ylabel("of those: at token 0 or a delimiter")
     for ax in axes:
         ax.set_xlabel("relative depth (layer / L)")
-    axes[0].legend(loc="best")
-    axes[1].legend(loc="best")
+        ax.legend(loc="best", fontsize="small")
+    for ax in axes[1:]:
+        ax.set_ylim(-0.02, 1.02)
     fig.tight_layout()
     return fig
 
 
-def sink_figure(measured: dict, epsilon: float):
-    """Per layer, the share of heads whose mean attention to the first token is at least
-    ``epsilon``."""
+def sink_figure(measured: dict, epsilon: float, tokens: int):
+    """Per layer, the share of heads whose attention to the first token exceeds
+    ``epsilon``, averaged over the ``tokens``-token windows (Gu et al.'s protocol)."""
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, m in measured.items():
         if m.attention is None:
             continue
-        means = np.asarray(m.attention, dtype=np.float64).mean(axis=0)  # layers x heads
-        share = (means >= epsilon).mean(axis=1)
+        alpha = np.asarray(m.attention, dtype=np.float64)  # windows x layers x heads
+        share = (alpha > epsilon).mean(axis=(0, 2))
         depth = np.arange(1, share.size + 1) / share.size
         ax.plot(depth, share, marker="o", ms=3, color=plotting.color(name),
                 label=plotting.short_name(name))
     ax.axhline(0.5, color="black", ls=":", lw=0.8, label="half of the heads")
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("relative depth (layer / L)")
-    ax.set_ylabel(f"share of heads with attention to token 0 ≥ {epsilon:g}")
+    ax.set_ylabel(f"share of heads with α₁ > {epsilon:g} (T = {tokens})")
     ax.legend(loc="best")
     fig.tight_layout()
     return fig
 
 
 def rogue_figure(measured: dict, k: int):
-    """Share of the mean cosine carried by the top-``k`` dimensions, and the mean cosine
-    with and without the massive dimensions, per layer."""
+    """Share of the mean cosine carried by the top-``k`` dimensions (filled markers: the
+    layers graded, whose mean cosine is clearly positive), and the mean cosine with and
+    without the massive dimensions, per layer."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    _lines(axes[0], measured, "top_share")
+    _lines(axes[0], measured, "top_share", alpha=0.5)
+    for name, m in measured.items():
+        graded = m.per_layer[m.per_layer["graded"]]
+        axes[0].plot(graded["relative_depth"], graded["top_share"], ls="none", marker="o",
+                     ms=5, color=plotting.color(name))
     axes[0].axhline(0.5, color="black", ls=":", lw=0.8, label="half of the mean cosine")
     axes[0].set_ylabel(f"share of mean cosine in the top {k} dimensions")
+    axes[0].set_yscale("symlog", linthresh=1)
     _lines(axes[1], measured, "mean_cosine")
     _lines(axes[1], measured, "mean_cosine_without_massive",
            ls="--", alpha=0.7)
@@ -84,8 +94,8 @@ def rogue_figure(measured: dict, k: int):
 
 
 def dimension_figure(measured: dict):
-    """TwoNN intrinsic dimension per layer, on the sentences (solid) and on their
-    word-shuffled copies (dashed)."""
+    """TwoNN intrinsic dimension (Facco et al.'s fit) per layer, on the sentences (solid)
+    and on their word-shuffled copies (dashed)."""
     fig, ax = plt.subplots(figsize=(7, 4))
     _lines(ax, measured, "twonn")
     for name, m in measured.items():
@@ -133,7 +143,9 @@ def sts_table(measured: dict) -> pd.DataFrame:
                          "raw": sig(row["raw"]), "standardised": sig(row["standardised"]),
                          "change": sig(row["change"]),
                          "all-but-the-top": sig(row["all-but-the-top"]),
-                         "its change": sig(row["abtt change"]), "pairs": int(row["pairs"])})
+                         "its change": sig(row["abtt change"]), "pairs": int(row["pairs"]),
+                         "of the task": int(row["pairs of the task"])
+                         if pd.notna(row.get("pairs of the task")) else int(row["pairs"])})
     return pd.DataFrame(rows).set_index(["model", "task"])
 
 
@@ -148,7 +160,9 @@ def explains_table(measured: dict) -> pd.DataFrame:
             "model": plotting.short_name(name),
             "claim 1: upper-half cosine (massive dims at 0)":
                 f"{sig(removal['upper-half mean cosine'])} ({sig(removal['without them'])})",
-            "claims 1-2: share of cosine in 3 dims": sig(c["rogue-dimensions"][0]),
+            "claims 1-2: share of cosine in 3 dims (median layer)":
+                sig(c["rogue-dimensions"][0]) if c["rogue-dimensions"][0] is not None
+                else "no layer graded",
             "claim 3: STS change from z-scoring": sig(c["standardise-helps"][0]),
             "word similarity change from z-scoring":
                 sig(c["standardise-helps-words"][0])
@@ -161,10 +175,13 @@ def explains_table(measured: dict) -> pd.DataFrame:
 
 def layers_table(measured: dict) -> pd.DataFrame:
     """Every per-layer number, one row per model and layer, human headers."""
-    columns = {"massive_ratio": "largest/median", "peak_at_first": "peak at token 0",
+    columns = {"massive_ratio": "largest/median", "massive_share": "share massive",
+               "massive_at_sink": "massive at token 0 or delimiter",
+               "peak_at_first": "peak at token 0",
                "peak_first_or_delimiter": "peak at token 0 or delimiter",
                "top_dim": "peak dimension", "peak_cv": "peak CV",
                "mean_cosine": "mean cosine", "top_share": "top-3 share of cosine",
+               "graded": "share graded",
                "mean_cosine_without_massive": "cosine, massive dims at 0",
                "top_pc_share": "first-PC share", "isoscore": "IsoScore",
                "log10_iw": "log10 I(W)", "twonn": "TwoNN", "twonn_shuffled": "TwoNN shuffled"}
