@@ -57,3 +57,15 @@ def test_a_notebook_is_a_page_not_an_analysis(slug):
     sizes = [sum(1 for line in c.source.splitlines() if line.strip()) for c in cells]
     assert sum(sizes) <= 120, f"{slug}: {sum(sizes)} code lines"
     assert max(sizes) <= 25, f"{slug}: a cell of {max(sizes)} lines"
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_cell_has_its_own_id(slug):
+    """nbformat 4.5 cells carry ids (a missing one is a warning today, an error later)."""
+    import json
+
+    cells = json.loads((PROJECT_ROOT / "notebooks" / f"{slug}.ipynb").read_text())["cells"]
+    ids = [cell.get("id") for cell in cells]
+    missing = [i for i, x in enumerate(ids) if x is None]
+    assert not missing, f"{slug}: cells without an id at {missing}"
+    assert len(set(ids)) == len(ids), f"{slug}: repeated cell ids"
