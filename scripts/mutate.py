@@ -359,8 +359,8 @@ MUTATIONS: list[Mutation] = [
         "move, towards a random fixed classifier (every trajectory of claim 5)"),
     Mutation(
         "massive-peak-layer-off-by-one", "lib/anisotropy/claims/later_work.py",
-        '    peak = int(massive["massive_ratio"].to_numpy()[1:].argmax()) + 1',
-        '    peak = int(massive["massive_ratio"].to_numpy()[1:].argmax())',
+        '    peak = int(np.lexsort((massive["massive_ratio"].to_numpy()[1:], shares[1:]))[-1]) + 1',
+        '    peak = int(np.lexsort((massive["massive_ratio"].to_numpy()[1:], shares[1:]))[-1])',
         (C6,),
         "an off-by-one layer: the peak is searched over layers 1..L but its index is read "
         "as a layer without adding the 1 back, so the layer before the peak is reported "
