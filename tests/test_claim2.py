@@ -53,8 +53,16 @@ def test_isolated_clusters_are_found_and_centred_apart(tmp_path):
     assert checks["global-anisotropy"].verdict == "reproduced"
     assert checks["intra-above-inter"].measured > 0
     assert contextual["S_inter per-cluster"].abs().max() < contextual["S_inter raw"].min()
+    # the paper's contrast: per-cluster centring against the raw space, in every layer
+    local = checks["local-isotropy"]
+    assert local.verdict == "reproduced" and local.measured < 0
+    assert local.measured == pytest.approx(
+        (contextual["|S_inter| per-cluster"] - contextual["S_inter raw"].abs()).max())
+    # against global centring: a finding with its interval
+    beyond = checks[claim.BEYOND_CENTRING]
+    assert beyond.verdict == "finding" and len(beyond.details["95% interval"]) == 2
     assert {c for c in checks} == {*claim.SIMILARITY_CHECKS, claim.LID_CHECK,
-                                   "isolated-clusters"}
+                                   "isolated-clusters", claim.BEYOND_CENTRING}
     # three K-means fits per layer at the chosen K (the default): their spread is recorded,
     # and the per-cluster interval mixes their bootstraps
     assert SETTINGS.kmeans_restarts == 3
@@ -62,13 +70,16 @@ def test_isolated_clusters_are_found_and_centred_apart(tmp_path):
     assert "K-means fits" in checks["intra-above-inter"].interval_method
 
 
-def test_without_clusters_the_per_cluster_comparison_is_not_run(tmp_path):
+def test_without_clusters_only_the_comparison_with_centring_is_not_run(tmp_path):
     """Occurrences scattered by context (noise dominates the type vectors): no layer
-    clusters, so per-cluster centring is global centring."""
+    clusters, so per-cluster centring is global centring. The paper's contrast (against
+    the raw space) is still graded; the comparison with global centring is not run."""
     m, checks = _grade(tmp_path, shared=[0.0] * 4, mixing=[0.97] * 4)
     assert (m.per_layer["K"] == 1).all()
-    assert checks["local-isotropy"].verdict == "not run"
-    assert "K = 1" in checks["local-isotropy"].note
+    assert checks["local-isotropy"].verdict in {"reproduced", "not reproduced",
+                                                "inconclusive"}
+    assert checks[claim.BEYOND_CENTRING].verdict == "not run"
+    assert "K = 1" in checks[claim.BEYOND_CENTRING].note
 
 
 def test_every_cluster_is_in_every_window_draw():

@@ -179,11 +179,38 @@ def test_hub_model_offline_fails_in_its_own_job(tmp_path):
     assert summary["status"] == "needs the hub" and "offline" in summary["message"]
 
 
+@pytest.mark.models
+def test_a_pooled_job_fills_the_entry_claim5_reads(tmp_path, monkeypatch):
+    """Claim 5's extraction job (pooled sentence vectors) writes the cache entry that the
+    notebook's own encode call then reads, as the token and attention jobs do
+    (``test_later.py``); the workflow's parallel test runs token claims only."""
+    from anisotropy.book.plan import run_extraction
+    from anisotropy.claims import isotropy_vs_clusters as claim5
+    from anisotropy.inputs import cache, models
+
+    monkeypatch.setenv("ANISOTROPY_CACHE", str(tmp_path))
+    settings = claim5.Settings.for_profile("smoke", n_items=24, glue_tasks=["sst2"],
+                                           glue_max_items=16)
+    jobs = claim5.inputs(settings)
+    assert {job.kind for job in jobs} == {"pooled"}
+    job = jobs[0]
+    assert run_extraction(job)["status"] == "done"
+    task = claim5.setup_task(settings, claim5.SETUP_TASKS[0], settings.n_items)
+    assert list(job.sentences) == list(task["sentences"])
+    hits = cache.stats().get("pooled", {}).get("hits", 0)
+    models.load(job.model).encode_sentences(task["sentences"], pooling="mean", normalize=True)
+    assert cache.stats()["pooled"]["hits"] == hits + 1
+
+
 # ------------------------------------------------------------------ running it
 
-# a token claim and the pooled-sentence claim; claim 2 is the cheapest token claim in the
-# smoke profile (43 s against claim 1's 73 s, two models on one core of the AMD EPYC)
-TARGETS = ("02-clusters-manifolds", "05-isotropy-vs-clusters")
+# Two claims that read one extraction set (the smoke profile's context windows), so that the
+# two claim jobs read one cache entry at once, and the two cheapest claims of the smoke
+# profile (claims 2 and 1: 52 and 58 s on one core of the AMD EPYC). Claim 5 (the pooled
+# sentence vectors) was here until November 2026; it cost 225 s of ``make test``'s 20
+# minutes, and its extraction job is checked alone in
+# :func:`test_a_pooled_job_fills_the_entry_claim5_reads`.
+TARGETS = ("02-clusters-manifolds", "01-layerwise-anisotropy")
 
 
 def _targets(build: Path) -> list[str]:
@@ -231,6 +258,10 @@ def test_two_parallel_jobs_equal_the_direct_runs(tmp_path, smoke_runs):
     classifiers carry such a difference to about 1e-9 (seen when one of its pooled inputs
     came from another run's cache, November 2026). A race between jobs would break a
     number, not move it by 1e-9."""
+    planned = plan.workflow_jobs("smoke")
+    shared = set.intersection(*({job.job_id for job in planned[slug]["jobs"]}
+                                for slug in TARGETS))
+    assert shared, "the two claims no longer share an extraction set: choose two that do"
     parallel = tmp_path / "parallel" / "_build"
     began = time.perf_counter()
     snakemake(*_targets(parallel), "--cores", "2", "--jobs", "2", build=parallel,

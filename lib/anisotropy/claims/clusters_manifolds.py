@@ -89,10 +89,13 @@ def inputs(settings: Settings) -> list[Extraction]:
 #: Graded per model from :func:`anisotropy.claims.clusters.check_values`.
 SIMILARITY_CHECKS = ("global-anisotropy", "local-isotropy", "intra-above-inter")
 LID_CHECK = "lid-below-static"
-FINDINGS = ("isolated-clusters", "decoder-clusters-few-dims", "swiss-roll")
+FINDINGS = ("local-beyond-centring", "isolated-clusters", "decoder-clusters-few-dims",
+            "swiss-roll")
 CHECKS = (*SIMILARITY_CHECKS, LID_CHECK, *FINDINGS)
 ONE_CLUSTER = ("K-means keeps one cluster (K = 1) in every layer, so per-cluster centring is "
                "global centring and there is nothing to compare")
+#: Local isotropy against global centring: what the clusters add (a finding).
+BEYOND_CENTRING = "local-beyond-centring"
 
 
 # --------------------------------------------------------------------------- measurements
@@ -183,16 +186,20 @@ def check_values(settings: Settings, m: ModelClusters, static_name: str) -> dict
 
 
 def grade_clusters(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:
-    """The similarity checks per model (not run when K = 1 everywhere) and the clusters
-    found per layer (a finding)."""
+    """The similarity checks per model, per-cluster against global centring (a finding,
+    not run when K = 1 everywhere) and the clusters found per layer (a finding)."""
     for name, m in measured.items():
         values = check_values(settings, m, "input embeddings")
         for check in SIMILARITY_CHECKS:
             value, interval, details = values[check]
-            if value is None:
-                results.not_run(check, name, ONE_CLUSTER)
-                continue
             results.grade(check, name, value, interval, model_kind=m.kind, details=details)
+        value, interval, details = values[BEYOND_CENTRING]
+        if value is None:
+            results.not_run(BEYOND_CENTRING, name, ONE_CLUSTER)
+        else:
+            results.finding(BEYOND_CENTRING, name, value, details={
+                "95% interval": [interval.low, interval.high],
+                "interval method": interval.method, **details})
         table = m.per_layer
         results.finding("isolated-clusters", name, {
             f"layer {layer}": f"K {k}, best silhouette {best:.3f}" for layer, k, best in

@@ -233,7 +233,7 @@ def rogue_profile(tokens, layers: list[int], first: np.ndarray, second: np.ndarr
 def dimension_profile(tokens, layers: list[int], rows: np.ndarray, weights: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray]:
     """TwoNN intrinsic dimension per layer of the token ``rows`` (one per sentence), as
-    Facco et al. fit it (:func:`~anisotropy.geometry.dimension.twonn_fit`: the largest 10%
+    Facco et al. fit it (:func:`~anisotropy.geometry.twonn.twonn_fit`: the largest 10%
     of ratios left out), and its draws under ``weights`` over those sentences (the
     neighbour ratios held fixed, their weights resampled). Returns ``(ids, draws)`` of
     shapes ``(L,)`` and ``(n_boot, L)``."""

@@ -7,7 +7,8 @@ measurements and checks.
 The chapter reads claim 1's cached token vectors (the same SNLI sentences at every layer)
 and claims 3-4's STS sentence vectors; its own forward passes are the attention weights and
 the word-shuffled sentences. The formulas are in :mod:`anisotropy.claims.later`,
-:mod:`anisotropy.geometry.outliers`, :mod:`anisotropy.geometry.dimension` and
+:mod:`anisotropy.geometry.outliers`, :mod:`anisotropy.geometry.dimension`,
+:mod:`anisotropy.geometry.twonn` and
 :mod:`anisotropy.inputs.attention`; the page is ``notebooks/06-later-work.ipynb``.
 """
 
@@ -203,6 +204,15 @@ def _massive(checks: dict, s: Settings, tokens, layers: list[int], weights: np.n
     checks["massive-onset"] = ({"first layer where most sentences have one":
                                 int(above[0]) if len(above) else None, "of layers": L},
                                None, None)
+    if shares[peak] == 0:
+        # nothing is massive: the dimensions of the largest activations are not massive
+        # dimensions, and none is removed
+        checks["massive-dims"] = ({
+            "massive dimensions": "none (no sentence has a massive activation at any layer)",
+            "dimensions of the largest activation at that layer": massive.loc[peak,
+                                                                              "top_dims"]},
+            None, None)
+        return massive, []
     checks["massive-dims"] = ({
         "top dimensions at the peak layer": massive.loc[peak, "top_dims"],
         "share of sentences in the top dimension": float(massive.loc[peak, "top_dim_share"]),
@@ -278,7 +288,7 @@ def _rogue(checks: dict, s: Settings, tokens, layers: list[int], remove: list[in
              "dimensions there": rogue.loc[int(eligible[shares.argmax()]), "top_dims"]})
     upper = np.array(layers) > L / 2
     checks["massive-removal"] = ({
-        "dimensions set to 0": remove,
+        "dimensions set to 0": remove or "none: no massive dimension",
         "upper-half mean cosine": float(rogue["mean_cosine"][upper].mean()),
         "without them": float(rogue["mean_cosine_without_massive"][upper].mean())}, None, None)
     return rogue, int(first.size)
@@ -289,12 +299,6 @@ def _peak_over_ends(values: np.ndarray, L: int) -> np.ndarray:
     values = np.atleast_2d(values)
     interior = slice(2, L) if L > 2 else slice(1, L + 1)
     return values[:, interior].max(axis=1) / np.maximum(values[:, 1], values[:, L])
-
-
-def _peak_over_first(values: np.ndarray) -> np.ndarray:
-    """Per row: the largest value over layers >= 1 over layer 1's."""
-    values = np.atleast_2d(values)
-    return values[:, 1:].max(axis=1) / values[:, 1]
 
 
 def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
@@ -311,10 +315,10 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
                          "the first; the intrinsic dimension takes one from each.")
     ids, draws = later.dimension_profile(tokens, layers, rows, weights)
     interior = slice(2, L) if L > 2 else slice(1, L + 1)
+    peak = later.interval_of(_peak_over_ends(draws, L), "one token per sentence", s.n_boot,
+                             rows.size, "sentences")
     checks["id-peak-interior"] = (
-        float(_peak_over_ends(ids, L)[0]),
-        later.interval_of(_peak_over_ends(draws, L), "one token per sentence", s.n_boot,
-                          rows.size, "sentences"),
+        float(_peak_over_ends(ids, L)[0]), peak,
         {"peak layer": int(np.argmax(ids[interior]) + interior.start),
          "peak over layer 1": float(ids[interior].max() / ids[1])})
     mixed_tokens = encoder.encode_tokens(mixed)
@@ -323,13 +327,24 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
     ids_mixed, mixed_draws = later.dimension_profile(mixed_tokens, layers, mixed_rows,
                                                      weights[:, :m])
     same, same_draws = later.dimension_profile(tokens, layers, rows[:m], weights[:, :m])
-    ordered, shuffled_ = float(_peak_over_first(same)[0]), float(_peak_over_first(ids_mixed)[0])
-    checks["id-shuffled-flatter"] = (
-        ordered - shuffled_,
-        later.interval_of(_peak_over_first(same_draws) - _peak_over_first(mixed_draws),
-                          "the same sentences' weights in both texts", s.n_boot, m,
-                          "sentences"),
-        {"ordered peak/layer 1": ordered, "shuffled peak/layer 1": shuffled_})
+    ordered = float(_peak_over_ends(same, L)[0])
+    shuffled_ = float(_peak_over_ends(ids_mixed, L)[0])
+    details = {"ordered peak over ends": ordered, "shuffled peak over ends": shuffled_}
+    if peak.low <= 1:
+        # Cheng et al.'s claim is about a peak: where the text as written shows no interior
+        # peak that its interval sets above both ends, there is nothing to flatten
+        details["unavailable"] = (
+            f"no interior peak to flatten: the intrinsic dimension's interior peak over the "
+            f"ends on the text as written is {_peak_over_ends(ids, L)[0]:.3g}, 95% interval "
+            f"[{peak.low:.3g}, {peak.high:.3g}], not above 1")
+        checks["id-shuffled-flatter"] = (None, None, details)
+    else:
+        checks["id-shuffled-flatter"] = (
+            ordered - shuffled_,
+            later.interval_of(_peak_over_ends(same_draws, L) - _peak_over_ends(mixed_draws, L),
+                              "the same sentences' weights in both texts", s.n_boot, m,
+                              "sentences"),
+            details)
     return rows, ids, ids_mixed
 
 

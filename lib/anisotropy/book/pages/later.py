@@ -156,10 +156,12 @@ def explains_table(measured: dict) -> pd.DataFrame:
     for name, m in measured.items():
         c = m.checks
         removal = c["massive-removal"][0]
+        without = (f"({sig(removal['without them'])})"
+                   if isinstance(removal["dimensions set to 0"], list) else "(none massive)")
         rows.append({
             "model": plotting.short_name(name),
             "claim 1: upper-half cosine (massive dims at 0)":
-                f"{sig(removal['upper-half mean cosine'])} ({sig(removal['without them'])})",
+                f"{sig(removal['upper-half mean cosine'])} {without}",
             "claims 1-2: share of cosine in 3 dims (median layer)":
                 sig(c["rogue-dimensions"][0]) if c["rogue-dimensions"][0] is not None
                 else "no layer graded",
