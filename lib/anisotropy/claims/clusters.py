@@ -29,6 +29,7 @@ from anisotropy.claims.cluster_similarities import (
 )
 from anisotropy.claims.manifolds import lid_of_samples
 from anisotropy.geometry import metrics
+from anisotropy.geometry.bands import simultaneous_intervals
 from anisotropy.geometry.intervals import (
     Interval,
     boot_method,
@@ -325,10 +326,13 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
     |S_inter| after global centring: what the clusters add to centring (None when no layer
     has K > 1).
 
-    Each layer gets its own percentile interval from its draws (:func:`cluster_layer_stats`:
-    the context windows resampled, draw ``b`` under the same window weights in every
-    layer, so a layer's S_intra and S_inter, or its two centrings, are paired). The
-    interval of the worst layer's value is that of a minimum or maximum of estimates
+    Each layer gets an interval from its draws (:func:`cluster_layer_stats`: the context
+    windows resampled, draw ``b`` under the same window weights in every layer, so a
+    layer's S_intra and S_inter, or its two centrings, are paired), from one simultaneous
+    95% band over the layers' joint draws
+    (:func:`~anisotropy.geometry.bands.simultaneous_intervals`), so that "some layer fails"
+    is not declared by one of many pointwise intervals missing. The interval of the worst
+    layer's value is that of a minimum or maximum of estimates
     (:func:`~anisotropy.geometry.intervals.interval_of_min`, ``interval_of_max``): its
     verdict holds only if it holds in every layer's interval, and the point always lies
     inside. (The percentile interval of the minimum of the draws would not: the extreme of
@@ -343,8 +347,8 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
                          "same window weights in every layer)")
 
     def per_layer_intervals(statistic, layers=contextual) -> list[Interval]:
-        return [percentile_interval(statistic(draws[layer]), method=method)
-                for layer in layers]
+        return simultaneous_intervals(np.stack([statistic(draws[layer]) for layer in layers],
+                                               axis=1), method=method)
 
     static_names = list(static_lid)
     static_point = np.array([static_lid[n][0] for n in static_names])

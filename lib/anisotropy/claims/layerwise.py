@@ -20,6 +20,7 @@ from anisotropy.claims.sentence_units import (
     word_weights,
 )
 from anisotropy.geometry import metrics
+from anisotropy.geometry.bands import simultaneous_intervals
 from anisotropy.geometry.intervals import (
     boot_method,
     dirichlet_weights,
@@ -374,8 +375,9 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     resample its random words and refit the uncentred share in every draw; without them
     the baseline is held fixed and the interval says so. A statement about every layer
     (``baseline-positive``, ``mev-low``) is read on the worst layer, with the interval of a
-    minimum or maximum of the layers' own intervals
-    (:func:`~anisotropy.geometry.intervals.interval_of_min`).
+    minimum or maximum (:func:`~anisotropy.geometry.intervals.interval_of_min`) of the
+    layers' intervals from a simultaneous 95% band over the joint draws
+    (:func:`~anisotropy.geometry.bands.simultaneous_intervals`).
 
     ``mev-low`` grades the statistic the published numbers are (kawine/contextual at
     commit 84d2f97): each word's uncentred first-component share minus the uncentred
@@ -432,8 +434,7 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     both = (f"{words_method}; the baseline's pairs by the same sentence weights")
 
     def per_layer_interval(draws: np.ndarray, rows: np.ndarray, method: str, extreme):
-        return extreme([percentile_interval(draws[:, i], method=method)
-                        for i in np.flatnonzero(rows)], "layers >= 1")
+        return extreme(simultaneous_intervals(draws[:, rows], method=method), "layers >= 1")
 
     def halves(values: np.ndarray) -> np.ndarray:
         return values[..., upper].mean(axis=-1) - values[..., lower].mean(axis=-1)
