@@ -197,7 +197,8 @@ def _massive(checks: dict, s: Settings, tokens, layers: list[int], weights: np.n
         checks["massive-at-sink"] = (
             float(massive.loc[peak, "massive_at_sink"]),
             later.interval_of(placed[np.isfinite(placed)], f"layer {peak}, of the sentences "
-                              "with a massive activation", s.n_boot, n, "sentences"),
+                              "with a massive activation (a draw that weights none of them "
+                              "has no share and is left out)", s.n_boot, n, "sentences"),
             {"layer": peak, "sentences with one": int(round(shares[peak] * n)),
              "peak at position 0 (all sentences)": float(massive.loc[peak, "peak_at_first"])})
     above = massive.index[(massive["massive_share"] > 0.5) & (massive["layer"] > 0)]
