@@ -166,30 +166,3 @@ def test_flow_refit_draws_refit_a_flow_per_draw():
     assert draws.shape == (3,) and np.isfinite(draws).all() and np.unique(draws).size == 3
     assert np.array_equal(draws, calibration.flow_refit_draws(base, first, second, gold,
                                                               None, 5, 3, 7))
-
-
-def test_flow_budget_is_bert_flows_epoch():
-    """One pass over the sentences in batches of 64 (BERT-flow's 32 pairs), rounded up."""
-    from anisotropy.claims.calibration import BERT_FLOW_BATCH, flow_budget
-
-    assert BERT_FLOW_BATCH == 64
-    assert flow_budget(640) == 10 and flow_budget(641) == 11 and flow_budget(1) == 1
-    assert flow_budget(640, epochs=3) == 30 and flow_budget(640, 0.5, 32) == 10
-    with pytest.raises(ValueError, match="epochs > 0"):
-        flow_budget(10, epochs=0)
-
-
-def test_the_budget_sweep_continues_one_start():
-    """Each budget is one fit from the same start and batches, so the shortest budget of a
-    sweep is the same fit as a sweep of that budget alone; and the steps follow the budget."""
-    from anisotropy.claims.calibration import flow_sweep
-
-    rng = np.random.default_rng(0)
-    base = rng.normal(size=(60, 6)) + np.r_[3.0, 0, 0, 0, 0, 0]
-    first, second = np.arange(0, 30), np.arange(30, 60)
-    gold = rng.uniform(0, 5, size=30)
-    sweep = flow_sweep(base, first, second, gold, None, (0.5, 2.0), batch=16, seed=3)
-    assert sweep["steps"].tolist() == [2, 8] and sweep["epochs"].tolist() == [0.5, 2.0]
-    alone = flow_sweep(base, first, second, gold, None, (0.5,), batch=16, seed=3)
-    assert alone["change"].iloc[0] == sweep["change"].iloc[0]
-    assert np.isfinite(sweep["change"]).all()

@@ -36,15 +36,7 @@ from anisotropy.inputs import tasks as task_registry
 __all__ = ["FlowCalibration", "POOLINGS", "WHITENING_GRADED", "pooled_vectors",
            "calibrate_and_score", "change_draws", "check_values", "task_changes",
            "refit_draws", "whitening_refit_draws", "flow_refit_draws", "refit_interval",
-           "whitening_interval", "flow_interval", "flow_budget", "flow_sweep",
-           "task_pairs", "BERT_FLOW_EPOCHS", "BERT_FLOW_BATCH"]
-
-#: BERT-flow's training budget for a flow (bohanli/BERT-flow README, "Unsupervised learning
-#: of flow-based generative models": ``--num_train_epochs=1.0``; ``run_siamese.py``'s
-#: default ``train_batch_size`` of 32 sentence pairs, two sentences each, and
-#: ``flow_learning_rate`` of 1e-3, :class:`FlowCalibration`'s).
-BERT_FLOW_EPOCHS = 1.0
-BERT_FLOW_BATCH = 64
+           "whitening_interval", "flow_interval"]
 
 
 @dataclass
@@ -156,8 +148,7 @@ def pooled_vectors(tokens, n_layers: int, exclude_positions=()) -> dict[str, np.
 
 def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.ndarray],
                         sentences: list[str], tasks: list[str], *, pooling: str,
-                        flow_steps: int | None = None, flow_epochs: float = BERT_FLOW_EPOCHS,
-                        flow_batch: int = BERT_FLOW_BATCH, n_flow_seeds: int = 3,
+                        flow_steps: int = 400, n_flow_seeds: int = 3,
                         max_pairs: int | None = None, seed: int = 0, data_seed: int = 0,
                         n_refit: int = 0, n_flow_refit: int = 0, progress: bool = True,
                         train_seed: int | None = None) -> tuple[pd.DataFrame, dict, dict]:
@@ -167,10 +158,7 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
     calibrated: whitening at full dimension and at a third of it (Su et al.: 256 of 768),
     fitted on the task's own sentences; a flow fitted on the NLI sentences (BERT-flow's
     "NLI*" setting, one fit shared by the tasks); and ``n_flow_seeds`` flows fitted on the
-    task's own sentences ("target"), numbered 0 .. n-1 in the ``seed`` column. Every flow
-    trains on mini-batches of ``flow_batch`` sentences for ``flow_steps`` steps, or, when
-    that is None, for ``flow_epochs`` passes over the sentences it is fitted on
-    (:func:`flow_budget`: BERT-flow's one epoch by default).
+    task's own sentences ("target"), numbered 0 .. n-1 in the ``seed`` column.
 
     With ``n_refit``, the graded whitening (:data:`WHITENING_GRADED`) also gets
     :func:`whitening_refit_draws` per task (stream ``refit/TASK`` under ``seed``), in
@@ -192,23 +180,26 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
         ``(task, "subsets")`` (None for tasks aggregated over all pairs).
     flow_curves : dict, ``task or "NLI" -> training losses`` of the first flow seed.
     """
-    def steps(n: int) -> int:
-        return flow_steps if flow_steps is not None else flow_budget(n, flow_epochs,
-                                                                     flow_batch)
-
     if pooling not in pooled:
         raise ValueError(f"Unknown pooling {pooling!r}; choose one of {list(pooled)}.")
     index = {s: i for i, s in enumerate(sentences)}
     base = pooled[pooling]
     dim = base.shape[1]
-    nli = nli_pooled[pooling]
-    nli_flow = FlowCalibration(n_steps=steps(nli.shape[0]), batch_size=flow_batch,
+    nli_flow = FlowCalibration(n_steps=flow_steps,
                                seed=train_stream_seed(seed, train_seed, "flow/NLI")
-                               ).fit(nli)
+                               ).fit(nli_pooled[pooling])
     rows, pair_scores, curves = [], {}, {"NLI": nli_flow.losses_}
     for task in tqdm(tasks, desc="calibration", disable=not progress):
-        first, second, gold, subsets, aggregation = task_pairs(task, index, max_pairs,
-                                                              data_seed)
+        frame = task_registry.sts_task(task, max_pairs, data_seed)
+        aggregation = task_registry.sts_aggregation(task)
+        subsets = frame["subset"].to_numpy() if aggregation == "wmean" else None
+        if subsets is not None and np.unique(subsets).size < 2:
+            warnings.warn(f"{task}: this copy of the data has no subsets, so its wmean equals "
+                          "the pooled correlation; the row records aggregation 'all'.",
+                          stacklevel=2)
+            aggregation, subsets = "all", None
+        first = np.array([index[s] for s in frame["sentence1"]])
+        second = np.array([index[s] for s in frame["sentence2"]])
         own = np.unique(np.r_[first, second])
         calibrated = {("whitening", 0): Whitening().fit(base[own]),
                       ("whitening (dim/3)", 0): Whitening(n_components=max(2, dim // 3))
@@ -216,7 +207,7 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
                       ("flow (NLI)", 0): nli_flow}
         for fit in range(n_flow_seeds):
             calibrated[("flow (target)", fit)] = FlowCalibration(
-                n_steps=steps(own.size), batch_size=flow_batch,
+                n_steps=flow_steps,
                 seed=train_stream_seed(seed, train_seed, f"flow/{task}/{fit}")).fit(base[own])
         curves[task] = calibrated[("flow (target)", 0)].losses_
         variants = {(name, 0): vectors for name, vectors in pooled.items()}
@@ -224,6 +215,7 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
             out = np.zeros((len(sentences), transform.transform(base[:1]).shape[1]))
             out[own] = transform.transform(base[own])
             variants[key] = out
+        gold = frame["score"].to_numpy()
         for (method, method_seed), vectors in variants.items():
             result = sts.evaluate_sts(vectors[first], vectors[second], gold, subsets)
             rows.append({"task": task, "method": method, "seed": method_seed,
@@ -242,28 +234,10 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
                 stream_seed(seed, f"refit/{task}"))
         if n_flow_refit:
             pair_scores[(task, "flow refit")] = flow_refit_draws(
-                base, first, second, gold, subsets, steps(own.size), n_flow_refit,
+                base, first, second, gold, subsets, flow_steps, n_flow_refit,
                 stream_seed(seed, f"flow-refit/{task}"),
-                sub_seed(train_seed, f"flow-refit/{task}"), batch_size=flow_batch)
+                sub_seed(train_seed, f"flow-refit/{task}"))
     return pd.DataFrame(rows), pair_scores, curves
-
-
-def task_pairs(task: str, index: dict[str, int], max_pairs: int | None, data_seed: int
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, str]:
-    """One STS task's pairs as rows of the sentence vectors (``index``: sentence -> row):
-    ``(first, second, gold, subsets, aggregation)``, the subsets None for a task scored
-    over all pairs, or for a copy of the data without subsets (with a warning)."""
-    frame = task_registry.sts_task(task, max_pairs, data_seed)
-    aggregation = task_registry.sts_aggregation(task)
-    subsets = frame["subset"].to_numpy() if aggregation == "wmean" else None
-    if subsets is not None and np.unique(subsets).size < 2:
-        warnings.warn(f"{task}: this copy of the data has no subsets, so its wmean equals "
-                      "the pooled correlation; the row records aggregation 'all'.",
-                      stacklevel=3)
-        aggregation, subsets = "all", None
-    first = np.array([index[s] for s in frame["sentence1"]])
-    second = np.array([index[s] for s in frame["sentence2"]])
-    return first, second, frame["score"].to_numpy(), subsets, aggregation
 
 
 def refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarray, gold: np.ndarray,
@@ -308,51 +282,16 @@ def whitening_refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarra
 
 def flow_refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarray,
                      gold: np.ndarray, subsets: np.ndarray | None, flow_steps: int,
-                     n_draws: int, seed: int, train_seed: int | None = None, *,
-                     batch_size: int = BERT_FLOW_BATCH) -> np.ndarray:
+                     n_draws: int, seed: int, train_seed: int | None = None) -> np.ndarray:
     """:func:`refit_draws` of the target flow (:class:`FlowCalibration` of ``flow_steps``
-    steps on batches of ``batch_size``), each fit from its own stream ``fit/DRAW`` under
-    ``train_seed`` (``seed`` when ``None``), the pairs under ``seed``: a draw moves the
-    pairs, the sentences the flow is fitted on, and its initialisation and batches."""
+    steps), each fit from its own stream ``fit/DRAW`` under ``train_seed`` (``seed`` when
+    ``None``), the pairs under ``seed``: a draw moves the pairs, the sentences the flow is
+    fitted on, and its initialisation and batches."""
     return refit_draws(base, first, second, gold, subsets,
-                       lambda draw: FlowCalibration(n_steps=flow_steps, batch_size=batch_size,
+                       lambda draw: FlowCalibration(n_steps=flow_steps,
                                                     seed=train_stream_seed(
                                                         seed, train_seed, f"fit/{draw}")),
                        n_draws, seed)
-
-
-def flow_budget(n_sentences: int, epochs: float = BERT_FLOW_EPOCHS,
-                batch: int = BERT_FLOW_BATCH) -> int:
-    r"""Adam steps of a flow trained for ``epochs`` passes over ``n_sentences`` sentences in
-    mini-batches of ``batch``: :math:`\max(1, \lceil \text{epochs} \cdot n / \text{batch}
-    \rceil)`. With the defaults, BERT-flow's budget (one epoch of its 32-pair batches;
-    bohanli/BERT-flow README and ``run_siamese.py``)."""
-    if n_sentences < 1 or batch < 1 or not epochs > 0:
-        raise ValueError(f"flow_budget needs n_sentences >= 1, batch >= 1 and epochs > 0; "
-                         f"got {n_sentences}, {batch}, {epochs}.")
-    return max(1, int(np.ceil(epochs * n_sentences / batch)))
-
-
-def flow_sweep(base: np.ndarray, first: np.ndarray, second: np.ndarray, gold: np.ndarray,
-               subsets: np.ndarray | None, epochs: tuple[float, ...], *,
-               batch: int = BERT_FLOW_BATCH, seed: int = 0) -> pd.DataFrame:
-    """The target flow's Spearman x 100 change over ``base`` on one task, for flows
-    trained ``epochs`` passes over the task's sentences (:func:`flow_budget`), one fit
-    each, all from the stream ``sweep`` under ``seed`` (the same start for every budget).
-    Rows: epochs, steps, change."""
-    key = "spearman_all" if subsets is None else "spearman_wmean"
-    own = np.unique(np.r_[first, second])
-    before = sts.evaluate_sts(base[first], base[second], gold, subsets)[key]
-    rows = []
-    for value in epochs:
-        n_steps = flow_budget(own.size, value, batch)
-        flow = FlowCalibration(n_steps=n_steps, batch_size=batch,
-                               seed=stream_seed(seed, "sweep")).fit(base[own])
-        out = np.zeros((base.shape[0], base.shape[1]))
-        out[own] = flow.transform(base[own])
-        after = sts.evaluate_sts(out[first], out[second], gold, subsets)[key]
-        rows.append({"epochs": float(value), "steps": n_steps, "change": after - before})
-    return pd.DataFrame(rows)
 
 
 def change_draws(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pooling: str,

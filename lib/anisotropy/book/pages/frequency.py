@@ -14,7 +14,7 @@ from anisotropy.claims import frequency
 
 __all__ = ["paper_texts", "geometry_table", "svd_figure", "bins_figure", "table1",
            "sts_scores", "sts_table", "paper_sts_table", "gain_table", "gain_texts",
-           "flow_figure", "task_change_table", "flow_sweep_figure", "paper_flow_change"]
+           "flow_figure", "task_change_table"]
 
 
 def paper_texts() -> dict:
@@ -164,45 +164,6 @@ def flow_figure(calibrated: dict):
     ax.set_ylabel("negative log-likelihood per dimension")
     ax.legend(fontsize=7)
     ax.set_title("RealNVP maximum-likelihood fits (every task and model)")
-    return fig
-
-
-def paper_flow_change(task: str) -> float | None:
-    """Li et al.'s BERT-base target-flow change on ``task`` (Table 2: flow minus
-    last2avg), None for a task the table does not give."""
-    flows = reference("claim3", "flow_table")
-    rows = flows["without_nli_supervision"]
-    if task not in flows["tasks"]:
-        return None
-    i = flows["tasks"].index(task)
-    return float(rows["BERT-base-flow (target)"][i] - rows["BERT-base-last2avg"][i])
-
-
-def flow_sweep_figure(calibrated: dict, budget_epochs: float):
-    """The target flow's Spearman change against its training budget (passes over the
-    task's sentences, log scale), one line per model, with the graded budget (dotted) and
-    Li et al.'s BERT-base change on the same task (dashed)."""
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    task = None
-    for name, measured in calibrated.items():
-        if measured.sweep is None:
-            continue
-        sweep = pd.DataFrame(measured.sweep)
-        task = sweep["task"].iloc[0]
-        ax.plot(sweep["epochs"], sweep["change"], marker="o", ms=4,
-                color=plotting.color(name), label=plotting.short_name(name))
-    ax.set_xscale("log")
-    ax.axhline(0, color="grey", lw=0.6)
-    ax.axvline(budget_epochs, color="black", ls=":", lw=0.9,
-               label=f"graded budget ({budget_epochs:g} epoch)")
-    paper = paper_flow_change(task) if task else None
-    if paper is not None:
-        ax.axhline(paper, color="black", ls="--", lw=0.9,
-                   label=f"Li et al., BERT-base: {sig(paper)}")
-    ax.set_xlabel(f"passes over the {task or 'task'} sentences (epochs, log scale)")
-    ax.set_ylabel("Spearman × 100 change (flow − baseline)")
-    ax.legend(fontsize=8, loc="best")
-    fig.tight_layout()
     return fig
 
 
