@@ -186,12 +186,16 @@ def check_values(settings: Settings, m: ModelClusters, static_name: str) -> dict
 
 
 def grade_clusters(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:
-    """The similarity checks per model, per-cluster against global centring (a finding,
-    not run when K = 1 everywhere) and the clusters found per layer (a finding)."""
+    """The similarity checks per model (local isotropy not run when K = 1 everywhere),
+    per-cluster against global centring (a finding, likewise) and the clusters found per
+    layer (a finding)."""
     for name, m in measured.items():
         values = check_values(settings, m, "input embeddings")
         for check in SIMILARITY_CHECKS:
             value, interval, details = values[check]
+            if value is None:
+                results.not_run(check, name, ONE_CLUSTER)
+                continue
             results.grade(check, name, value, interval, model_kind=m.kind, details=details)
         value, interval, details = values[BEYOND_CENTRING]
         if value is None:

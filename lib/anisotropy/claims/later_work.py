@@ -190,7 +190,7 @@ def _massive(checks: dict, s: Settings, tokens, layers: list[int], weights: np.n
     if shares[peak] == 0:
         checks["massive-at-sink"] = (None, None, {
             "unavailable": "no sentence has a massive activation (both of Sun et al.'s "
-                           "conditions) at any layer: there is nothing to place"})
+                           "conditions) at any layer >= 1: there is nothing to place"})
     else:
         with np.errstate(invalid="ignore", divide="ignore"):
             placed = np.where(counts > 0, draws["massive_at_sink"][:, peak] / counts, np.nan)
@@ -209,7 +209,8 @@ def _massive(checks: dict, s: Settings, tokens, layers: list[int], weights: np.n
         # nothing is massive: the dimensions of the largest activations are not massive
         # dimensions, and none is removed
         checks["massive-dims"] = ({
-            "massive dimensions": "none (no sentence has a massive activation at any layer)",
+            "massive dimensions": "none (no sentence has a massive activation at any "
+                                  "layer >= 1)",
             "dimensions of the largest activation at that layer": massive.loc[peak,
                                                                               "top_dims"]},
             None, None)
@@ -330,14 +331,19 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
     same, same_draws = later.dimension_profile(tokens, layers, rows[:m], weights[:, :m])
     ordered = float(_peak_over_ends(same, L)[0])
     shuffled_ = float(_peak_over_ends(ids_mixed, L)[0])
-    details = {"ordered peak over ends": ordered, "shuffled peak over ends": shuffled_}
-    if peak.low <= 1:
-        # Cheng et al.'s claim is about a peak: where the text as written shows no interior
-        # peak that its interval sets above both ends, there is nothing to flatten
+    ordered_peak = later.interval_of(_peak_over_ends(same_draws, L), "one token per sentence",
+                                     s.n_boot, m, "sentences")
+    details = {"ordered peak over ends": ordered, "shuffled peak over ends": shuffled_,
+               "interior peak, ordered minus shuffled": float(
+                   same[interior].max() - ids_mixed[interior].max())}
+    if ordered_peak.low <= 1:
+        # Cheng et al.'s claim is about a peak: where these sentences as written show no
+        # interior peak that its interval sets above both ends, none is established to
+        # flatten
         details["unavailable"] = (
-            f"no interior peak to flatten: the intrinsic dimension's interior peak over the "
-            f"ends on the text as written is {_peak_over_ends(ids, L)[0]:.3g}, 95% interval "
-            f"[{peak.low:.3g}, {peak.high:.3g}], not above 1")
+            f"no interior peak established on these {m:,} sentences as written: their "
+            f"interior peak over the ends is {ordered:.3g}, 95% interval "
+            f"[{ordered_peak.low:.3g}, {ordered_peak.high:.3g}], not above 1")
         checks["id-shuffled-flatter"] = (None, None, details)
     else:
         checks["id-shuffled-flatter"] = (

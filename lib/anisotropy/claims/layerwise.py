@@ -20,7 +20,7 @@ from anisotropy.claims.sentence_units import (
     word_weights,
 )
 from anisotropy.geometry import metrics
-from anisotropy.geometry.bands import simultaneous_intervals
+from anisotropy.geometry.bands import every_layer_intervals
 from anisotropy.geometry.intervals import (
     boot_method,
     dirichlet_weights,
@@ -376,8 +376,9 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     the baseline is held fixed and the interval says so. A statement about every layer
     (``baseline-positive``, ``mev-low``) is read on the worst layer, with the interval of a
     minimum or maximum (:func:`~anisotropy.geometry.intervals.interval_of_min`) of the
-    layers' intervals from a simultaneous 95% band over the joint draws
-    (:func:`~anisotropy.geometry.bands.simultaneous_intervals`).
+    layers' intervals, whose end that would call the statement false is a simultaneous
+    bound over the layers' joint draws
+    (:func:`~anisotropy.geometry.bands.every_layer_intervals`).
 
     ``mev-low`` grades the statistic the published numbers are (kawine/contextual at
     commit 84d2f97): each word's uncentred first-component share minus the uncentred
@@ -434,7 +435,9 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     both = (f"{words_method}; the baseline's pairs by the same sentence weights")
 
     def per_layer_interval(draws: np.ndarray, rows: np.ndarray, method: str, extreme):
-        return extreme(simultaneous_intervals(draws[:, rows], method=method), "layers >= 1")
+        statement = "min" if extreme is interval_of_min else "max"
+        return extreme(every_layer_intervals(draws[:, rows], statement, method=method),
+                       "layers >= 1")
 
     def halves(values: np.ndarray) -> np.ndarray:
         return values[..., upper].mean(axis=-1) - values[..., lower].mean(axis=-1)
