@@ -337,8 +337,8 @@ MUTATIONS: list[Mutation] = [
         "BERT-flow's 'last2avg' invites (claim 3's calibrated pooling and every score)"),
     Mutation(
         "flow-never-steps", "lib/anisotropy/claims/calibration.py",
-        "            loss.backward()\n            optimizer.step()\n",
-        "            loss.backward()\n",
+        "                                           foreach=True)\n            optimizer.step()\n",
+        "                                           foreach=True)\n",
         (C3,),
         "the flow's optimiser never steps: gradients are computed and discarded, so the "
         "'calibrated' vectors are a randomly initialised RealNVP's (claim 3's flow-helps)"),

@@ -80,7 +80,7 @@ class _FakeEncoder:
 def test_calibration_runs_end_to_end_on_a_fake_encoder(tmp_path):
     settings = claim.Settings(models=["fake"], tasks=["STS-B"], max_pairs=60,
                               n_nli_sentences=80, flow_steps=5, n_flow_seeds=2, flow_refits=3,
-                              n_boot=50)
+                              n_boot=50, flow_sweep=[0, 0.01])
     calibrated = claim.measure_calibration(settings, {"org/fake": _FakeEncoder(tmp_path)},
                                            claim.sts_corpus(settings)[1]())
     results = Results(claim.SLUG, parameters={}, profile="test")
@@ -98,6 +98,9 @@ def test_calibration_runs_end_to_end_on_a_fake_encoder(tmp_path):
     table = page.task_change_table(calibrated, ["STS-B"])
     assert list(table.index) == ["STS-B"] and "fake flow" in table.columns
     assert table.loc["STS-B", "Paper whitening (BERT-base)"] == "12.4"  # 71.43 - 59.04
+    # the budget sweep: centring alone, then 1% of BERT-flow's 269 steps on STS-B
+    sweep = calibrated["org/fake"].sweep
+    assert sweep["steps"].tolist() == [0, 2] and sweep["task"].tolist() == ["STS-B"] * 2
     # whitening's interval refits it in every draw, around the measured change
     whitening = calibrated["org/fake"].checks["whitening-helps"]
     assert "refitted" in whitening[1].method
@@ -166,3 +169,64 @@ def test_flow_refit_draws_refit_a_flow_per_draw():
     assert draws.shape == (3,) and np.isfinite(draws).all() and np.unique(draws).size == 3
     assert np.array_equal(draws, calibration.flow_refit_draws(base, first, second, gold,
                                                               None, 5, 3, 7))
+
+
+def test_flow_budget_is_bert_flows_epoch():
+    """BERT-flow counts int(pairs / 32 * epochs) steps over the task's every split
+    (run_siamese.py with use_full_for_training=1); STS-B's 5,749 + 1,500 + 1,379 pairs make
+    269 steps, STS12-16 read their one file three times."""
+    from anisotropy.claims.calibration import (
+        BERT_FLOW_BATCH,
+        BERT_FLOW_FIT,
+        flow_budget,
+        flow_fit_pairs,
+        task_flow_budget,
+    )
+    from anisotropy.inputs import tasks
+
+    assert BERT_FLOW_BATCH == 64
+    assert flow_budget(640) == 20 and flow_budget(639) == 19 and flow_budget(1) == 1
+    assert flow_budget(640, epochs=3) == 60 and flow_budget(640, 0.5, 16) == 20
+    with pytest.raises(ValueError, match="epochs > 0"):
+        flow_budget(10, epochs=0)
+    assert flow_fit_pairs("STS-B") == 5749 + 1500 + 1379
+    assert task_flow_budget("STS-B") == 269
+    assert flow_fit_pairs("STS16") == 3 * len(tasks.sts_task("STS16"))
+    assert set(BERT_FLOW_FIT) == set(tasks.names("sts"))  # every declared task has one
+    with pytest.raises(ValueError, match="BERT_FLOW_FIT"):
+        flow_fit_pairs("STS17")
+
+
+def test_epoch_batches_visit_every_point_once_per_pass():
+    """Batches without replacement: one pass is a permutation cut into full batches."""
+    import torch
+
+    from anisotropy.claims.calibration import epoch_batches
+
+    generator = torch.Generator().manual_seed(0)
+    batches = epoch_batches(70, 16, generator)
+    assert [len(b) for b in batches] == [16] * 4
+    seen = torch.cat(batches)
+    assert seen.unique().numel() == 64 and int(seen.max()) < 70
+    assert [len(b) for b in epoch_batches(10, 16, generator)] == [10]
+
+
+def test_the_budget_sweep_continues_one_start():
+    """Each budget is one fit from the same start and batches, so the shortest budget of a
+    sweep is the same fit as a sweep of that budget alone; zero steps is centring alone."""
+    from anisotropy.claims import sts
+    from anisotropy.claims.calibration import flow_sweep
+
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(60, 6)) + np.r_[3.0, 0, 0, 0, 0, 0]
+    first, second = np.arange(0, 30), np.arange(30, 60)
+    gold = rng.uniform(0, 5, size=30)
+    sweep = flow_sweep(base, first, second, gold, None, (0, 2, 8), seed=3)
+    assert sweep["steps"].tolist() == [0, 2, 8]
+    alone = flow_sweep(base, first, second, gold, None, (2,), seed=3)
+    assert alone["change"].iloc[0] == sweep["change"].iloc[1]
+    centred = base - base.mean(axis=0)
+    expected = (sts.evaluate_sts(centred[first], centred[second], gold, None)["spearman_all"]
+                - sts.evaluate_sts(base[first], base[second], gold, None)["spearman_all"])
+    assert sweep["change"].iloc[0] == pytest.approx(expected)
+    assert np.isfinite(sweep["change"]).all()

@@ -288,22 +288,20 @@ def test_two_parallel_jobs_equal_the_direct_runs(tmp_path, smoke_runs):
     assert str(parallel / "full" / "results") in planned
     assert not (parallel / "full").exists() or not list((parallel / "full").rglob("*.json"))
     # one notebook edited (a touch alone is not an edit: Snakemake compares checksums):
-    # that claim (the cheaper one) reruns, the other does not, and no forward pass is repeated
+    # the plan reruns that claim, not the other, and repeats no forward pass. A dry run: the
+    # rerun itself would be one more claim job, as run above (about a minute of CI)
     notebook = runner.NOTEBOOKS_DIR / f"{TARGETS[1]}.ipynb"
     original = notebook.read_bytes()
     try:
         notebook.write_bytes(original + b"\n")
-        began = time.perf_counter()
-        rerun = snakemake(*_targets(parallel), "--cores", "2", build=parallel,
+        rerun = snakemake("-n", *_targets(parallel), "--cores", "2", build=parallel,
                           cache=tmp_path / "cache-parallel", models=())
-        edited_s = time.perf_counter() - began
     finally:
         notebook.write_bytes(original)
-    ran = rerun.stdout + rerun.stderr
-    assert f"slug={TARGETS[1]}" in ran and f"slug={TARGETS[0]}" not in ran
-    assert "rule extract" not in ran
-    print(f"rebuild with nothing changed {unchanged_s:.1f} s; after editing {notebook.name} "
-          f"{edited_s:.0f} s")
+    planned = rerun.stdout + rerun.stderr
+    assert f"slug={TARGETS[1]}" in planned and f"slug={TARGETS[0]}" not in planned
+    assert "rule extract" not in planned
+    print(f"rebuild with nothing changed {unchanged_s:.1f} s")
 
 
 @pytest.mark.workflow

@@ -36,7 +36,31 @@ from anisotropy.inputs import tasks as task_registry
 __all__ = ["FlowCalibration", "POOLINGS", "WHITENING_GRADED", "pooled_vectors",
            "calibrate_and_score", "change_draws", "check_values", "task_changes",
            "refit_draws", "whitening_refit_draws", "flow_refit_draws", "refit_interval",
-           "whitening_interval", "flow_interval"]
+           "whitening_interval", "flow_interval", "flow_budget", "task_flow_budget",
+           "flow_fit_pairs", "BERT_FLOW_FIT",
+           "flow_sweep", "epoch_batches",
+           "task_pairs", "BERT_FLOW_EPOCHS", "BERT_FLOW_PAIRS", "BERT_FLOW_BATCH"]
+
+#: BERT-flow's training budget for a flow (bohanli/BERT-flow README, "Unsupervised learning
+#: of flow-based generative models": ``--num_train_epochs=1.0 --use_full_for_training=1
+#: --flow_learning_rate=1e-3``; ``run_siamese.py``: ``train_batch_size`` 32 pairs, two
+#: sentences each, ``num_train_steps = int(len(train_examples) / train_batch_size *
+#: num_train_epochs)`` over the task's train, dev and test files).
+BERT_FLOW_EPOCHS = 1.0
+BERT_FLOW_PAIRS = 32
+BERT_FLOW_BATCH = 2 * BERT_FLOW_PAIRS
+
+#: What BERT-flow's target flow trains on, per STS task: the dataset and the splits that
+#: ``run_siamese.py`` reads with ``use_full_for_training=1`` (train, dev and test files;
+#: ``siamese_utils.py``'s ``Sts_12_16_Processor`` names ``full.txt`` for all three, so
+#: STS12-16 are read three times; ``SickRProcessor`` reads SICK's train, trial and test).
+#: Only their pairs are counted (:func:`flow_fit_pairs`); the book fits on its own sample.
+BERT_FLOW_FIT: dict[str, tuple[str, tuple[str, ...]]] = {
+    **{f"STS1{i}": (f"sts1{i}", ("test", "test", "test")) for i in range(2, 7)},
+    "STS-B": ("stsbenchmark", ("train", "dev", "test")),
+    "STS-B-dev": ("stsbenchmark", ("train", "dev", "test")),
+    "SICK-R": ("sick", ("train", "trial", "test")),
+}
 
 
 @dataclass
@@ -46,8 +70,17 @@ class FlowCalibration:
     Parameters
     ----------
     n_steps : int
-        Adam steps of maximum likelihood on mini-batches.
+        Optimiser steps of maximum likelihood on mini-batches. Batches are drawn without
+        replacement: each pass over the data is a new permutation of the points, cut into
+        batches of ``batch_size`` (a last, shorter batch is dropped; with fewer points than
+        ``batch_size``, every batch is all the points).
     batch_size, learning_rate : int, float
+        BERT-flow's: 64 sentences (its 32 pairs) and a constant 1e-3.
+    weight_decay, clip_norm : float
+        BERT-flow's optimiser for the flow (``optimization_bert_flow.py``): Adam with
+        decoupled weight decay 0.01 on the weight matrices (not on biases), the gradients
+        clipped to a global norm of 1.0. Torch's AdamW corrects the moments' bias, BERT's
+        ``AdamWeightDecayOptimizer`` does not.
     transforms : int
         Coupling layers.
     hidden : int
@@ -58,12 +91,15 @@ class FlowCalibration:
     ----------
     Li, B., Zhou, H., He, J., Wang, M., Yang, Y., Li, L. (2020). On the sentence embeddings
     from pre-trained language models. EMNLP. Dinh, L., Sohl-Dickstein, J., Bengio, S. (2017).
-    Density estimation using Real NVP. ICLR.
+    Density estimation using Real NVP. ICLR. Loshchilov, I., Hutter, F. (2019). Decoupled
+    weight decay regularization. ICLR.
     """
 
     n_steps: int = 400
-    batch_size: int = 256
+    batch_size: int = BERT_FLOW_BATCH
     learning_rate: float = 1e-3
+    weight_decay: float = 0.01
+    clip_norm: float = 1.0
     transforms: int = 4
     hidden: int = 512
     seed: int = 0
@@ -79,18 +115,26 @@ class FlowCalibration:
         torch.manual_seed(stream_seed(self.seed, "init"))
         self.flow_ = zuko.flows.RealNVP(features=X.shape[1], transforms=self.transforms,
                                         hidden_features=(self.hidden, self.hidden))
+        weights = [p for p in self.flow_.parameters() if p.ndim > 1]
+        others = [p for p in self.flow_.parameters() if p.ndim <= 1]
         # foreach: one kernel per operation over all parameters, the same arithmetic as
-        # the per-tensor loop (bit-identical, measured) in less time
-        optimizer = torch.optim.Adam(self.flow_.parameters(), lr=self.learning_rate,
-                                     foreach=True)
+        # the per-tensor loop in less time
+        optimizer = torch.optim.AdamW([{"params": weights, "weight_decay": self.weight_decay},
+                                       {"params": others, "weight_decay": 0.0}],
+                                      lr=self.learning_rate, foreach=True)
         generator = torch.Generator().manual_seed(stream_seed(self.seed, "batches"))
         self.losses_ = []
+        batches = iter(())
         for _ in range(self.n_steps):
-            batch = data[torch.randint(0, data.shape[0], (min(self.batch_size, data.shape[0]),),
-                                       generator=generator)]
-            loss = -self.flow_().log_prob(batch).mean() / X.shape[1]
+            rows = next(batches, None)
+            if rows is None:
+                batches = iter(epoch_batches(data.shape[0], self.batch_size, generator))
+                rows = next(batches)
+            loss = -self.flow_().log_prob(data[rows]).mean() / X.shape[1]
             optimizer.zero_grad()
             loss.backward()
+            torch.nn.utils.clip_grad_norm_(self.flow_.parameters(), self.clip_norm,
+                                           foreach=True)
             optimizer.step()
             self.losses_.append(float(loss.detach()))
         return self
@@ -110,6 +154,18 @@ class FlowCalibration:
 
     def fit_transform(self, X) -> np.ndarray:
         return self.fit(X).transform(X)
+
+
+def epoch_batches(n_points: int, batch_size: int, generator) -> list:
+    """One pass over ``n_points`` points: a permutation drawn from ``generator`` (a
+    ``torch.Generator``) cut into index batches of ``batch_size``, the last shorter batch
+    dropped; with fewer points than ``batch_size``, one batch of every point."""
+    import torch
+
+    order = torch.randperm(n_points, generator=generator)
+    if n_points <= batch_size:
+        return [order]
+    return list(order[: n_points // batch_size * batch_size].split(batch_size))
 
 
 # --------------------------------------------------------------------------- claim 3, part B
@@ -148,7 +204,8 @@ def pooled_vectors(tokens, n_layers: int, exclude_positions=()) -> dict[str, np.
 
 def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.ndarray],
                         sentences: list[str], tasks: list[str], *, pooling: str,
-                        flow_steps: int = 400, n_flow_seeds: int = 3,
+                        flow_steps: int | None = None, flow_epochs: float = BERT_FLOW_EPOCHS,
+                        n_flow_seeds: int = 3,
                         max_pairs: int | None = None, seed: int = 0, data_seed: int = 0,
                         n_refit: int = 0, n_flow_refit: int = 0, progress: bool = True,
                         train_seed: int | None = None) -> tuple[pd.DataFrame, dict, dict]:
@@ -158,7 +215,12 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
     calibrated: whitening at full dimension and at a third of it (Su et al.: 256 of 768),
     fitted on the task's own sentences; a flow fitted on the NLI sentences (BERT-flow's
     "NLI*" setting, one fit shared by the tasks); and ``n_flow_seeds`` flows fitted on the
-    task's own sentences ("target"), numbered 0 .. n-1 in the ``seed`` column.
+    task's own sentences ("target"), numbered 0 .. n-1 in the ``seed`` column. Every flow
+    trains on mini-batches of BERT-flow's 64 sentences (:data:`BERT_FLOW_BATCH`) for
+    ``flow_steps`` steps; when that is None, a target flow trains for BERT-flow's budget on
+    its task (:func:`task_flow_budget`: ``flow_epochs`` passes over the pairs of the task's
+    every split, as ``use_full_for_training``), however few of those sentences it is fitted
+    on, and the NLI flow for one pass over its sentences.
 
     With ``n_refit``, the graded whitening (:data:`WHITENING_GRADED`) also gets
     :func:`whitening_refit_draws` per task (stream ``refit/TASK`` under ``seed``), in
@@ -180,26 +242,26 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
         ``(task, "subsets")`` (None for tasks aggregated over all pairs).
     flow_curves : dict, ``task or "NLI" -> training losses`` of the first flow seed.
     """
+    def steps(task: str | None, n_sentences: int) -> int:
+        if flow_steps is not None:
+            return flow_steps
+        if task is None:  # the NLI flow: one pass over its sentences
+            return max(1, -(-n_sentences // BERT_FLOW_BATCH))
+        return task_flow_budget(task, flow_epochs)
+
     if pooling not in pooled:
         raise ValueError(f"Unknown pooling {pooling!r}; choose one of {list(pooled)}.")
     index = {s: i for i, s in enumerate(sentences)}
     base = pooled[pooling]
     dim = base.shape[1]
-    nli_flow = FlowCalibration(n_steps=flow_steps,
+    nli = nli_pooled[pooling]
+    nli_flow = FlowCalibration(n_steps=steps(None, nli.shape[0]),
                                seed=train_stream_seed(seed, train_seed, "flow/NLI")
-                               ).fit(nli_pooled[pooling])
+                               ).fit(nli)
     rows, pair_scores, curves = [], {}, {"NLI": nli_flow.losses_}
     for task in tqdm(tasks, desc="calibration", disable=not progress):
-        frame = task_registry.sts_task(task, max_pairs, data_seed)
-        aggregation = task_registry.sts_aggregation(task)
-        subsets = frame["subset"].to_numpy() if aggregation == "wmean" else None
-        if subsets is not None and np.unique(subsets).size < 2:
-            warnings.warn(f"{task}: this copy of the data has no subsets, so its wmean equals "
-                          "the pooled correlation; the row records aggregation 'all'.",
-                          stacklevel=2)
-            aggregation, subsets = "all", None
-        first = np.array([index[s] for s in frame["sentence1"]])
-        second = np.array([index[s] for s in frame["sentence2"]])
+        first, second, gold, subsets, aggregation = task_pairs(task, index, max_pairs,
+                                                              data_seed)
         own = np.unique(np.r_[first, second])
         calibrated = {("whitening", 0): Whitening().fit(base[own]),
                       ("whitening (dim/3)", 0): Whitening(n_components=max(2, dim // 3))
@@ -207,7 +269,7 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
                       ("flow (NLI)", 0): nli_flow}
         for fit in range(n_flow_seeds):
             calibrated[("flow (target)", fit)] = FlowCalibration(
-                n_steps=flow_steps,
+                n_steps=steps(task, own.size),
                 seed=train_stream_seed(seed, train_seed, f"flow/{task}/{fit}")).fit(base[own])
         curves[task] = calibrated[("flow (target)", 0)].losses_
         variants = {(name, 0): vectors for name, vectors in pooled.items()}
@@ -215,7 +277,6 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
             out = np.zeros((len(sentences), transform.transform(base[:1]).shape[1]))
             out[own] = transform.transform(base[own])
             variants[key] = out
-        gold = frame["score"].to_numpy()
         for (method, method_seed), vectors in variants.items():
             result = sts.evaluate_sts(vectors[first], vectors[second], gold, subsets)
             rows.append({"task": task, "method": method, "seed": method_seed,
@@ -234,10 +295,28 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
                 stream_seed(seed, f"refit/{task}"))
         if n_flow_refit:
             pair_scores[(task, "flow refit")] = flow_refit_draws(
-                base, first, second, gold, subsets, flow_steps, n_flow_refit,
+                base, first, second, gold, subsets, steps(task, own.size), n_flow_refit,
                 stream_seed(seed, f"flow-refit/{task}"),
                 sub_seed(train_seed, f"flow-refit/{task}"))
     return pd.DataFrame(rows), pair_scores, curves
+
+
+def task_pairs(task: str, index: dict[str, int], max_pairs: int | None, data_seed: int
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, str]:
+    """One STS task's pairs as rows of the sentence vectors (``index``: sentence -> row):
+    ``(first, second, gold, subsets, aggregation)``, the subsets None for a task scored
+    over all pairs, or for a copy of the data without subsets (with a warning)."""
+    frame = task_registry.sts_task(task, max_pairs, data_seed)
+    aggregation = task_registry.sts_aggregation(task)
+    subsets = frame["subset"].to_numpy() if aggregation == "wmean" else None
+    if subsets is not None and np.unique(subsets).size < 2:
+        warnings.warn(f"{task}: this copy of the data has no subsets, so its wmean equals "
+                      "the pooled correlation; the row records aggregation 'all'.",
+                      stacklevel=3)
+        aggregation, subsets = "all", None
+    first = np.array([index[s] for s in frame["sentence1"]])
+    second = np.array([index[s] for s in frame["sentence2"]])
+    return first, second, frame["score"].to_numpy(), subsets, aggregation
 
 
 def refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarray, gold: np.ndarray,
@@ -284,14 +363,69 @@ def flow_refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarray,
                      gold: np.ndarray, subsets: np.ndarray | None, flow_steps: int,
                      n_draws: int, seed: int, train_seed: int | None = None) -> np.ndarray:
     """:func:`refit_draws` of the target flow (:class:`FlowCalibration` of ``flow_steps``
-    steps), each fit from its own stream ``fit/DRAW`` under ``train_seed`` (``seed`` when
-    ``None``), the pairs under ``seed``: a draw moves the pairs, the sentences the flow is
-    fitted on, and its initialisation and batches."""
+    steps), each fit from its own stream ``fit/DRAW`` under
+    ``train_seed`` (``seed`` when ``None``), the pairs under ``seed``: a draw moves the
+    pairs, the sentences the flow is fitted on, and its initialisation and batches."""
     return refit_draws(base, first, second, gold, subsets,
                        lambda draw: FlowCalibration(n_steps=flow_steps,
                                                     seed=train_stream_seed(
                                                         seed, train_seed, f"fit/{draw}")),
                        n_draws, seed)
+
+
+def flow_budget(n_pairs: int, epochs: float = BERT_FLOW_EPOCHS,
+                batch_pairs: int = BERT_FLOW_PAIRS) -> int:
+    r"""Optimiser steps of a flow trained ``epochs`` passes over ``n_pairs`` sentence pairs
+    in batches of ``batch_pairs`` pairs, as BERT-flow counts them (``run_siamese.py``):
+    :math:`\max(1, \lfloor n \cdot \text{epochs} / \text{batch} \rfloor)`, the floor
+    of its ``int(...)``, at least one step."""
+    if n_pairs < 1 or batch_pairs < 1 or not epochs > 0:
+        raise ValueError(f"flow_budget needs n_pairs >= 1, batch_pairs >= 1 and epochs > 0; "
+                         f"got {n_pairs}, {batch_pairs}, {epochs}.")
+    return max(1, int(n_pairs * epochs / batch_pairs))
+
+
+def flow_fit_pairs(task: str) -> int:
+    """The pairs BERT-flow's target flow trains on for STS ``task``
+    (:data:`BERT_FLOW_FIT`), a split counted as often as it is read."""
+    from anisotropy.inputs import data
+
+    if task not in BERT_FLOW_FIT:
+        raise ValueError(f"No BERT-flow training set is declared for STS task {task!r}; "
+                         f"declared: {sorted(BERT_FLOW_FIT)} (BERT_FLOW_FIT).")
+    dataset, splits = BERT_FLOW_FIT[task]
+    return sum(len(data.load(dataset, split)) for split in splits)
+
+
+def task_flow_budget(task: str, epochs: float = BERT_FLOW_EPOCHS) -> int:
+    """BERT-flow's budget for the target flow of STS ``task``: :func:`flow_budget` of the
+    pairs it trains on with ``use_full_for_training=1`` (:func:`flow_fit_pairs`: STS-B
+    8,628, so 269 steps)."""
+    return flow_budget(flow_fit_pairs(task), epochs)
+
+
+def flow_sweep(base: np.ndarray, first: np.ndarray, second: np.ndarray, gold: np.ndarray,
+               subsets: np.ndarray | None, steps: tuple[int, ...], *,
+               seed: int = 0) -> pd.DataFrame:
+    """The target flow's Spearman x 100 change over ``base`` on one task, for a flow
+    trained each number of ``steps`` on the task's sentences, one fit each from the stream
+    ``sweep`` under ``seed`` (the same start and batches for every budget). Zero steps is
+    the control: the flow's centring alone (its division by one scale leaves cosines as
+    they are), with no flow. Rows: steps, change."""
+    key = "spearman_all" if subsets is None else "spearman_wmean"
+    own = np.unique(np.r_[first, second])
+    before = sts.evaluate_sts(base[first], base[second], gold, subsets)[key]
+    rows = []
+    for n_steps in steps:
+        out = np.zeros(base.shape)
+        if n_steps == 0:
+            out[own] = base[own] - base[own].mean(axis=0)
+        else:
+            flow = FlowCalibration(n_steps=int(n_steps), seed=stream_seed(seed, "sweep"))
+            out[own] = flow.fit(base[own]).transform(base[own])
+        after = sts.evaluate_sts(out[first], out[second], gold, subsets)[key]
+        rows.append({"steps": int(n_steps), "change": after - before})
+    return pd.DataFrame(rows)
 
 
 def change_draws(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pooling: str,

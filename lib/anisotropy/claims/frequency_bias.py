@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from anisotropy.claims import clusters_manifolds
 from anisotropy.claims.settings import TRANSFORMERS, ClaimSettings, param
-from anisotropy.geometry.streams import stream_seed
+from anisotropy.geometry.streams import stream_seed, train_stream_seed
 from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, Extraction, jobs
 
 SLUG = "03-frequency-bias"
@@ -51,7 +51,17 @@ class Settings(ClaimSettings):
     calibration_pooling: str = param("first-last-avg", "pooling that whitening and the flow "
                                      "calibrate", choices=["last-avg", "first-last-avg",
                                                            "embeddings-last-avg"])
-    flow_steps: int = param(400, "training steps of each flow", min=1)
+    flow_epochs: float = param(1.0, "BERT-flow's budget for a target flow: passes over the "
+                               "pairs of the task's train, dev and test splits in batches "
+                               "of 32 pairs (its README: num_train_epochs=1.0, "
+                               "use_full_for_training=1)", min=0.01)
+    flow_steps: int | None = param(None, "None: the budget of flow_epochs (the NLI flow: one "
+                                   "pass over its sentences); an integer: that many steps "
+                                   "for every flow", min=1, optional=True)
+    flow_sweep: tuple[float, ...] = param([0, 0.25, 1, 4], "budgets of the sweep, in "
+                                          "multiples of BERT-flow's (one target flow each, on "
+                                          "STS-B or the first task; 0: centring alone); "
+                                          "empty: none", min=0, min_items=0)
     n_flow_seeds: int = param(3, "flow fits per task; their spread gives the interval", min=2)
     whitening_refits: int = param(50, "bootstrap draws with the whitening refitted, behind its "
                                   "interval", min=20)
@@ -189,6 +199,7 @@ class Calibration:
     curves: dict
     checks: dict
     per_task: dict = field(default_factory=dict)
+    sweep: object = None
 
 
 def eval_tasks(settings: Settings) -> list[str]:
@@ -218,7 +229,8 @@ def measure_calibration(settings: Settings, encoders: dict,
                                                 exclude)
         table, pairs, curves = calibration.calibrate_and_score(
             pooled, nli_pooled, sentences, scored, pooling=s.calibration_pooling,
-            flow_steps=s.flow_steps, n_flow_seeds=s.n_flow_seeds, max_pairs=s.max_pairs,
+            flow_steps=s.flow_steps, flow_epochs=s.flow_epochs,
+            n_flow_seeds=s.n_flow_seeds, max_pairs=s.max_pairs,
             seed=stream_seed(s.seed, "claim3/calibration"), data_seed=stream_seed(s.seed, "data"),
             n_refit=s.whitening_refits, n_flow_refit=s.flow_refits,
             train_seed=s.train_stream("claim3/calibration"))
@@ -228,8 +240,36 @@ def measure_calibration(settings: Settings, encoders: dict,
                                           s.n_boot, draws_by_key=draws)
         per_task = calibration.task_changes(table, pairs, scored, s.calibration_pooling,
                                             s.n_boot, draws_by_key=draws)
-        out[name] = Calibration(name, kind, table, curves, checks, per_task)
+        out[name] = Calibration(name, kind, table, curves, checks, per_task,
+                                budget_sweep(s, pooled[s.calibration_pooling], sentences))
     return out
+
+
+def sweep_task(settings: Settings) -> str:
+    """The task of the flow's budget sweep: STS-B where it is scored, else the first."""
+    scored = eval_tasks(settings)
+    return "STS-B" if "STS-B" in scored else scored[0]
+
+
+def budget_sweep(settings: Settings, base, sentences: list[str]):
+    """The target flow's change on :func:`sweep_task` for each budget of ``flow_sweep``
+    (multiples of BERT-flow's budget on that task, :func:`anisotropy.claims.calibration.
+    task_flow_budget`; :func:`anisotropy.claims.calibration.flow_sweep`), with the columns
+    task and budget; None with no budget to sweep."""
+    from anisotropy.claims import calibration
+
+    s = settings
+    if not s.flow_sweep:
+        return None
+    task = sweep_task(s)
+    first, second, gold, subsets, _ = calibration.task_pairs(
+        task, {x: i for i, x in enumerate(sentences)}, s.max_pairs,
+        stream_seed(s.seed, "data"))
+    steps = tuple(calibration.task_flow_budget(task, m) if m > 0 else 0 for m in s.flow_sweep)
+    sweep = calibration.flow_sweep(base, first, second, gold, subsets, steps,
+                                   seed=train_stream_seed(s.seed, s.train_stream("claim3"),
+                                                          "flow-sweep"))
+    return sweep.assign(task=task, budget=list(s.flow_sweep))
 
 
 def grade_frequency(results, geometry: FrequencyGeometry) -> None:

@@ -14,7 +14,8 @@ from anisotropy.claims import frequency
 
 __all__ = ["paper_texts", "geometry_table", "svd_figure", "bins_figure", "table1",
            "sts_scores", "sts_table", "paper_sts_table", "gain_table", "gain_texts",
-           "flow_figure", "task_change_table"]
+           "flow_figure", "task_change_table", "flow_sweep_figure", "paper_flow_change",
+           "flow_budget_texts"]
 
 
 def paper_texts() -> dict:
@@ -164,6 +165,78 @@ def flow_figure(calibrated: dict):
     ax.set_ylabel("negative log-likelihood per dimension")
     ax.legend(fontsize=7)
     ax.set_title("RealNVP maximum-likelihood fits (every task and model)")
+    return fig
+
+
+def paper_flow_change(task: str) -> float | None:
+    """Li et al.'s BERT-base target-flow change on ``task`` (Table 2: flow minus
+    last2avg), None for a task the table does not give."""
+    flows = reference("claim3", "flow_table")
+    rows = flows["without_nli_supervision"]
+    if task not in flows["tasks"]:
+        return None
+    i = flows["tasks"].index(task)
+    return float(rows["BERT-base-flow (target)"][i] - rows["BERT-base-last2avg"][i])
+
+
+def flow_budget_texts(tasks: list[str], flow_steps: int | None, epochs: float,
+                      sweep: tuple[float, ...], sweep_task: str) -> dict[str, str]:
+    """Glued sentences on the flows' budgets: ``flow_steps_text`` (the steps every target
+    flow trains; BERT-flow's per task, or the profile's fixed number beside them),
+    ``flow_optimiser`` (the optimiser's settings, :class:`FlowCalibration`'s) and
+    ``sweep_budgets`` (the swept budgets as multiples of BERT-flow's and in steps)."""
+    from anisotropy.claims.calibration import FlowCalibration, task_flow_budget
+
+    budgets = {task: task_flow_budget(task, epochs) for task in tasks}
+    per_task = ", ".join(f"{task} {steps:,}" for task, steps in budgets.items())
+    if flow_steps is None:
+        steps_text = (f"BERT-flow's budget of {epochs:g} epoch, counted as its code counts it: "
+                      f"{per_task} steps")
+    else:
+        steps_text = (f"{flow_steps:,} steps for every flow, this profile's budget, where "
+                      f"BERT-flow's would be {per_task} steps")
+    swept = [(m, task_flow_budget(sweep_task, m) if m > 0 else 0) for m in sweep]
+    sweep_text = ", ".join(f"{m:g}× ({steps:,} steps)" if m > 0 else "0 (centring alone)"
+                           for m, steps in swept)
+    flow = FlowCalibration()
+    optimiser = (f"Adam with decoupled weight decay {flow.weight_decay:g} on the weight "
+                 f"matrices, gradients clipped to a global norm of {flow.clip_norm:g}, a "
+                 f"constant learning rate of {flow.learning_rate:g}, batches of "
+                 f"{flow.batch_size} sentences")
+    return {"flow_steps_text": steps_text, "flow_optimiser": optimiser,
+            "sweep_budgets": sweep_text or "no budget"}
+
+
+def flow_sweep_figure(calibrated: dict, epochs: float):
+    """The target flow's Spearman change against its training steps (symmetric log scale,
+    0: centring alone), one line per model, with BERT-flow's budget on the task (dotted) and
+    Li et al.'s BERT-base change on the same task (dashed)."""
+    from anisotropy.claims.calibration import task_flow_budget
+
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    task = None
+    for name, measured in calibrated.items():
+        if measured.sweep is None:
+            continue
+        sweep = pd.DataFrame(measured.sweep)
+        task = sweep["task"].iloc[0]
+        ax.plot(sweep["steps"], sweep["change"], marker="o", ms=4,
+                color=plotting.color(name), label=plotting.short_name(name))
+    ax.set_xscale("symlog", linthresh=10)
+    ax.axhline(0, color="grey", lw=0.6)
+    if task is not None:
+        budget = task_flow_budget(task, epochs)
+        ax.axvline(budget, color="black", ls=":", lw=0.9,
+                   label=f"BERT-flow's budget ({budget:,} steps)")
+    paper = paper_flow_change(task) if task else None
+    if paper is not None:
+        ax.axhline(paper, color="black", ls="--", lw=0.9,
+                   label=f"Li et al., BERT-base: {sig(paper)}")
+    ax.set_xlabel(f"training steps of the flow on {task or 'the task'} "
+                  "(symmetric log scale; 0: centring alone)")
+    ax.set_ylabel("Spearman × 100 change (flow − baseline)")
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
     return fig
 
 
