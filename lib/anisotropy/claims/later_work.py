@@ -192,13 +192,12 @@ def _massive(checks: dict, s: Settings, tokens, layers: list[int], weights: np.n
             "unavailable": "no sentence has a massive activation (both of Sun et al.'s "
                            "conditions) at any layer >= 1: there is nothing to place"})
     else:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            placed = np.where(counts > 0, draws["massive_at_sink"][:, peak] / counts, np.nan)
+        # Dirichlet weights are positive, so every draw weights the sentences that have one
         checks["massive-at-sink"] = (
             float(massive.loc[peak, "massive_at_sink"]),
-            later.interval_of(placed[np.isfinite(placed)], f"layer {peak}, of the sentences "
-                              "with a massive activation (a draw that weights none of them "
-                              "has no share and is left out)", s.n_boot, n, "sentences"),
+            later.interval_of(draws["massive_at_sink"][:, peak] / counts, f"layer {peak}, of "
+                              "the sentences with a massive activation", s.n_boot, n,
+                              "sentences"),
             {"layer": peak, "sentences with one": int(round(shares[peak] * n)),
              "peak at position 0 (all sentences)": float(massive.loc[peak, "peak_at_first"])})
     above = massive.index[(massive["massive_share"] > 0.5) & (massive["layer"] > 0)]
@@ -331,8 +330,9 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
     same, same_draws = later.dimension_profile(tokens, layers, rows[:m], weights[:, :m])
     ordered = float(_peak_over_ends(same, L)[0])
     shuffled_ = float(_peak_over_ends(ids_mixed, L)[0])
-    ordered_peak = later.interval_of(_peak_over_ends(same_draws, L), "one token per sentence",
-                                     s.n_boot, m, "sentences")
+    same_peaks = _peak_over_ends(same_draws, L)
+    ordered_peak = later.interval_of(same_peaks, "one token per sentence", s.n_boot, m,
+                                     "sentences")
     details = {"ordered peak over ends": ordered, "shuffled peak over ends": shuffled_,
                "interior peak, ordered minus shuffled": float(
                    same[interior].max() - ids_mixed[interior].max())}
@@ -348,7 +348,7 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
     else:
         checks["id-shuffled-flatter"] = (
             ordered - shuffled_,
-            later.interval_of(_peak_over_ends(same_draws, L) - _peak_over_ends(mixed_draws, L),
+            later.interval_of(same_peaks - _peak_over_ends(mixed_draws, L),
                               "the same sentences' weights in both texts", s.n_boot, m,
                               "sentences"),
             details)
