@@ -337,8 +337,9 @@ MUTATIONS: list[Mutation] = [
         "BERT-flow's 'last2avg' invites (claim 3's calibrated pooling and every score)"),
     Mutation(
         "flow-never-steps", "lib/anisotropy/claims/calibration.py",
-        "                                           foreach=True)\n            optimizer.step()\n",
-        "                                           foreach=True)\n",
+        "                    adam_weight_decay_step(param, param.grad, m, v, self.learning_rate,\n"
+        "                                           self.weight_decay if decay else 0.0)\n",
+        "                    pass\n",
         (C3,),
         "the flow's optimiser never steps: gradients are computed and discarded, so the "
         "'calibrated' vectors are a randomly initialised RealNVP's (claim 3's flow-helps)"),

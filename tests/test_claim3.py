@@ -230,3 +230,43 @@ def test_the_budget_sweep_continues_one_start():
                 - sts.evaluate_sts(base[first], base[second], gold, None)["spearman_all"])
     assert sweep["change"].iloc[0] == pytest.approx(expected)
     assert np.isfinite(sweep["change"]).all()
+
+
+def test_adam_weight_decay_step_is_berts_uncorrected_adam():
+    """Against a plain numpy transcription of google-research/bert's
+    AdamWeightDecayOptimizer (no bias correction, decay added to the update), over a few
+    steps; and the first step's closed form: m = 0.1 g, v = 0.001 g^2, so the update is
+    0.1 g / (sqrt(0.001) |g| + eps) + wd theta, about 3.16 sign(g) + wd theta."""
+    import torch
+
+    from anisotropy.claims.calibration import adam_weight_decay_step
+
+    rng = np.random.default_rng(0)
+    theta0 = rng.normal(size=5)
+    grads = rng.normal(size=(4, 5))
+    param = torch.tensor(theta0.copy())
+    m, v = torch.zeros(5, dtype=torch.float64), torch.zeros(5, dtype=torch.float64)
+    ref_theta, ref_m, ref_v = theta0.copy(), np.zeros(5), np.zeros(5)
+    for t, g in enumerate(grads):
+        adam_weight_decay_step(param, torch.tensor(g), m, v, 1e-3, 0.01)
+        ref_m = 0.9 * ref_m + 0.1 * g
+        ref_v = 0.999 * ref_v + 0.001 * g * g
+        ref_theta = ref_theta - 1e-3 * (ref_m / (np.sqrt(ref_v) + 1e-6) + 0.01 * ref_theta)
+        if t == 0:
+            first = theta0 - 1e-3 * (0.1 * g / (np.sqrt(0.001) * np.abs(g) + 1e-6)
+                                     + 0.01 * theta0)
+            np.testing.assert_allclose(param.numpy(), first, rtol=1e-12)
+    np.testing.assert_allclose(param.numpy(), ref_theta, rtol=1e-12)
+    np.testing.assert_allclose(m.numpy(), ref_m, rtol=1e-12)
+
+
+def test_budget_texts_say_which_budget_is_graded():
+    from anisotropy.book.pages import frequency as page
+
+    own = page.flow_budget_texts(["STS-B"], None, 1.0, (0, 1), "STS-B")
+    assert own["flow_steps_text"].endswith("STS-B 269 steps")
+    assert own["graded_budget"].startswith("BERT-flow's budget")
+    assert own["sweep_budgets"] == "0 (centring alone), 1× (269 steps)"
+    fixed = page.flow_budget_texts(["STS-B"], 60, 1.0, (), "STS-B")
+    assert fixed["flow_steps_text"].startswith("60 steps") and "269" in fixed["flow_steps_text"]
+    assert "not BERT-flow's" in fixed["graded_budget"] and fixed["sweep_budgets"] == "no budget"

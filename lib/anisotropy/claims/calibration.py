@@ -37,7 +37,8 @@ __all__ = ["FlowCalibration", "POOLINGS", "WHITENING_GRADED", "pooled_vectors",
            "calibrate_and_score", "change_draws", "check_values", "task_changes",
            "refit_draws", "whitening_refit_draws", "flow_refit_draws", "refit_interval",
            "whitening_interval", "flow_interval", "flow_budget", "task_flow_budget",
-           "flow_fit_pairs", "BERT_FLOW_FIT",
+           "flow_fit_pairs", "BERT_FLOW_FIT", "adam_weight_decay_step", "NO_WEIGHT_DECAY",
+           "BITS_PER_PAIR",
            "flow_sweep", "epoch_batches",
            "task_pairs", "BERT_FLOW_EPOCHS", "BERT_FLOW_PAIRS", "BERT_FLOW_BATCH"]
 
@@ -54,13 +55,57 @@ BERT_FLOW_BATCH = 2 * BERT_FLOW_PAIRS
 #: ``run_siamese.py`` reads with ``use_full_for_training=1`` (train, dev and test files;
 #: ``siamese_utils.py``'s ``Sts_12_16_Processor`` names ``full.txt`` for all three, so
 #: STS12-16 are read three times; ``SickRProcessor`` reads SICK's train, trial and test).
-#: Only their pairs are counted (:func:`flow_fit_pairs`); the book fits on its own sample.
+#: The repository does not include its ``full.txt``: the counts assume it holds the pairs
+#: SentEval scores, as our copies do. Only their pairs are counted (:func:`flow_fit_pairs`);
+#: the book fits on its own sample.
 BERT_FLOW_FIT: dict[str, tuple[str, tuple[str, ...]]] = {
     **{f"STS1{i}": (f"sts1{i}", ("test", "test", "test")) for i in range(2, 7)},
     "STS-B": ("stsbenchmark", ("train", "dev", "test")),
     "STS-B-dev": ("stsbenchmark", ("train", "dev", "test")),
     "SICK-R": ("sick", ("train", "trial", "test")),
 }
+
+
+#: Parameters BERT's optimiser leaves out of weight decay: those whose name holds one of these
+#: (``optimization_bert_flow.py``, ``exclude_from_weight_decay``).
+NO_WEIGHT_DECAY = ("LayerNorm", "layer_norm", "bias")
+#: BERT-flow's flow loss per our loss: bits instead of nats per dimension (its Glow divides
+#: the objective by ln 2 times the dimension), summed over a pair's two sentences.
+BITS_PER_PAIR = 2 / np.log(2)
+
+
+def adam_weight_decay_step(param, grad, m, v, learning_rate: float, weight_decay: float,
+                           beta_1: float = 0.9, beta_2: float = 0.999,
+                           epsilon: float = 1e-6) -> None:
+    r"""One step of BERT's ``AdamWeightDecayOptimizer``, in place on torch tensors:
+
+    .. math::
+        m \leftarrow \beta_1 m + (1 - \beta_1) g, \quad
+        v \leftarrow \beta_2 v + (1 - \beta_2) g^2, \quad
+        \theta \leftarrow \theta - \eta \left( \frac{m}{\sqrt{v} + \epsilon}
+        + \lambda \theta \right)
+
+    Adam without bias correction, with weight decay :math:`\lambda` added to the update
+    (decoupled, not to the gradient): Devlin et al. (2019), google-research/bert
+    ``optimization.py``, which BERT-flow's ``optimization_bert_flow.py`` copies with
+    :math:`\epsilon = 10^{-6}`. Without the correction, early steps are larger than
+    Adam's: by :math:`(1 - \beta_1^t) / \sqrt{1 - \beta_2^t}`, 3.2 at the first.
+
+    Parameters
+    ----------
+    param, grad, m, v : torch.Tensor
+        The parameter, its gradient and the two moment estimates (updated in place).
+    learning_rate, weight_decay : float
+        :math:`\eta` and :math:`\lambda`.
+    beta_1, beta_2, epsilon : float
+        BERT's defaults.
+    """
+    m.mul_(beta_1).add_(grad, alpha=1 - beta_1)
+    v.mul_(beta_2).addcmul_(grad, grad, value=1 - beta_2)
+    update = m / (v.sqrt() + epsilon)
+    if weight_decay:
+        update = update + weight_decay * param
+    param.sub_(learning_rate * update)
 
 
 @dataclass
@@ -77,10 +122,13 @@ class FlowCalibration:
     batch_size, learning_rate : int, float
         BERT-flow's: 64 sentences (its 32 pairs) and a constant 1e-3.
     weight_decay, clip_norm : float
-        BERT-flow's optimiser for the flow (``optimization_bert_flow.py``): Adam with
-        decoupled weight decay 0.01 on the weight matrices (not on biases), the gradients
-        clipped to a global norm of 1.0. Torch's AdamW corrects the moments' bias, BERT's
-        ``AdamWeightDecayOptimizer`` does not.
+        BERT-flow's optimiser for the flow (``optimization_bert_flow.py``): BERT's Adam with
+        decoupled weight decay and no bias correction (:func:`adam_weight_decay_step`,
+        weight decay 0.01 on every parameter whose name holds none of "LayerNorm",
+        "layer_norm" and "bias"), after the gradients are clipped to a global norm of 1.0.
+        The clipped gradient is that of BERT-flow's loss, bits per dimension summed over a
+        pair's two sentences: the mean negative log-likelihood per dimension (nats, the
+        loss recorded in ``losses_``) times 2 / ln 2.
     transforms : int
         Coupling layers.
     hidden : int
@@ -91,8 +139,8 @@ class FlowCalibration:
     ----------
     Li, B., Zhou, H., He, J., Wang, M., Yang, Y., Li, L. (2020). On the sentence embeddings
     from pre-trained language models. EMNLP. Dinh, L., Sohl-Dickstein, J., Bengio, S. (2017).
-    Density estimation using Real NVP. ICLR. Loshchilov, I., Hutter, F. (2019). Decoupled
-    weight decay regularization. ICLR.
+    Density estimation using Real NVP. ICLR. Devlin, J., Chang, M.-W., Lee, K., Toutanova, K.
+    (2019). BERT. NAACL (its ``AdamWeightDecayOptimizer``).
     """
 
     n_steps: int = 400
@@ -115,13 +163,10 @@ class FlowCalibration:
         torch.manual_seed(stream_seed(self.seed, "init"))
         self.flow_ = zuko.flows.RealNVP(features=X.shape[1], transforms=self.transforms,
                                         hidden_features=(self.hidden, self.hidden))
-        weights = [p for p in self.flow_.parameters() if p.ndim > 1]
-        others = [p for p in self.flow_.parameters() if p.ndim <= 1]
-        # foreach: one kernel per operation over all parameters, the same arithmetic as
-        # the per-tensor loop in less time
-        optimizer = torch.optim.AdamW([{"params": weights, "weight_decay": self.weight_decay},
-                                       {"params": others, "weight_decay": 0.0}],
-                                      lr=self.learning_rate, foreach=True)
+        named = list(self.flow_.named_parameters())
+        params = [p for _, p in named]
+        decays = [not any(part in name for part in NO_WEIGHT_DECAY) for name, _ in named]
+        moments = [(torch.zeros_like(p), torch.zeros_like(p)) for p in params]
         generator = torch.Generator().manual_seed(stream_seed(self.seed, "batches"))
         self.losses_ = []
         batches = iter(())
@@ -131,11 +176,14 @@ class FlowCalibration:
                 batches = iter(epoch_batches(data.shape[0], self.batch_size, generator))
                 rows = next(batches)
             loss = -self.flow_().log_prob(data[rows]).mean() / X.shape[1]
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(self.flow_.parameters(), self.clip_norm,
-                                           foreach=True)
-            optimizer.step()
+            for param in params:
+                param.grad = None
+            (loss * BITS_PER_PAIR).backward()
+            torch.nn.utils.clip_grad_norm_(params, self.clip_norm, foreach=True)
+            with torch.no_grad():
+                for param, (m, v), decay in zip(params, moments, decays, strict=True):
+                    adam_weight_decay_step(param, param.grad, m, v, self.learning_rate,
+                                           self.weight_decay if decay else 0.0)
             self.losses_.append(float(loss.detach()))
         return self
 
@@ -246,7 +294,7 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
         if flow_steps is not None:
             return flow_steps
         if task is None:  # the NLI flow: one pass over its sentences
-            return max(1, -(-n_sentences // BERT_FLOW_BATCH))
+            return max(1, n_sentences // BERT_FLOW_BATCH)
         return task_flow_budget(task, flow_epochs)
 
     if pooling not in pooled:

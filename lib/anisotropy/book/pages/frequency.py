@@ -182,34 +182,42 @@ def paper_flow_change(task: str) -> float | None:
 def flow_budget_texts(tasks: list[str], flow_steps: int | None, epochs: float,
                       sweep: tuple[float, ...], sweep_task: str) -> dict[str, str]:
     """Glued sentences on the flows' budgets: ``flow_steps_text`` (the steps every target
-    flow trains; BERT-flow's per task, or the profile's fixed number beside them),
-    ``flow_optimiser`` (the optimiser's settings, :class:`FlowCalibration`'s) and
-    ``sweep_budgets`` (the swept budgets as multiples of BERT-flow's and in steps)."""
+    flow trains: BERT-flow's per task, or the profile's fixed number beside them),
+    ``graded_budget`` (which of the two the verdict reads), ``flow_optimiser`` (the
+    optimiser's settings, :class:`FlowCalibration`'s) and ``sweep_budgets`` (the swept
+    budgets as multiples of BERT-flow's and in steps)."""
     from anisotropy.claims.calibration import FlowCalibration, task_flow_budget
 
     budgets = {task: task_flow_budget(task, epochs) for task in tasks}
     per_task = ", ".join(f"{task} {steps:,}" for task, steps in budgets.items())
+    passes = f"{epochs:g} epoch" + ("" if epochs == 1 else "s")
     if flow_steps is None:
-        steps_text = (f"BERT-flow's budget of {epochs:g} epoch, counted as its code counts it: "
+        steps_text = (f"BERT-flow's budget of {passes}, counted as its code counts it: "
                       f"{per_task} steps")
+        graded = "BERT-flow's budget (dotted line)"
     else:
-        steps_text = (f"{flow_steps:,} steps for every flow, this profile's budget, where "
-                      f"BERT-flow's would be {per_task} steps")
+        steps_text = (f"{flow_steps:,} steps for every flow, this profile's fixed budget, "
+                      f"where BERT-flow's would be {per_task} steps")
+        graded = (f"this profile's fixed {flow_steps:,} steps (dotted line), not BERT-flow's "
+                  "budget (dash-dotted)")
     swept = [(m, task_flow_budget(sweep_task, m) if m > 0 else 0) for m in sweep]
     sweep_text = ", ".join(f"{m:g}× ({steps:,} steps)" if m > 0 else "0 (centring alone)"
                            for m, steps in swept)
     flow = FlowCalibration()
-    optimiser = (f"Adam with decoupled weight decay {flow.weight_decay:g} on the weight "
-                 f"matrices, gradients clipped to a global norm of {flow.clip_norm:g}, a "
-                 f"constant learning rate of {flow.learning_rate:g}, batches of "
-                 f"{flow.batch_size} sentences")
-    return {"flow_steps_text": steps_text, "flow_optimiser": optimiser,
-            "sweep_budgets": sweep_text or "no budget"}
+    optimiser = (f"BERT's Adam without bias correction, with decoupled weight decay "
+                 f"{flow.weight_decay:g} on every parameter but the biases, a constant "
+                 f"learning rate of {flow.learning_rate:g}, batches of {flow.batch_size} "
+                 f"sentences, and the gradient of BERT-flow's loss (bits per dimension, "
+                 f"summed over a pair's two sentences) clipped to a global norm of "
+                 f"{flow.clip_norm:g}")
+    return {"flow_steps_text": steps_text, "graded_budget": graded,
+            "flow_optimiser": optimiser, "sweep_budgets": sweep_text or "no budget"}
 
 
-def flow_sweep_figure(calibrated: dict, epochs: float):
+def flow_sweep_figure(calibrated: dict, epochs: float, flow_steps: int | None = None):
     """The target flow's Spearman change against its training steps (symmetric log scale,
-    0: centring alone), one line per model, with BERT-flow's budget on the task (dotted) and
+    0: centring alone), one line per model, with the graded budget (dotted: BERT-flow's on
+    the task, or ``flow_steps`` when a profile fixes it, BERT-flow's then dash-dotted) and
     Li et al.'s BERT-base change on the same task (dashed)."""
     from anisotropy.claims.calibration import task_flow_budget
 
@@ -226,8 +234,14 @@ def flow_sweep_figure(calibrated: dict, epochs: float):
     ax.axhline(0, color="grey", lw=0.6)
     if task is not None:
         budget = task_flow_budget(task, epochs)
-        ax.axvline(budget, color="black", ls=":", lw=0.9,
-                   label=f"BERT-flow's budget ({budget:,} steps)")
+        if flow_steps is None:
+            ax.axvline(budget, color="black", ls=":", lw=0.9,
+                       label=f"graded: BERT-flow's budget ({budget:,} steps)")
+        else:
+            ax.axvline(flow_steps, color="black", ls=":", lw=0.9,
+                       label=f"graded: this profile's {flow_steps:,} steps")
+            ax.axvline(budget, color="black", ls="-.", lw=0.9,
+                       label=f"BERT-flow's budget ({budget:,} steps)")
     paper = paper_flow_change(task) if task else None
     if paper is not None:
         ax.axhline(paper, color="black", ls="--", lw=0.9,
