@@ -472,10 +472,12 @@ def test_weighted_mean_draws_matches_a_loop_and_skips_non_finite_entries():
         assert np.isnan(weighted_mean_draws(empty, w)[:, 2]).all()
 
 
-def test_the_trained_parts_foreach_adam_is_bit_identical_to_the_per_tensor_loop(monkeypatch):
-    """The flows and the classifier use Adam(foreach=True) for speed: it must train exactly
-    what PyTorch's CPU default (the per-tensor loop) trains, or the recorded seed spreads
-    would no longer describe the book's runs."""
+def test_the_classifiers_foreach_adam_is_bit_identical_to_the_per_tensor_loop(monkeypatch):
+    """The classifier uses Adam(foreach=True) for speed: it must train exactly what
+    PyTorch's CPU default (the per-tensor loop) trains, or the recorded seed spreads would
+    no longer describe the book's runs. (The flows step with BERT's optimiser,
+    :func:`anisotropy.claims.calibration.adam_weight_decay_step`, tested in
+    ``test_claim3.py``; their gradient clipping's foreach path is checked the same way.)"""
     import torch
 
     from anisotropy.claims.calibration import FlowCalibration
@@ -493,7 +495,10 @@ def test_the_trained_parts_foreach_adam_is_bit_identical_to_the_per_tensor_loop(
 
     fast = trained()
     adam = torch.optim.Adam
+    clip = torch.nn.utils.clip_grad_norm_
     monkeypatch.setattr(torch.optim, "Adam",
                         lambda *a, **kw: adam(*a, **{**kw, "foreach": False}))
+    monkeypatch.setattr(torch.nn.utils, "clip_grad_norm_",
+                        lambda *a, **kw: clip(*a, **{**kw, "foreach": False}))
     for a, b in zip(fast, trained(), strict=True):
         np.testing.assert_array_equal(a, b)
