@@ -18,7 +18,10 @@ try:
 except ImportError:  # run as a module from the repository root
     from benchmarks.peak import describe, gemm_rates
 
-from anisotropy.claims.classifier import optimize_embeddings, trajectory_correlations
+from anisotropy.claims.classifier_geometry.classifier import (
+    optimize_embeddings,
+    trajectory_correlations,
+)
 from anisotropy.inputs import models
 from anisotropy.inputs.tasks import classification_task
 

@@ -14,8 +14,12 @@ import time
 import numpy as np
 import pandas as pd
 
-from anisotropy.claims import cluster_similarities, clusters, frequency, layerwise, sts
-from anisotropy.claims.sentence_units import SentenceUnits
+from anisotropy.claims import sts
+from anisotropy.claims.clusters import measure as clusters
+from anisotropy.claims.clusters import similarities as cluster_similarities
+from anisotropy.claims.frequency import measure as frequency
+from anisotropy.claims.layerwise import measure as layerwise
+from anisotropy.claims.layerwise.sentence_units import SentenceUnits
 from anisotropy.geometry.intervals import dirichlet_weights
 
 B = 1000

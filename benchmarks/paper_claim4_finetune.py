@@ -25,7 +25,7 @@ except ImportError:  # run as a module from the repository root
 import pandas as pd
 
 from anisotropy.book.plan import claim_parameters
-from anisotropy.claims import finetuning as ft
+from anisotropy.claims.cluster_isotropy import finetuning as ft
 from anisotropy.inputs import models
 
 SLUG = "04-cluster-isotropy"

@@ -23,7 +23,7 @@ except ImportError:  # run as a module from the repository root
     from benchmarks.peak import describe, gemm_rates
 
 from anisotropy.book.plan import claim_parameters
-from anisotropy.claims.classifier import check_values, run_seeds, setup_summary
+from anisotropy.claims.classifier_geometry.classifier import check_values, run_seeds, setup_summary
 from anisotropy.inputs import models
 from anisotropy.inputs.tasks import classification_task
 

@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
 from anisotropy.book.runner import SLUGS  # noqa: E402
-from anisotropy.book.verdicts import GRADED  # noqa: E402
+from anisotropy.report.verdicts import GRADED  # noqa: E402
 
 WORK = ROOT / "_build" / "coverage"
 #: The share of other seeds' estimates a correct 95% interval covers (see the docstring).

@@ -312,7 +312,7 @@ MUTATIONS: list[Mutation] = [
         "them (every STS, isotropy and SST-2 number of claim 4)"),
     # ------------------------------------------------------------------ claims
     Mutation(
-        "silhouette-threshold-raised", "lib/anisotropy/claims/clusters.py",
+        "silhouette-threshold-raised", "lib/anisotropy/claims/clusters/measure.py",
         "SILHOUETTE_THRESHOLD = 0.1\n",
         "SILHOUETTE_THRESHOLD = 0.2\n",
         (C2,),
@@ -320,7 +320,7 @@ MUTATIONS: list[Mutation] = [
         "0.1: layers with weak clusters get K = 1 (claim 2's K per layer, local isotropy, "
         "the decoders' cluster drivers)"),
     Mutation(
-        "cai-layer-counted-from-embeddings", "lib/anisotropy/claims/clusters_manifolds.py",
+        "cai-layer-counted-from-embeddings", "lib/anisotropy/claims/clusters/claim.py",
         "CAI_LAYER_2 = 3\n",
         "CAI_LAYER_2 = 2\n",
         (C2,),
@@ -328,7 +328,7 @@ MUTATIONS: list[Mutation] = [
         "block, so it is the book's layer 3; taking layer 2 drops that layer from the "
         "manifold indicators (claim 2's swiss-roll finding)"),
     Mutation(
-        "first-last-avg-uses-embeddings", "lib/anisotropy/claims/calibration.py",
+        "first-last-avg-uses-embeddings", "lib/anisotropy/claims/frequency/calibration.py",
         '"first-last-avg": (means[1] + means[n_layers]) / 2',
         '"first-last-avg": (means[0] + means[n_layers]) / 2',
         (C3,),
@@ -336,7 +336,7 @@ MUTATIONS: list[Mutation] = [
         "the last layer instead of the first block's output (layer 1), the confusion "
         "BERT-flow's 'last2avg' invites (claim 3's calibrated pooling and every score)"),
     Mutation(
-        "flow-never-steps", "lib/anisotropy/claims/calibration.py",
+        "flow-never-steps", "lib/anisotropy/claims/frequency/calibration.py",
         "                    adam_weight_decay_step(param, param.grad, m, v, self.learning_rate,\n"
         "                                           self.weight_decay if decay else 0.0)\n",
         "                    pass\n",
@@ -344,7 +344,7 @@ MUTATIONS: list[Mutation] = [
         "the flow's optimiser never steps: gradients are computed and discarded, so the "
         "'calibrated' vectors are a randomly initialised RealNVP's (claim 3's flow-helps)"),
     Mutation(
-        "inductive-fit-sees-its-task", "lib/anisotropy/claims/cluster_methods.py",
+        "inductive-fit-sees-its-task", "lib/anisotropy/claims/cluster_isotropy/methods.py",
         "            fit_ids = np.setdiff1d(pooled, ids_of[task])",
         "            fit_ids = pooled",
         (C4,),
@@ -352,14 +352,14 @@ MUTATIONS: list[Mutation] = [
         "the others, so it is fitted on the evaluation sentences (claim 4's inductive rows "
         "and its fit overlap)"),
     Mutation(
-        "classifier-not-optimised", "lib/anisotropy/claims/classifier.py",
+        "classifier-not-optimised", "lib/anisotropy/claims/classifier_geometry/classifier.py",
         "    optimizer = torch.optim.Adam([E, *classifier.parameters()], foreach=True)",
         "    optimizer = torch.optim.Adam([E], foreach=True)",
         (C5,),
         "claim 5's linear classifier is not given to the optimiser: only the embeddings "
         "move, towards a random fixed classifier (every trajectory of claim 5)"),
     Mutation(
-        "massive-peak-layer-off-by-one", "lib/anisotropy/claims/later_work.py",
+        "massive-peak-layer-off-by-one", "lib/anisotropy/claims/later_work/claim.py",
         '    peak = int(np.lexsort((massive["massive_ratio"].to_numpy()[1:], shares[1:]))[-1]) + 1',
         '    peak = int(np.lexsort((massive["massive_ratio"].to_numpy()[1:], shares[1:]))[-1])',
         (C6,),
@@ -368,7 +368,7 @@ MUTATIONS: list[Mutation] = [
         "(chapter 6's massive-at-sink and massive-dims)"),
     # ------------------------------------------------------------------ book
     Mutation(
-        "grade-above-reads-the-upper-end", "lib/anisotropy/book/checks.py",
+        "grade-above-reads-the-upper-end", "lib/anisotropy/report/checks.py",
         "        on, off = low > threshold, high <= threshold",
         "        on, off = high > threshold, low <= threshold",
         ALL_CLAIMS,
@@ -624,7 +624,8 @@ def verdict(outcome: dict) -> dict:
 #: their mutations always run with a cold cache, even under ``--warm-cache``.
 CACHED_BY = frozenset({"lib/anisotropy/inputs/extraction.py", "lib/anisotropy/inputs/encoders.py",
                        "lib/anisotropy/inputs/cache.py", "lib/anisotropy/inputs/attention.py",
-                       "lib/anisotropy/inputs/models.py", "lib/anisotropy/claims/finetuning.py"})
+                       "lib/anisotropy/inputs/models.py",
+                       "lib/anisotropy/claims/cluster_isotropy/finetuning.py"})
 
 
 def cache_for(mutation: Mutation, warm: Path | None) -> Path | None:

@@ -39,9 +39,9 @@ from record_smoke_bands import (  # noqa: E402
     regraded,
 )
 
-from anisotropy.book.checks import load_checks  # noqa: E402
-from anisotropy.book.provenance import short_environment  # noqa: E402
-from anisotropy.book.results import load_results  # noqa: E402
+from anisotropy.report.checks import load_checks  # noqa: E402
+from anisotropy.report.provenance import short_environment  # noqa: E402
+from anisotropy.report.results import load_results  # noqa: E402
 
 RESULTS = ROOT / "_build" / "full" / "results"
 OUT = ROOT / "tests" / "expected" / "full.yaml"

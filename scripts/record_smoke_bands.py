@@ -80,9 +80,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
-from anisotropy.book.checks import GRADED, load_checks  # noqa: E402
-from anisotropy.book.provenance import cpu  # noqa: E402
 from anisotropy.book.runner import SLUGS  # noqa: E402
+from anisotropy.report.checks import GRADED, load_checks  # noqa: E402
+from anisotropy.report.provenance import cpu  # noqa: E402
 
 
 def _beside(name: str):

@@ -7,18 +7,22 @@ import pandas as pd
 import pytest
 from scipy.stats import ortho_group
 
-from anisotropy.book.results import ranges_text
 from anisotropy.book.rows import format_value
-from anisotropy.claims import cluster_similarities, clusters, frequency, layerwise, manifolds
-from anisotropy.claims.calibration import FlowCalibration
-from anisotropy.claims.classifier import (
+from anisotropy.claims.classifier_geometry.classifier import (
     isotropy_defect_cosine,
     optimize_embeddings,
     pair_point_labels,
     trajectory_correlations,
 )
+from anisotropy.claims.clusters import manifolds
+from anisotropy.claims.clusters import measure as clusters
+from anisotropy.claims.clusters import similarities as cluster_similarities
+from anisotropy.claims.frequency import measure as frequency
+from anisotropy.claims.frequency.calibration import FlowCalibration
+from anisotropy.claims.layerwise import measure as layerwise
 from anisotropy.geometry import metrics
 from anisotropy.geometry.streams import stream_seed
+from anisotropy.report.results import ranges_text
 
 RNG = np.random.default_rng(0)
 
@@ -320,7 +324,7 @@ def test_small_formatters():
 
 
 def test_claim1_random_words_follow_the_reference_protocol():
-    from anisotropy.book.results import reference
+    from anisotropy.report.results import reference
 
     assert layerwise.RANDOM_WORDS == reference("claim1", "protocol", "random_words")
 
@@ -328,7 +332,10 @@ def test_claim1_random_words_follow_the_reference_protocol():
 def test_class_distance_ratio_brute_force_and_scale_behaviour():
     from scipy.spatial.distance import cdist
 
-    from anisotropy.claims.classifier import class_distance_ratio, scale_behaviour
+    from anisotropy.claims.classifier_geometry.classifier import (
+        class_distance_ratio,
+        scale_behaviour,
+    )
 
     rng = np.random.default_rng(11)
     X = rng.normal(size=(30, 4))
@@ -348,7 +355,7 @@ def test_class_distance_ratio_brute_force_and_scale_behaviour():
 
 
 def test_run_seeds_and_setup_summary():
-    from anisotropy.claims.classifier import run_seeds, setup_summary
+    from anisotropy.claims.classifier_geometry.classifier import run_seeds, setup_summary
 
     rng = np.random.default_rng(9)
     X = rng.normal(size=(40, 5)).astype(np.float32)
@@ -371,7 +378,11 @@ def test_a_rank_series_records_every_update_and_leaves_the_runs_unchanged(paired
     """Each run's RankSeries holds every update on its own sample of points (pairs), its
     last row equals point_metrics of the final embeddings on that sample, and the recorded
     trajectories are bit-identical to runs without it."""
-    from anisotropy.claims.classifier import RankSeries, point_metrics, run_seeds
+    from anisotropy.claims.classifier_geometry.classifier import (
+        RankSeries,
+        point_metrics,
+        run_seeds,
+    )
 
     rng = np.random.default_rng(6)
     X = rng.normal(size=(60, 6)).astype(np.float32)
@@ -402,7 +413,11 @@ def test_a_rank_series_records_every_update_and_leaves_the_runs_unchanged(paired
 def test_item_half_samples_carry_the_items_into_the_change_intervals(paired):
     """Half-sample draws measure both ends on the same items (no change, no spread), and
     check_values widens the seed interval by their spread, around the same estimate."""
-    from anisotropy.claims.classifier import check_values, item_change_draws, run_seeds
+    from anisotropy.claims.classifier_geometry.classifier import (
+        check_values,
+        item_change_draws,
+        run_seeds,
+    )
 
     rng = np.random.default_rng(4)
     X = rng.normal(size=(120, 6)).astype(np.float32)
@@ -476,12 +491,12 @@ def test_the_classifiers_foreach_adam_is_bit_identical_to_the_per_tensor_loop(mo
     """The classifier uses Adam(foreach=True) for speed: it must train exactly what
     PyTorch's CPU default (the per-tensor loop) trains, or the recorded seed spreads would
     no longer describe the book's runs. (The flows step with BERT's optimiser,
-    :func:`anisotropy.claims.calibration.adam_weight_decay_step`, tested in
+    :func:`anisotropy.claims.frequency.calibration.adam_weight_decay_step`, tested in
     ``test_claim3.py``; their gradient clipping's foreach path is checked the same way.)"""
     import torch
 
-    from anisotropy.claims.calibration import FlowCalibration
-    from anisotropy.claims.classifier import optimize_embeddings
+    from anisotropy.claims.classifier_geometry.classifier import optimize_embeddings
+    from anisotropy.claims.frequency.calibration import FlowCalibration
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((120, 6))

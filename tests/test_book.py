@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from anisotropy.book import catalog, runner
+from anisotropy.book import runner
+from anisotropy.report import catalog
 
 pytestmark = pytest.mark.book
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,7 +149,7 @@ def glitches(html_dir: Path) -> list[str]:
 def test_generated_text_has_no_glitches(smoke_book):
     """Every page's generated sentences, as rendered from this build's results (and from
     the full build's, when one is current in _build/full)."""
-    from anisotropy.book.results import load_results
+    from anisotropy.report.results import load_results
 
     dirs = [smoke_book]
     full = runner.profile_dir("full")

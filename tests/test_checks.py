@@ -15,18 +15,21 @@ import pytest
 from scipy import stats
 from scipy.stats import spearmanr
 
-from anisotropy.book import checks
-from anisotropy.book.checks import CheckError, CheckSpec, grade, load_checks
 from anisotropy.book.ledger import write_ledger
-from anisotropy.book.results import Results, ResultsError, load_results
 from anisotropy.book.rows import format_measured
 from anisotropy.book.runner import SLUGS
-from anisotropy.claims import cluster_similarities, clusters, layerwise, sts
-from anisotropy.claims.classifier import check_values as classifier_checks
-from anisotropy.claims.sentence_units import SentenceUnits
+from anisotropy.claims import sts
+from anisotropy.claims.classifier_geometry.classifier import check_values as classifier_checks
+from anisotropy.claims.clusters import measure as clusters
+from anisotropy.claims.clusters import similarities as cluster_similarities
+from anisotropy.claims.layerwise import measure as layerwise
+from anisotropy.claims.layerwise.sentence_units import SentenceUnits
 from anisotropy.geometry import intervals, similarity
 from anisotropy.geometry.intervals import Interval
 from anisotropy.inputs.data import PROJECT_ROOT as ROOT
+from anisotropy.report import checks
+from anisotropy.report.checks import CheckError, CheckSpec, grade, load_checks
+from anisotropy.report.results import Results, ResultsError, load_results
 
 RNG = np.random.default_rng(7)
 
@@ -570,7 +573,8 @@ def test_every_declared_check_is_recorded_by_its_notebook(slug):
 
 
 def test_claims_are_declared_once_and_read_everywhere():
-    from anisotropy.book import catalog, ledger, runner
+    from anisotropy.book import ledger, runner
+    from anisotropy.report import catalog
 
     declared = catalog.claims()
     assert tuple(declared) == runner.SLUGS
@@ -737,8 +741,8 @@ def test_threshold_expressions_refuse_anything_but_arithmetic(expression, messag
 def test_every_threshold_declares_its_basis_and_the_table_marks_the_books_own():
     """Every graded threshold and margin says where it comes from; the paper's and derived
     ones cite the references; the verdict table and the ledger mark the book's own."""
-    from anisotropy.book import display
     from anisotropy.book.runner import SLUGS
+    from anisotropy.report import display
 
     bases = {}
     for slug in SLUGS:
@@ -765,7 +769,7 @@ def test_every_threshold_declares_its_basis_and_the_table_marks_the_books_own():
 def test_spearman_reads_every_update_of_the_rank_series_with_an_interval_over_seeds():
     """rho comes from ``ranks`` (every update) when given, else from the recorded series;
     its interval is the t-interval over seeds alone, and seeds that tie give zero width."""
-    from anisotropy.claims.classifier import check_values
+    from anisotropy.claims.classifier_geometry.classifier import check_values
     from anisotropy.geometry.intervals import seed_interval
 
     rows = [{"seed": s, "update": u, "isoscore": 1 - u / 30 + (0.2 if u == 10 else 0),
@@ -787,7 +791,7 @@ def test_spearman_reads_every_update_of_the_rank_series_with_an_interval_over_se
 
 
 def test_the_matrix_legend_explains_the_books_mark():
-    from anisotropy.book import display
+    from anisotropy.report import display
 
     record = {"check": "c", "id": "c:m", "model": "m", "verdict": "reproduced",
               "measured": -0.2, "comparator": "<=", "threshold": -0.1}
@@ -840,7 +844,7 @@ def test_a_verdict_on_a_kind_the_source_did_not_study_is_a_generalisation():
     exempt = results.grade("decoder-baseline-high", "org/encoder", None, None,
                            model_kind="encoder")
     assert exempt.scope == ""  # not graded: no scope
-    from anisotropy.book.display import verdict_frame
+    from anisotropy.report.display import verdict_frame
     frame = verdict_frame([encoder, decoder]).set_index("Model")
     assert frame.loc["all-MiniLM-L6-v2", "Verdict"] == "↗ ✓ carries over"
     assert frame.loc["all-MiniLM-L6-v2", "Kind of model"] == "sentence encoder: not studied"

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from synthetic import token_embeddings
 
-from anisotropy.book.checks import load_checks
-from anisotropy.book.results import Results
-from anisotropy.claims import layerwise_anisotropy as claim
+from anisotropy.claims.layerwise import claim
+from anisotropy.report.checks import load_checks
+from anisotropy.report.results import Results
 
 SETTINGS = claim.Settings(models=["synthetic"], n_boot=200, n_baseline_pairs=400,
                           min_contexts=5)

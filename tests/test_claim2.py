@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from synthetic import token_embeddings
 
-from anisotropy.book.checks import load_checks
-from anisotropy.book.results import Results
-from anisotropy.claims import clusters_manifolds as claim
+from anisotropy.claims.clusters import claim
+from anisotropy.report.checks import load_checks
+from anisotropy.report.results import Results
 
 SETTINGS = claim.Settings(models=["org/fake"], k_sample=400, lid_sample=300, lid_k=10,
                           n_boot=50, k_check_sample=400, k_check_n_init=1)
@@ -87,7 +87,7 @@ def test_every_cluster_is_in_every_window_draw():
     """Window weights are positive in every draw: a cluster of two types, each from one
     window, keeps its S_inter in every draw, so every draw averages over the same
     clusters (a fixed estimand)."""
-    from anisotropy.claims import cluster_similarities as cs
+    from anisotropy.claims.clusters import similarities as cs
     from anisotropy.geometry.intervals import dirichlet_weights
 
     rng = np.random.default_rng(0)
@@ -122,7 +122,7 @@ def test_worst_layer_interval_holds_its_point_and_every_layer():
 
 
 def test_restarts_mix_their_draws_evenly():
-    from anisotropy.claims import cluster_similarities
+    from anisotropy.claims.clusters import similarities as cluster_similarities
 
     draws = [np.full(9, float(r)) for r in range(3)]
     mixed = cluster_similarities.mix_restarts(draws)
@@ -132,7 +132,7 @@ def test_restarts_mix_their_draws_evenly():
 def test_static_lid_is_the_mean_over_its_samples_and_mixes_their_draws():
     """One sample is the previous estimator; R samples average the R samples' LIDs (each
     checked against lid_mle on the same rows) and their draws mix the R bootstraps."""
-    from anisotropy.claims import manifolds
+    from anisotropy.claims.clusters import manifolds
     from anisotropy.geometry.dimension import lid_mle
     from anisotropy.geometry.sampling import sample_indices
     from anisotropy.geometry.streams import stream_seed

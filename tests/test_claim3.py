@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from synthetic import token_embeddings
 
-from anisotropy.book.checks import load_checks
-from anisotropy.book.results import Results
-from anisotropy.claims import frequency
-from anisotropy.claims import frequency_bias as claim
+from anisotropy.claims.frequency import claim
+from anisotropy.claims.frequency import measure as frequency
+from anisotropy.report.checks import load_checks
+from anisotropy.report.results import Results
 
 SETTINGS = claim.Settings(models=["fake"], n_boot=100)
 
@@ -93,7 +93,7 @@ def test_calibration_runs_end_to_end_on_a_fake_encoder(tmp_path):
     # the per-task rows: one task here, so its change is the graded average's
     value, interval = calibrated["org/fake"].per_task["STS-B"]["flow"]
     assert value == pytest.approx(flow[0]) and interval.low <= value <= interval.high
-    from anisotropy.book.pages import frequency as page
+    from anisotropy.claims.frequency import page
 
     table = page.task_change_table(calibrated, ["STS-B"])
     assert list(table.index) == ["STS-B"] and "fake flow" in table.columns
@@ -110,7 +110,8 @@ def test_calibration_runs_end_to_end_on_a_fake_encoder(tmp_path):
 @pytest.mark.parametrize("with_subsets", [False, True])
 def test_whitening_refit_draws_score_the_whitening_they_fit(with_subsets):
     """A draw of all pairs once each is the point estimate; the draws spread around it."""
-    from anisotropy.claims import calibration, sts
+    from anisotropy.claims import sts
+    from anisotropy.claims.frequency import calibration
     from anisotropy.geometry.transforms import Whitening
 
     rng = np.random.default_rng(0)
@@ -134,7 +135,7 @@ def test_refit_interval_is_satterthwaite_over_tasks():
     Welch-Satterthwaite df; no draws give None; many draws give about the normal's 1.96."""
     from scipy import stats
 
-    from anisotropy.claims import calibration
+    from anisotropy.claims.frequency import calibration
 
     rng = np.random.default_rng(2)
     a, b = rng.normal(0, 1, 5), rng.normal(0, 3, 5)
@@ -159,7 +160,7 @@ def test_refit_interval_is_satterthwaite_over_tasks():
 def test_flow_refit_draws_refit_a_flow_per_draw():
     """Each draw fits a new flow (its own stream), so draws differ and are reproducible;
     the flow's check then takes its interval from them."""
-    from anisotropy.claims import calibration
+    from anisotropy.claims.frequency import calibration
 
     rng = np.random.default_rng(0)
     base = rng.normal(size=(120, 4)) @ np.diag([5, 1, 1, 1]) + 2
@@ -175,7 +176,7 @@ def test_flow_budget_is_bert_flows_epoch():
     """BERT-flow counts int(pairs / 32 * epochs) steps over the task's every split
     (run_siamese.py with use_full_for_training=1); STS-B's 5,749 + 1,500 + 1,379 pairs make
     269 steps, STS12-16 read their one file three times."""
-    from anisotropy.claims.calibration import (
+    from anisotropy.claims.frequency.calibration import (
         BERT_FLOW_BATCH,
         BERT_FLOW_FIT,
         flow_budget,
@@ -201,7 +202,7 @@ def test_epoch_batches_visit_every_point_once_per_pass():
     """Batches without replacement: one pass is a permutation cut into full batches."""
     import torch
 
-    from anisotropy.claims.calibration import epoch_batches
+    from anisotropy.claims.frequency.calibration import epoch_batches
 
     generator = torch.Generator().manual_seed(0)
     batches = epoch_batches(70, 16, generator)
@@ -215,7 +216,7 @@ def test_the_budget_sweep_continues_one_start():
     """Each budget is one fit from the same start and batches, so the shortest budget of a
     sweep is the same fit as a sweep of that budget alone; zero steps is centring alone."""
     from anisotropy.claims import sts
-    from anisotropy.claims.calibration import flow_sweep
+    from anisotropy.claims.frequency.calibration import flow_sweep
 
     rng = np.random.default_rng(0)
     base = rng.normal(size=(60, 6)) + np.r_[3.0, 0, 0, 0, 0, 0]
@@ -239,7 +240,7 @@ def test_adam_weight_decay_step_is_berts_uncorrected_adam():
     0.1 g / (sqrt(0.001) |g| + eps) + wd theta, about 3.16 sign(g) + wd theta."""
     import torch
 
-    from anisotropy.claims.calibration import adam_weight_decay_step
+    from anisotropy.claims.frequency.calibration import adam_weight_decay_step
 
     rng = np.random.default_rng(0)
     theta0 = rng.normal(size=5)
@@ -261,7 +262,7 @@ def test_adam_weight_decay_step_is_berts_uncorrected_adam():
 
 
 def test_budget_texts_say_which_budget_is_graded():
-    from anisotropy.book.pages import frequency as page
+    from anisotropy.claims.frequency import page
 
     own = page.flow_budget_texts(["STS-B"], None, 1.0, (0, 1), "STS-B")
     assert own["flow_steps_text"].endswith("STS-B 269 steps")

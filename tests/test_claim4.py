@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 from synthetic import token_embeddings
 
-from anisotropy.book.checks import load_checks
-from anisotropy.book.results import Results
-from anisotropy.claims import cluster_isotropy as claim
+from anisotropy.claims.cluster_isotropy import claim
+from anisotropy.report.checks import load_checks
+from anisotropy.report.results import Results
 
 SETTINGS = claim.Settings(models=["org/fake"], tasks=["STS-B", "STS16"], max_pairs=40, n_clusters=3,
                           n_components=2, fit_max_tokens=600, iso_max_tokens=600, n_boot=50,
@@ -81,7 +81,7 @@ def test_the_method_raises_isotropy_and_every_check_is_recorded(tmp_path):
     assert len(refits) == 3 and refits[0] == checks["sst2-probe"].measured
     assert checks["sst2-probe"].verdict == "finding"
     assert "training sentences resampled" in checks["sst2-probe"].details["interval method"]
-    from anisotropy.book.pages import cluster_isotropy as page
+    from anisotropy.claims.cluster_isotropy import page
 
     rows = page.task_change_table(results, measured, ["STS-B", "STS16"])
     assert list(rows.index) == ["STS-B", "STS16"]
@@ -97,7 +97,7 @@ def test_the_sweep_covers_every_k_and_d(tmp_path):
 def test_one_task_is_refused_before_any_forward_pass():
     import pytest
 
-    from anisotropy.claims.settings import SettingsError
+    from anisotropy.inputs.settings import SettingsError
 
     with pytest.raises(SettingsError, match=r"tasks must be a list of at least 2 items"):
         claim.Settings(tasks=["STS-B"])
@@ -106,7 +106,7 @@ def test_one_task_is_refused_before_any_forward_pass():
 def test_attainable_share_is_the_gain_over_what_is_left_to_gain():
     import pytest
 
-    from anisotropy.claims.cluster_methods import attainable_share, isotropy_check_values
+    from anisotropy.claims.cluster_isotropy.methods import attainable_share, isotropy_check_values
 
     # from 1e-4: ending at 1 is the whole gain, at 1e-2 half of it, staying is none
     assert attainable_share([-4.0, -4.0, -4.0], [0.0, -2.0, -4.0]).tolist() == [1.0, 0.5, 0.0]
@@ -143,7 +143,7 @@ def test_fit_spread_widens_the_pairs_interval_by_one_fits_spread():
     import pandas as pd
     from scipy import stats
 
-    from anisotropy.claims.cluster_methods import fit_spread, with_fit_spread
+    from anisotropy.claims.cluster_isotropy.methods import fit_spread, with_fit_spread
     from anisotropy.geometry.intervals import Interval
 
     fits = pd.DataFrame({"task": ["a"] * 4, "fit": range(4),

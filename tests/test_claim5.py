@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anisotropy.book.checks import load_checks
-from anisotropy.book.results import Results
-from anisotropy.claims import isotropy_vs_clusters as claim
+from anisotropy.claims.classifier_geometry import claim
+from anisotropy.report.checks import load_checks
+from anisotropy.report.results import Results
 
 
 def _trajectory(slope_iso: float, slope_sil: float, seeds=(0, 1, 2), noise=0.002, seed=0):
@@ -30,7 +30,7 @@ def _trajectory(slope_iso: float, slope_sil: float, seeds=(0, 1, 2), noise=0.002
 
 
 def _setups(slope_iso, slope_sil):
-    from anisotropy.claims.classifier import check_values
+    from anisotropy.claims.classifier_geometry.classifier import check_values
 
     out = {}
     for task, name in claim.SETUP_NAMES.items():

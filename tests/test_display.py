@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from anisotropy.book import display
+from anisotropy.report import display
 
 
 @pytest.mark.parametrize("value, text", [
@@ -80,8 +80,8 @@ def test_forest_plot_draws_one_panel_per_graded_check_with_its_threshold():
 
 
 def test_settings_table_names_each_value_and_its_source():
-    from anisotropy.book import catalog
-    from anisotropy.book.display import settings_table_html
+    from anisotropy.report import catalog
+    from anisotropy.report.display import settings_table_html
 
     settings = catalog.settings("01-layerwise-anisotropy", "smoke", {"seed": 3})
     text = settings_table_html(settings)
@@ -94,7 +94,7 @@ def test_settings_table_names_each_value_and_its_source():
 
 
 def test_the_paper_column_gives_the_papers_numbers_not_its_statement():
-    from anisotropy.book.checks import load_checks
+    from anisotropy.report.checks import load_checks
 
     spec = load_checks("01-layerwise-anisotropy")["baseline-positive"]
     assert "Contextualized" in spec.paper_text()
@@ -183,7 +183,7 @@ def test_verdict_matrix_names_a_record_over_several_models_by_their_count():
 def test_frame_html_formats_escapes_and_collapses():
     import pandas as pd
 
-    from anisotropy.book.display import frame_html
+    from anisotropy.report.display import frame_html
 
     frame = pd.DataFrame({"a <b>": [0.123456, "1.00 [0.5, 2.0]"] * 8}, index=[f"t{i}" for i in
                                                                           range(16)])

@@ -11,7 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from anisotropy.claims import finetuning as ft  # noqa: E402
+from anisotropy.claims.cluster_isotropy import finetuning as ft  # noqa: E402
 from anisotropy.geometry import metrics  # noqa: E402
 from anisotropy.geometry.transforms import ClusterIsotropy  # noqa: E402
 from anisotropy.inputs import cache, models  # noqa: E402

@@ -16,8 +16,8 @@ from anisotropy.book.expected import (
     estimates_outside_intervals,
     load_expected,
 )
-from anisotropy.book.results import load_results
 from anisotropy.inputs.data import PROJECT_ROOT
+from anisotropy.report.results import load_results
 
 RESULTS = PROJECT_ROOT / "_build" / "full" / "results"
 EXPECTED_FILE = Path(__file__).parent / "expected" / "full.yaml"

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from anisotropy.claims.later import (
+from anisotropy.claims.later_work.measure import (
     context_word_vectors,
     one_token_per_sentence,
     shuffle_words,
@@ -235,10 +235,10 @@ def torch_module():
 def test_grade_reports_a_model_without_attention_and_grades_the_rest():
     import pandas as pd
 
-    from anisotropy.book.results import Results
-    from anisotropy.claims import later_work
-    from anisotropy.claims.later import LaterMeasurement
+    from anisotropy.claims.later_work import claim as later_work
+    from anisotropy.claims.later_work.measure import LaterMeasurement
     from anisotropy.geometry.intervals import Interval
+    from anisotropy.report.results import Results
 
     checks = {c: (0.7, Interval(0.6, 0.8, "test"), {}) for c in later_work.GRADED}
     checks["sink-heads"] = (None, None, {"unavailable": "m returned no attention weights"})
@@ -256,7 +256,7 @@ def test_grade_reports_a_model_without_attention_and_grades_the_rest():
 
 def test_the_plan_lists_the_attention_pass_and_the_workflow_runs_it(tmp_path, monkeypatch):
     from anisotropy.book.plan import run_extraction
-    from anisotropy.claims import later_work
+    from anisotropy.claims.later_work import claim as later_work
     from anisotropy.inputs import models
     from anisotropy.inputs.attention import first_token_attention
 
@@ -317,7 +317,7 @@ def test_context_word_vectors_average_the_words_subwords_over_contexts(tmp_path,
 
 
 def test_chapter6_defaults_are_the_papers_protocol():
-    from anisotropy.claims import later_work
+    from anisotropy.claims.later_work import claim as later_work
     from anisotropy.inputs.references import reference_value
 
     defaults = later_work.Settings()

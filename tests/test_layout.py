@@ -1,4 +1,5 @@
-"""The package layout CONTRIBUTING.md describes: four sub-packages, geometry free of torch."""
+"""The package layout CONTRIBUTING.md describes: five floors of sub-packages, each importing
+only its own floor and those below it, a package per claim, geometry free of torch."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ import sys
 import anisotropy
 from anisotropy.inputs.data import PROJECT_ROOT
 
-SUBPACKAGES = {"inputs", "geometry", "claims", "book"}
+SUBPACKAGES = {"inputs", "geometry", "report", "claims", "book"}
+#: The floors, from the bottom up: a module imports only modules of its own floor and below.
+FLOORS = {"geometry": 0, "inputs": 1, "report": 2, "claims": 3, "book": 4}
+LIB = PROJECT_ROOT / "lib" / "anisotropy"
 
 
 def test_top_level_holds_only_the_subpackages_and_the_cli():
@@ -65,18 +69,109 @@ def _project_imports(path) -> tuple[set[str], list[str]]:
     return top, inner
 
 
-def test_book_is_a_one_way_stack_with_its_imports_at_the_top():
-    """anisotropy.book's modules import each other at the top of the file only, and never in
-    a circle (results and formatting at the bottom, pages and ledger above them); the claims
-    never import the book."""
-    folder = PROJECT_ROOT / "lib" / "anisotropy" / "book"
+def _module_name(path) -> str:
+    parts = path.relative_to(LIB.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _lib_graph() -> dict[str, set[str]]:
+    """Every ``anisotropy`` module and the project modules it imports, at the top of the file
+    or inside a function (a name imported from a module counts as that module)."""
+    import ast
+
+    modules = {_module_name(p): p for p in LIB.rglob("*.py")}
+    graph = {}
+    for name, path in modules.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                targets = [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            for target in targets:  # a name imported from a module counts as the module
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    found.add(target)
+        graph[name] = found
+    return graph
+
+
+def _floor(module: str) -> int:
+    parts = module.split(".")
+    return FLOORS[parts[1]] if len(parts) > 1 and parts[1] in FLOORS else len(FLOORS)
+
+
+def test_lib_imports_run_down_the_floors_and_never_in_a_circle():
+    """Every import between the library's modules (inside functions too) goes to the
+    importer's own floor or below (geometry, inputs, report, claims, book), and no chain of
+    imports comes back to where it started."""
+    graph = _lib_graph()
+    up = [f"{a} -> {b}" for a, targets in graph.items() for b in targets
+          if _floor(b) > _floor(a) and a != "anisotropy"]
+    assert not up, f"imports running up a floor: {up}"
+    done, path = set(), []
+
+    def visit(node):
+        assert node not in path, f"an import circle: {' -> '.join([*path, node])}"
+        if node in done:
+            return
+        path.append(node)
+        for child in sorted(graph[node]):
+            visit(child)
+        path.pop()
+        done.add(node)
+
+    for name in sorted(graph):
+        visit(name)
+
+
+def test_a_claim_is_one_package_that_imports_no_other_claim():
+    """Each claim of ``notebooks/claims.yaml`` is ``anisotropy.claims.<package>.claim``, its
+    package holds a ``page`` module, and no module of a claim's package imports another
+    claim's (what several claims share is in ``anisotropy.inputs`` or
+    ``anisotropy.claims.sts``)."""
+    from anisotropy.report import catalog
+
+    packages = set()
+    for slug, entry in catalog.claims().items():
+        parts = entry["module"].split(".")
+        assert parts[:2] == ["anisotropy", "claims"] and parts[3:] == ["claim"], (slug, entry)
+        assert (LIB / "claims" / parts[2] / "page.py").is_file(), f"{slug}: no page module"
+        packages.add(parts[2])
+    found = {p.name for p in (LIB / "claims").iterdir() if (p / "__init__.py").is_file()}
+    assert found == packages, f"claim packages not in claims.yaml: {found - packages}"
+    for module, targets in _lib_graph().items():
+        parts = module.split(".")
+        if len(parts) < 4 or parts[1] != "claims":
+            continue
+        others = {t for t in targets if t.startswith("anisotropy.claims.")
+                  and t.split(".")[2] not in (parts[2], "sts")}
+        assert not others, f"{module} imports another claim: {others}"
+
+
+def test_project_imports_sit_at_the_top_of_the_file():
+    """No library module imports a project module inside a function (heavy third-party
+    imports, torch, transformers and papermill, may stay there), and the modules of report/
+    and of book/ never import each other in a circle."""
+    inner = [line for path in sorted(LIB.rglob("*.py")) for line in _project_imports(path)[1]]
+    assert not inner, f"imports of project modules inside functions: {inner}"
+    for folder in (LIB / "report", LIB / "book"):
+        _one_way_stack(folder)
+
+
+def _one_way_stack(folder) -> None:
+    package = folder.name
     modules = {p.stem: p for p in folder.glob("*.py") if p.stem != "__init__"}
     graph, inner = {}, []
     for name, path in modules.items():
         top, late = _project_imports(path)
         inner += late
         graph[name] = {m.split(".")[2] for m in top
-                       if m.startswith("anisotropy.book.") and m.split(".")[2] in modules} - {name}
+                       if m.startswith(f"anisotropy.{package}.")
+                       and m.split(".")[2] in modules} - {name}
     assert not inner, f"imports of project modules inside functions: {inner}"
     done, path = set(), []
 
@@ -92,6 +187,3 @@ def test_book_is_a_one_way_stack_with_its_imports_at_the_top():
 
     for name in sorted(graph):
         visit(name)
-    for path in (PROJECT_ROOT / "lib" / "anisotropy" / "claims").glob("*.py"):
-        top, late = _project_imports(path)
-        assert not any(m.startswith("anisotropy.book") for m in top), path.name

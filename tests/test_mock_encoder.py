@@ -184,7 +184,7 @@ def test_layer_out_of_range_and_empty_sentence(encoder):
 def test_inductive_fit_never_sees_the_scored_sentences(encoder):
     """Claim 4's inductive mode fits on the other tasks' sentences minus those of the scored
     task: STS-B test shares most of its sentences with STS12-16 (issue: leakage)."""
-    from anisotropy.claims import cluster_methods as ci
+    from anisotropy.claims.cluster_isotropy import methods as ci
     from anisotropy.inputs.tasks import sts_sentences, sts_task
 
     tasks = ["STS14", "STS-B"]

@@ -147,7 +147,7 @@ def test_every_graded_number_has_a_band(slug):
     """Completeness, without running anything: every check the file grades has bands on its
     measured value and both ends of its interval, from the distribution its `spread`
     declares; and no interval band straddles the threshold of a verdict it pins."""
-    from anisotropy.book.checks import load_checks
+    from anisotropy.report.checks import load_checks
 
     expected = EXPECTED[slug]
     specs = load_checks(slug)

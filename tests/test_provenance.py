@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from anisotropy.book import provenance, runner
-from anisotropy.book.results import Results, ResultsError, load_results
+from anisotropy.book import runner
+from anisotropy.report import provenance
+from anisotropy.report.results import Results, ResultsError, load_results
 
 SLUG = "01-layerwise-anisotropy"
 
@@ -98,7 +99,7 @@ def test_book_build_refuses_another_profiles_results_by_name(monkeypatch, tmp_pa
 
 
 def test_the_data_line_names_local_files_and_the_hub_commit_read():
-    from anisotropy.book.provenance import data_line
+    from anisotropy.report.provenance import data_line
 
     local = data_line({"snli": "local: 2 files, sha256 verified",
                        "sts16": "local: 10 files, sha256 verified"})

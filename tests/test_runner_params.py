@@ -64,7 +64,7 @@ def test_unknown_tasks_refused(no_kernel):
 
 
 def test_bad_profile_values_are_refused_too(tmp_path, monkeypatch, no_kernel):
-    from anisotropy.claims import settings
+    from anisotropy.inputs import settings
 
     profiles = tmp_path / "profiles.yaml"
     profiles.write_text("tiny:\n  01-layerwise-anisotropy:\n    n_sentences: 0\n"

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anisotropy.claims import cluster_methods
+from anisotropy.claims.cluster_isotropy import methods as cluster_methods
 from anisotropy.geometry.streams import spawn_key, stream, stream_seed
 
 LIB = Path(__file__).resolve().parents[1] / "lib" / "anisotropy"

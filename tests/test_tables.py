@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from anisotropy.book import tables
+from anisotropy.report import tables
 
 
 def text(html: str) -> str:

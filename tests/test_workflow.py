@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from anisotropy.book import plan, runner
-from anisotropy.book.results import add_models_not_run
+from anisotropy.report.results import add_models_not_run
 
 ROOT = runner.PROJECT_ROOT
 SNAKEFILE = ROOT / "workflow" / "Snakefile"
@@ -76,9 +76,10 @@ def test_unknown_profile_and_claim_are_refused_with_the_choices():
 def test_library_files_follow_imports():
     files = {p.relative_to(ROOT / "lib" / "anisotropy").as_posix()
              for p in plan.library_files("05-isotropy-vs-clusters")}
-    assert {"claims/classifier.py", "geometry/metrics.py", "inputs/models.py"} <= files
-    assert "claims/layerwise.py" not in files  # claim 1's module: editing it spares claim 5
-    assert "claims/layerwise.py" in {
+    assert {"claims/classifier_geometry/classifier.py", "geometry/metrics.py",
+            "inputs/models.py"} <= files
+    assert "claims/layerwise/measure.py" not in files  # claim 1's: editing it spares claim 5
+    assert "claims/layerwise/measure.py" in {
         p.relative_to(ROOT / "lib" / "anisotropy").as_posix()
         for p in plan.library_files("01-layerwise-anisotropy")}
 
@@ -185,7 +186,7 @@ def test_a_pooled_job_fills_the_entry_claim5_reads(tmp_path, monkeypatch):
     notebook's own encode call then reads, as the token and attention jobs do
     (``test_later.py``); the workflow's parallel test runs token claims only."""
     from anisotropy.book.plan import run_extraction
-    from anisotropy.claims import isotropy_vs_clusters as claim5
+    from anisotropy.claims.classifier_geometry import claim as claim5
     from anisotropy.inputs import cache, models
 
     monkeypatch.setenv("ANISOTROPY_CACHE", str(tmp_path))

@@ -1,19 +1,21 @@
 """anisotropy: the helper library of the contextual-embedding-geometry book.
 
-Four sub-packages, in the order data flows through them:
+Five sub-packages, from the bottom floor up (a module imports only its own floor and those
+below it):
 
+- :mod:`anisotropy.geometry`: metrics, transforms and intervals on arrays (no torch);
 - :mod:`anisotropy.inputs`: data files, the task and corpus registry, the model registry,
-  extraction of hidden states, and the on-disk cache.
-- :mod:`anisotropy.geometry`: metrics, transforms and intervals on arrays (no torch).
-- :mod:`anisotropy.claims`: one module per claim holding its analysis.
-- :mod:`anisotropy.book`: checks, results, the ledger, the runner and figure style.
+  extraction of hidden states, the on-disk cache, the papers' numbers and the claims'
+  settings;
+- :mod:`anisotropy.report`: check declarations, verdicts, the results a claim records and
+  the book's formatting of numbers, tables and figures;
+- :mod:`anisotropy.claims`: one package per claim, holding its declaration, its
+  measurements and its page;
+- :mod:`anisotropy.book`: the runner, the extraction plan, the ledger and the glance grid.
 
 ``python -m anisotropy`` (the ``anisotropy`` command) is :mod:`anisotropy.__main__`.
 """
 
-from importlib import metadata as _metadata
+from anisotropy.inputs.version import __version__
 
-try:  # the installed package's metadata (pyproject.toml), so a results file says which
-    __version__ = _metadata.version("anisotropy")
-except _metadata.PackageNotFoundError:  # run from a source tree that was never installed
-    __version__ = "0+unknown"
+__all__ = ["__version__"]

@@ -8,14 +8,22 @@ import sys
 import time
 from pathlib import Path
 
+from anisotropy.book.expected import expected_file, report
+from anisotropy.book.plan import PlanError, run_extraction, workflow_jobs, write_marker
+from anisotropy.book.runner import RunError, build_book, parse_overrides, profile_dir, run
+from anisotropy.book.summary import format_summary, summary_table
+from anisotropy.inputs import cache
+from anisotropy.inputs.cache import KINDS
+from anisotropy.inputs.datafiles import DataError, data_roots, fetch_dir, verify_all
+from anisotropy.inputs.fetch import fetch, missing_datasets
+from anisotropy.inputs.models import ModelNotAvailable, list_models, resolve
+from anisotropy.report import catalog
+from anisotropy.report.results import ResultsError, load_results
+
 
 def _models(args) -> int:
-    from anisotropy.inputs.models import ModelNotAvailable, list_models, resolve
-
     names = list(args.prepare or [])
     if args.profile:
-        from anisotropy.book import catalog
-
         for slug in catalog.claims():
             module = catalog.claim_module(slug)
             names += module.models(catalog.settings(slug, args.profile))
@@ -37,8 +45,6 @@ def _models(args) -> int:
 
 
 def _data_verify(_args) -> int:
-    from anisotropy.inputs.data import DataError, data_roots, verify_all
-
     try:
         count = verify_all()
     except DataError as error:
@@ -50,9 +56,6 @@ def _data_verify(_args) -> int:
 
 
 def _data_fetch(args) -> int:
-    from anisotropy.inputs.datafiles import DataError, fetch_dir
-    from anisotropy.inputs.fetch import fetch, missing_datasets
-
     root = fetch_dir()
     names = args.names
     if args.missing:
@@ -80,8 +83,6 @@ def _data_fetch(args) -> int:
 
 
 def _cache_info(_args) -> int:
-    from anisotropy.inputs import cache
-
     rows = cache.inventory()
     print(f"cache: {cache.cache_root()}")
     for row in rows:
@@ -93,8 +94,6 @@ def _cache_info(_args) -> int:
 
 
 def _cache_clean(args) -> int:
-    from anisotropy.inputs import cache
-
     try:
         removed, freed = cache.clean(args.kinds or None, args.model)
     except ValueError as error:  # an unknown kind, refused before anything is removed
@@ -131,8 +130,6 @@ def _not_run(items: list[str]) -> dict[str, str]:
 
 
 def _run(args) -> int:
-    from anisotropy.book.runner import RunError, parse_overrides, run
-
     try:
         run(args.slug, args.profile, {**_device_overrides(args),
                                       **parse_overrides(args.param or [])},
@@ -144,8 +141,6 @@ def _run(args) -> int:
 
 
 def _book(args) -> int:
-    from anisotropy.book.runner import RunError, build_book
-
     began = time.perf_counter()
     try:
         index = build_book(args.profile, run_notebooks=not args.no_run,
@@ -159,10 +154,6 @@ def _book(args) -> int:
 
 
 def _verdicts(args) -> int:
-    from anisotropy.book.expected import expected_file, report
-    from anisotropy.book.results import ResultsError, load_results
-    from anisotropy.book.runner import profile_dir
-
     directory = Path(args.results) if args.results else profile_dir(args.profile) / "results"
     try:
         results = load_results(directory, None if args.results else args.profile)
@@ -181,8 +172,6 @@ def _verdicts(args) -> int:
 def _workflow_plan(args, command: str) -> dict | None:
     """The profile's workflow plan (of one claim with ``--claim``), or None after printing
     why it cannot be made."""
-    from anisotropy.book.plan import PlanError, workflow_jobs
-
     claim = getattr(args, "claim", None)
     try:
         return workflow_jobs(args.profile, args.models, [claim] if claim else None)
@@ -206,9 +195,6 @@ def _plan(args) -> int:
 
 
 def _extract(args) -> int:
-    from anisotropy.book.plan import run_extraction, write_marker
-    from anisotropy.inputs.models import ModelNotAvailable
-
     plan = _workflow_plan(args, "extract")
     if plan is None:
         return 1
@@ -238,9 +224,6 @@ def _extract(args) -> int:
 
 
 def _summary(args) -> int:
-    from anisotropy.book.runner import profile_dir
-    from anisotropy.book.summary import format_summary, summary_table
-
     results = args.results or profile_dir(args.profile) / "results"
     print(format_summary(summary_table(results, args.slugs or None)))
     return 0
@@ -269,7 +252,6 @@ def main(argv: list[str] | None = None) -> int:
     cache_parser = sub.add_parser("cache", help="the on-disk cache (~/.cache/anisotropy)")
     cache_sub = cache_parser.add_subparsers(dest="cache_command", required=True)
     cache_sub.add_parser("info", help="size per kind and model").set_defaults(func=_cache_info)
-    from anisotropy.inputs.cache import KINDS
 
     clean = cache_sub.add_parser("clean", help="remove cached entries (every kind but the "
                                  "fetched data, or KINDS: " + ", ".join(KINDS) + ")")

@@ -1,10 +1,16 @@
-"""Turning measurements into the book: checks, results, the ledger, the runner, figures.
+"""The book itself, the top floor: it runs the claims and assembles their pages.
 
-- :mod:`~anisotropy.book.checks`: check declarations (``data/checks.yaml``) and grading.
-- :mod:`~anisotropy.book.results`: the results JSON shared by the ledger and the tests.
-- :mod:`~anisotropy.book.ledger`: the claim ledger page.
-- :mod:`~anisotropy.book.catalog`: the claims, declared once (``notebooks/claims.yaml``).
 - :mod:`~anisotropy.book.runner`: parameter validation, papermill execution with profiles,
-  and the book build.
-- :mod:`~anisotropy.book.plotting`: the figures' shared style.
+  and the book build;
+- :mod:`~anisotropy.book.plan`: the extraction jobs a set of claims needs, run once each;
+- :mod:`~anisotropy.book.ledger` and :mod:`~anisotropy.book.glance`: the claim ledger and
+  the grid of verdicts at a glance, read from the results files
+  (:mod:`~anisotropy.book.rows` turns them into rows, :mod:`~anisotropy.book.summary`
+  counts them);
+- :mod:`~anisotropy.book.expected`: the recorded bands and verdicts the tests compare a
+  build with; :mod:`~anisotropy.book.fresh_run` and :mod:`~anisotropy.book.assets`: helpers
+  of the build.
+
+It imports the claims (through :mod:`anisotropy.report.catalog`) and
+:mod:`anisotropy.report`; nothing below imports it.
 """

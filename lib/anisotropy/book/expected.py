@@ -56,7 +56,7 @@ def load_expected(path: str | Path) -> dict[str, dict[str, tuple[str, ...]]]:
 def compare_verdicts(results: dict[str, dict], expected: dict[str, dict[str, tuple]]
                      ) -> tuple[int, list[Difference]]:
     """``(checks compared, differences)`` of the claims in both ``results`` (records by
-    slug, as :func:`anisotropy.book.results.load_results` reads them) and ``expected``."""
+    slug, as :func:`anisotropy.report.results.load_results` reads them) and ``expected``."""
     compared, differences = 0, []
     for slug in sorted(set(results) & set(expected)):
         verdicts = {c["id"]: c["verdict"] for c in results[slug]["checks"]}

@@ -14,17 +14,17 @@ from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
-from anisotropy.book.catalog import PAGES, claims
-from anisotropy.book.checks import load_checks
-from anisotropy.book.display import threshold_text
-from anisotropy.book.plotting import short_name
 from anisotropy.book.rows import (
     format_measured,
     graded_by_scope,
     ledger_rows,
     summary_by_model,
 )
-from anisotropy.book.verdicts import BEYOND, BEYOND_TEXT, GRADED, SYMBOLS
+from anisotropy.report.catalog import PAGES, claims
+from anisotropy.report.checks import load_checks
+from anisotropy.report.display import threshold_text
+from anisotropy.report.plotting import short_name
+from anisotropy.report.verdicts import BEYOND, BEYOND_TEXT, GRADED, SYMBOLS
 
 __all__ = ["grid_html", "claim_sentences", "glance_markdown", "write_glance"]
 

@@ -5,11 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from anisotropy.book.catalog import PAGES, claims
-from anisotropy.book.display import BASIS_TEXT, threshold_text
 from anisotropy.book.glance import grid_html
-from anisotropy.book.provenance import STALE_TEXT, short_environment
-from anisotropy.book.results import load_results
 from anisotropy.book.rows import (
     cell,
     decoder_disagreements,
@@ -17,9 +13,13 @@ from anisotropy.book.rows import (
     graded_by_scope,
     ledger_rows,
 )
-from anisotropy.book.verdicts import BEYOND, GENERALISED, MARKS, mark
 from anisotropy.inputs.datafiles import sources
 from anisotropy.inputs.resolved import short_names
+from anisotropy.report.catalog import PAGES, claims
+from anisotropy.report.display import BASIS_TEXT, threshold_text
+from anisotropy.report.provenance import STALE_TEXT, short_environment
+from anisotropy.report.results import load_results
+from anisotropy.report.verdicts import BEYOND, GENERALISED, MARKS, mark
 
 __all__ = ["write_ledger", "write_data_files"]
 
@@ -32,7 +32,7 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
     """Write the ledger page for ``slugs`` from ``results_dir`` into ``out``.
 
     With ``profile`` (the book's), a results file of another profile raises
-    :class:`anisotropy.book.results.ResultsError` naming the file and both profiles.
+    :class:`anisotropy.report.results.ResultsError` naming the file and both profiles.
     ``results`` are the records already loaded from ``results_dir``, if the caller has them
     (each load recomputes every file's inputs digest).
     """

@@ -18,14 +18,15 @@ import json
 import re
 from pathlib import Path
 
-from anisotropy.book import catalog, runner
-from anisotropy.book.provenance import library_files
-from anisotropy.book.results import write_json
+from anisotropy.book import runner
 from anisotropy.inputs import cache
 from anisotropy.inputs import models as registry
 from anisotropy.inputs.attention import AttentionUnavailable, first_token_attention
 from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, LAST, Extraction
 from anisotropy.inputs.models import ALIASES, OFFLINE_MODELS
+from anisotropy.report import catalog
+from anisotropy.report.provenance import library_files
+from anisotropy.report.results import write_json
 
 __all__ = ["Extraction", "PlanError", "claim_settings", "workflow_jobs", "run_extraction",
            "write_marker", "check_models", "library_files", "unavailable_models",

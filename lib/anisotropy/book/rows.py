@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from anisotropy.book.display import interval_text, sig
-from anisotropy.book.results import load_results
-from anisotropy.book.verdicts import GRADED as _GRADED
 from anisotropy.inputs.resolved import short_names
+from anisotropy.report.display import interval_text, sig
+from anisotropy.report.results import load_results
+from anisotropy.report.verdicts import GRADED as _GRADED
 
 __all__ = ["ledger_rows", "format_value", "format_measured", "summary_by_model",
            "graded_by_scope",
@@ -19,7 +19,7 @@ __all__ = ["ledger_rows", "format_value", "format_measured", "summary_by_model",
 
 
 def format_value(value) -> str:
-    """Compact text for a measured value: :func:`anisotropy.book.display.sig` (3
+    """Compact text for a measured value: :func:`anisotropy.report.display.sig` (3
     significant figures), a dict as ``key: value`` pairs, nothing for None."""
     if value is None:
         return ""
@@ -46,7 +46,7 @@ def cell(text: str) -> str:
 def ledger_rows(results_dir: Path, slugs: list[str], profile: str | None = None,
                 results: dict[str, dict] | None = None) -> list[dict]:
     """One dict per check across all claims, in claim order (with ``profile``, a results
-    file of another profile is refused: :func:`anisotropy.book.results.load_results`).
+    file of another profile is refused: :func:`anisotropy.report.results.load_results`).
     ``results`` are the records already loaded from ``results_dir``, if the caller has
     them."""
     results = load_results(results_dir, profile) if results is None else results

@@ -32,15 +32,15 @@ from pathlib import Path
 
 import yaml
 
-from anisotropy.book import catalog
 from anisotropy.book.assets import externalize_plotly, install_plotly
 from anisotropy.book.glance import write_glance
 from anisotropy.book.ledger import write_data_files, write_ledger
-from anisotropy.book.provenance import STALE_TEXT, data_line, git_describe, short_environment
-from anisotropy.book.results import ResultsError, add_models_not_run, load_results
-from anisotropy.claims import settings as settings_module
-from anisotropy.claims.settings import SettingsError
+from anisotropy.inputs import settings as settings_module
 from anisotropy.inputs.data import PROJECT_ROOT
+from anisotropy.inputs.settings import SettingsError
+from anisotropy.report import catalog
+from anisotropy.report.provenance import STALE_TEXT, data_line, git_describe, short_environment
+from anisotropy.report.results import ResultsError, add_models_not_run, load_results
 
 __all__ = ["SLUGS", "RunError", "profiles", "declared_parameters", "resolve_settings",
            "notebook_parameters", "parse_overrides", "run", "build_book", "BUILD_DIR",
@@ -410,7 +410,7 @@ def _stage_config(target: Path, profile: str) -> Path:
 
 def _provenance_footer(slug: str, record: dict | None, profile: str) -> str:
     """The page footer: where the page's numbers came from, in one line, from the claim's
-    results record (:func:`anisotropy.book.provenance.short_environment`)."""
+    results record (:func:`anisotropy.report.provenance.short_environment`)."""
 
     if record is None:
         raise RunError(f"{profile_dir(profile) / 'results' / f'{slug}.json'} is missing: run "

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from anisotropy.book.results import VERDICTS
+from anisotropy.report.results import VERDICTS
 
 __all__ = ["summary_table", "format_summary"]
 

@@ -20,6 +20,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from anisotropy.inputs import cache
+from anisotropy.inputs.extraction import _description, _tokenize, padded_batch
 
 __all__ = ["AttentionUnavailable", "first_token_attention", "sink_rate"]
 
@@ -65,8 +66,6 @@ def first_token_attention(encoder, texts: list[str], *, tokens: int | None = Non
         When a text has fewer than two tokens, or fewer than ``tokens``.
     """
     import torch
-
-    from anisotropy.inputs.extraction import _description, _tokenize, padded_batch
 
     if tokens is not None and tokens < 2:
         raise ValueError(f"tokens must be at least 2 (or None); got {tokens}.")

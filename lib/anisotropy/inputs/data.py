@@ -16,7 +16,6 @@ import io
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import pandas as pd
 
@@ -24,6 +23,7 @@ from anisotropy.inputs.datafiles import (
     PROJECT_ROOT,
     SOURCES_FILE,
     DataError,
+    DatasetSpec,
     data_root,
     dataset_root,
     expected_files,
@@ -66,17 +66,6 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- specs
-
-
-@dataclass(frozen=True)
-class DatasetSpec:
-    """What a dataset is called, where its local files live (its folder in a data root)
-    and its local splits. Its sources and hub copy are in ``data/sources.yaml``."""
-
-    name: str
-    folder: str
-    splits: tuple[str, ...]
-    loader: Callable[..., pd.DataFrame]
 
 
 def _check_split(name: str, split: str, splits: tuple[str, ...]) -> None:

@@ -24,16 +24,22 @@ import hashlib
 import io
 import os
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 SOURCES_FILE = PROJECT_ROOT / "data" / "sources.yaml"
 #: Set to 1 to ignore ``../shared/data`` (what a user outside this project's machines has).
 NO_SHARED_ENV = "ANISOTROPY_NO_SHARED"
 
-__all__ = ["PROJECT_ROOT", "SOURCES_FILE", "NO_SHARED_ENV", "DataError", "sources",
+__all__ = ["PROJECT_ROOT", "SOURCES_FILE", "NO_SHARED_ENV", "DataError", "DatasetSpec", "sources",
            "data_roots", "data_root", "dataset_root", "fetch_dir", "expected_files",
            "verify_file", "verified_files", "data_sources", "record_hub_read", "verify_all",
            "read_text", "read_lines", "sha256_of"]
@@ -41,6 +47,17 @@ __all__ = ["PROJECT_ROOT", "SOURCES_FILE", "NO_SHARED_ENV", "DataError", "source
 
 class DataError(RuntimeError):
     """A data file is missing, corrupt, unknown, or a dataset name or split is invalid."""
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """What a dataset is called, where its local files live (its folder in a data root)
+    and its local splits. Its sources and hub copy are in ``data/sources.yaml``."""
+
+    name: str
+    folder: str
+    splits: tuple[str, ...]
+    loader: Callable[..., pd.DataFrame]
 
 
 @functools.cache

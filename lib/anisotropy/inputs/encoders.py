@@ -21,6 +21,7 @@ from anisotropy.inputs.extraction import (
     extract_token_embeddings,
     pool_sentences,
 )
+from anisotropy.inputs.memory import free_memory
 from anisotropy.inputs.resolved import ModelNotAvailable, ResolvedModel
 
 __all__ = ["Encoder", "StaticVectors", "is_causal_lm", "DECODER_MODEL_TYPES"]
@@ -91,8 +92,9 @@ class Encoder:
 
     Parameters
     ----------
-    resolved : ResolvedModel or str
-        A resolved model, or a name passed to :func:`resolve`.
+    resolved : ResolvedModel
+        A resolved model (:func:`anisotropy.inputs.models.resolve`; load one by name with
+        :func:`anisotropy.inputs.models.load`).
     max_length : int, optional
         Longest input in model tokens; defaults to the model's limit (capped at 512).
     device : str
@@ -103,7 +105,7 @@ class Encoder:
         an accelerator. Hidden states are always returned as float32.
     """
 
-    resolved: ResolvedModel | str
+    resolved: ResolvedModel
     max_length: int | None = None
     device: str = "auto"
     dtype: str = "float32"
@@ -117,9 +119,8 @@ class Encoder:
         self.device = select_device(self.device)
         self.dtype = select_dtype(self.dtype, self.device.split(":")[0])
         if isinstance(self.resolved, str):
-            from anisotropy.inputs.models import resolve
-
-            self.resolved = resolve(self.resolved)
+            raise TypeError(f"Encoder takes a ResolvedModel, got {self.resolved!r}; load a "
+                            "model by name with anisotropy.inputs.models.load(name).")
         path = self.resolved.path
         self.tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
         if not getattr(self.tokenizer, "is_fast", False):
@@ -155,8 +156,6 @@ class Encoder:
     def release(self) -> None:
         """Free the model's weights (the tokenizer and the description stay); cached
         vectors can still be read, and a forward pass afterwards raises."""
-        from anisotropy.inputs.memory import free_memory
-
         self.model = None
         free_memory()
 

@@ -27,7 +27,6 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
-from anisotropy import __version__
 from anisotropy.inputs import cache
 from anisotropy.inputs.memory import free_memory
 from anisotropy.inputs.token_embeddings import (
@@ -38,6 +37,7 @@ from anisotropy.inputs.token_embeddings import (
     pooling_mask,
     split_words,
 )
+from anisotropy.inputs.version import __version__
 
 __all__ = ["EXTRACTION_VERSION", "WORD_PATTERN", "TokenEmbeddings", "extract_token_embeddings",
            "extract_pooled", "pool_sentences", "pool_words", "pool_rows", "pooling_mask",

@@ -16,20 +16,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from anisotropy.inputs.datafiles import (
     DataError,
+    DatasetSpec,
     fetch_dir,
     record_hub_read,
     sha256_of,
     sources,
 )
-
-if TYPE_CHECKING:
-    from anisotropy.inputs.data import DatasetSpec
 
 __all__ = ["HUB_ADAPTERS", "HubAdapter", "SNLI_LABELS", "from_hub", "hub_source",
            "hub_parquet_files"]

@@ -4,7 +4,7 @@ up by key path, and described in a line of text.
 Each entry of the file is a number, a list or table of numbers, or a statement, with the
 ``source`` it was read from (a paper's table or figure, the authors' repository at a
 commit); ``../shared/reference/paper-numbers.md`` is where each was sourced. The checks
-(:mod:`anisotropy.book.checks`) cite these keys in their thresholds and reasons, the pages
+(:mod:`anisotropy.report.checks`) cite these keys in their thresholds and reasons, the pages
 show them beside the measured values, and a claim may read one directly (chapter 6's
 sink threshold). It sits below both, with the other inputs: it imports nothing of the
 project but the project root.

@@ -1,0 +1,347 @@
+"""Claim 5, IsoScore vs silhouette under linear classification (Mickus et al. 2024):
+settings, forward passes, measurements and checks.
+
+:func:`measure_setups` trains the classifier of setups (i) polarity and (ii) SNLI on the
+paper's encoder, :func:`measure_appendix` the GLUE-style appendix on each appendix encoder;
+:func:`grade` records the checks of :data:`CHECKS` (declared in ``data/checks.yaml``). The
+formulas are in :mod:`anisotropy.claims.classifier_geometry.classifier`; the page is
+``notebooks/05-isotropy-vs-clusters.ipynb``, its tables and figures
+:mod:`anisotropy.claims.classifier_geometry.page`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from anisotropy.claims.classifier_geometry.classifier import (
+    check_values,
+    item_change_draws,
+    run_seeds,
+    setup_summary,
+    trajectory_correlations,
+)
+from anisotropy.geometry import metrics
+from anisotropy.geometry.intervals import interval_of_max, seed_interval
+from anisotropy.geometry.streams import stream, stream_seed
+from anisotropy.inputs import models as registry
+from anisotropy.inputs import tasks
+from anisotropy.inputs.jobs import LAST, Extraction, jobs
+from anisotropy.inputs.references import reference_value
+from anisotropy.inputs.resolved import short_name
+from anisotropy.inputs.settings import ClaimSettings, param
+
+SLUG = "05-isotropy-vs-clusters"
+# Setups (i)-(ii) run the paper's one encoder (`model`); a workflow's `models` replace the
+# appendix encoders, and a model left out of that list is "not run" for the appendix checks.
+MODEL_LIST = "glue_models"
+MODEL_LIST_CHECKS = ("appendix",)
+# seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
+# November 2026): the workflow starts costly claims first
+COST = 734
+SETUP_TASKS = ("polarity", "snli")
+
+
+@dataclass(frozen=True)
+class Settings(ClaimSettings):
+    """Claim 5's parameters."""
+
+    slug: ClassVar[str] = SLUG
+
+    model: str = param("sentence-transformers/all-MiniLM-L6-v2", "the paper's exact encoder "
+                       "for setups (i) and (ii)")
+    n_items: int | None = param(None, "None: every polarity sentence and SNLI validation pair",
+                                min=1)
+    n_updates: int = param(1000, "classifier updates", min=1)
+    n_seeds: int = param(5, "classifier initialisations (t-interval over them)", min=2)
+    metric_every: int = param(20, "record metrics every k updates (the paper: 1)", min=1)
+    rank_sample: int | None = param(1000, "Spearman's rho from IsoScore and silhouette at "
+                                    "every update on this many points, a fixed sample per "
+                                    "seed; None: from the updates metric_every records, on "
+                                    "every point", min=4)
+    glue_tasks: tuple[str, ...] = param(["cola", "sst2", "rte", "snli"], "the appendix's "
+                                        "tasks", choices="classification_tasks")
+    glue_models: tuple[str, ...] = param(["sentence-transformers/all-MiniLM-L6-v2",
+                                          "sentence-transformers/all-mpnet-base-v2"],
+                                         "the appendix's encoders")
+    glue_updates: int = param(250, "classifier updates per appendix setup", min=1)
+    glue_seeds: int = param(5, "classifier initialisations per appendix setup (the main "
+                            "text's 5)", min=2)
+    glue_max_items: int | None = param(2000, "seeded subset of a larger training set; None: "
+                                       "every item", min=1)
+    glue_metric_sample: int = param(10000, "metrics on a fresh random sample when a set is "
+                                    "larger (the book's size: the paper's is lost)", min=2)
+    glue_metric_every: int = param(10, "record appendix metrics every k updates", min=1)
+    limit_points: int = param(2000, "points of each limit case (two collapsed classes, an "
+                              "isotropic Gaussian)", min=4)
+
+
+def models(settings: Settings) -> list[str]:
+    """The setups' encoder, then the appendix encoders."""
+    return list(dict.fromkeys([settings.model, *settings.glue_models]))
+
+
+def setup_task(settings: Settings, task_name: str, max_items: int | None,
+               run: int = 0) -> dict:
+    """A setup's labelled task (:func:`anisotropy.inputs.tasks.classification_task`), its
+    subset drawn from the data stream every claim shares (run 0) or from run R's own
+    (stream ``data/run-R``)."""
+    stream = stream_seed(settings.seed, "data" if run == 0 else f"data/run-{run}")
+    return tasks.classification_task(task_name, max_items, stream)
+
+
+def setup_runs(settings: Settings) -> range:
+    """The item subsets the main setups draw: with a subset (``n_items``), ``n_seeds`` of
+    them (the seeds train on run 0's; runs 1 .. on their own, for the items' share of the
+    changes' intervals); with every item, one."""
+    return range(settings.n_seeds if settings.n_items is not None else 1)
+
+
+def inputs(settings: Settings) -> list[Extraction]:
+    """Pooled sentence vectors of the setups' tasks (the paper's encoder) and of the
+    appendix tasks (each appendix encoder)."""
+    s = settings
+    out = []
+    for task in SETUP_TASKS:
+        for run in setup_runs(s):
+            out += jobs([s.model], f"{task}-{s.n_items or 'all'}" + (f"-run{run}" if run
+                                                                     else ""),
+                        "pooled", LAST, lambda task=task, run=run: setup_task(
+                            s, task, s.n_items, run)["sentences"])
+    for task in s.glue_tasks:
+        out += jobs(s.glue_models, f"{task}-{s.glue_max_items or 'all'}", "pooled", LAST,
+                    lambda task=task: setup_task(s, task, s.glue_max_items)["sentences"])
+    return out
+
+
+# --------------------------------------------------------------------------- checks
+#: Recorded per setup, read from :attr:`Setup.checks` (those in :data:`FINDINGS` as
+#: findings, the others graded).
+SETUP_CHECKS = ("anticorrelation", "spearman-anticorrelation", "classes-collapse",
+                "isoscore-falls", "silhouette-rises", "seed-spread")
+#: Graded once over the appendix's (model, task) setups: the least negative mean r.
+APPENDIX_CHECKS = ("appendix-anticorrelation",)
+#: Declared but not measurable here (no word2vec vectors or POS/supersense labels).
+NOT_RUN = {"anticorrelation-word2vec": (
+    "word2vec", ("POS tagging", "supersenses"),
+    "needs word2vec vectors and the POS/supersense label sets, not available offline here")}
+CHECKS = SETUP_CHECKS + APPENDIX_CHECKS + tuple(NOT_RUN)
+FINDINGS = ("classes-collapse", "seed-spread")
+SETUP_NAMES = {"polarity": "polarity", "snli": "SNLI"}
+#: Half-samples of the items behind the IsoScore and silhouette changes' intervals.
+ITEM_DRAWS = 40
+
+
+# --------------------------------------------------------------------------- measurements
+class EncoderPool:
+    """Each encoder loaded once (``load``, the registry's by default) and reported to
+    ``on_model`` (the results' ``add_model``)."""
+
+    def __init__(self, settings: Settings, on_model=None, load=None):
+        self.settings, self.on_model, self.load = settings, on_model, load
+        self.encoders: dict = {}
+
+    def __call__(self, name: str):
+        if name not in self.encoders:
+            encoder = (self.load or registry.load)(name, device=self.settings.device,
+                                                   dtype=self.settings.dtype)
+            self.encoders[name] = encoder
+            if self.on_model is not None:
+                self.on_model(encoder)
+        return self.encoders[name]
+
+
+@dataclass
+class Setup:
+    """One trained setup: the stacked trajectories of every seed (columns ``seed, update,
+    isoscore, silhouette, accuracy, ...``), the task's size and, for the main setups, every
+    check's ``(measured, Interval, details)``."""
+
+    task: str
+    model: str
+    trajectory: object
+    n_items: int
+    n_points: int
+    checks: dict = field(default_factory=dict)
+    item_changes: object = None
+    subset_changes: object = None
+    ranks: object = None
+
+
+def run_setup(settings: Settings, encoders: EncoderPool, task_name: str, model_name: str, *,
+              updates: int, max_items: int | None, every: int, sample: int | None,
+              bias: bool, seeds: int, item_draws: int = 0, runs: range = range(1),
+              rank_sample: int | bool | None = False) -> Setup:
+    """Train the linear classifier of one (task, encoder) setup from ``seeds``
+    initialisations (:func:`~anisotropy.claims.classifier_geometry.classifier.run_seeds`) on
+    the items of run 0.
+
+    A rerun with another seed draws other items when the task is a subset, and trains on
+    them: with ``runs`` (:func:`setup_runs`) whose subsets differ, runs 1 .. R-1 each train
+    the first initialisation again on their own subset, and the changes of IsoScore and
+    silhouette of all R runs (``Setup.subset_changes``) give the items' share of the
+    interval. With one shared sample and ``item_draws``, the half-sample draws of those
+    changes, from the first seed
+    (:func:`~anisotropy.claims.classifier_geometry.classifier.item_change_draws`), carry the
+    items instead. With ``rank_sample`` (not False), each initialisation also records its
+    every-update :class:`~anisotropy.claims.classifier_geometry.classifier.RankSeries`
+    (``Setup.ranks``)."""
+    import pandas as pd
+
+    encoder = encoders(model_name)
+    seed = stream_seed(settings.seed, f"claim5/{task_name}/{model_name}")
+
+    def train(task: dict, n_seeds: int, ranks: int | bool | None = False):
+        X = encoder.encode_sentences(task["sentences"], pooling="mean", normalize=True)
+        return X, run_seeds(X, task, n_updates=updates, n_seeds=n_seeds, seed=seed,
+                            train_seed=settings.train_stream(f"claim5/{task_name}/{model_name}"),
+                            bias=bias, metric_every=every, metric_sample=sample,
+                            desc=f"{task_name}/{model_name.split('/')[-1]}",
+                            rank_sample=ranks)
+
+    tasks_ = [setup_task(settings, task_name, max_items, run) for run in runs]
+    task = tasks_[0]
+    X, seed_runs = train(task, seeds, rank_sample)
+    trajectory = seed_runs.trajectory
+    subsets = [t for t in tasks_[1:] if t["sentences"] != task["sentences"]]
+    changes = subset_changes = None
+    if subsets:
+        def change(t: pd.DataFrame) -> dict:
+            first, last = t[t["update"] == 0].iloc[0], t[t["update"] == t["update"].max()].iloc[0]
+            return {m: float(last[m] - first[m]) for m in ("isoscore", "silhouette")}
+
+        subset_changes = pd.DataFrame(
+            [change(trajectory[trajectory["seed"] == 0])]
+            + [change(train(t, 1)[1].trajectory) for t in subsets])
+    elif item_draws:
+        changes = item_change_draws(X, seed_runs.finals[0], task, item_draws,
+                                    stream_seed(seed, "items"), limit=sample)
+    return Setup(task_name, model_name, trajectory, task["n_items"], len(task["sentences"]),
+                 item_changes=changes, subset_changes=subset_changes, ranks=seed_runs.ranks)
+
+
+def measure_setups(settings: Settings, encoders: EncoderPool) -> dict[str, Setup]:
+    """Setups (i) polarity (no bias, as the paper) and (ii) SNLI on the paper's encoder,
+    with every setup check measured: ``{"polarity": Setup, "SNLI": Setup}``."""
+    s = settings
+    out = {}
+    for task_name, name in SETUP_NAMES.items():
+        setup = run_setup(s, encoders, task_name, s.model, updates=s.n_updates,
+                          max_items=s.n_items, every=s.metric_every, sample=None,
+                          bias=task_name != "polarity", seeds=s.n_seeds,
+                          item_draws=ITEM_DRAWS, runs=setup_runs(s),
+                          rank_sample=s.rank_sample if s.rank_sample is not None else False)
+        setup.checks = check_values(setup.trajectory, setup.item_changes,
+                                    setup.subset_changes, setup.ranks)
+        out[name] = setup
+    return out
+
+
+def appendix_label(task_name: str) -> str:
+    """An appendix task's label: SNLI is scored on its validation set."""
+    return f"{task_name} (validation)" if task_name == "snli" else task_name
+
+
+def measure_appendix(settings: Settings, encoders: EncoderPool) -> dict[str, Setup]:
+    """The appendix: every (appendix encoder, task) setup, keyed ``"model/label"``."""
+    s = settings
+    out = {}
+    for model_name in s.glue_models:
+        for task_name in s.glue_tasks:
+            setup = run_setup(s, encoders, task_name, model_name, updates=s.glue_updates,
+                              max_items=s.glue_max_items, every=s.glue_metric_every,
+                              sample=s.glue_metric_sample, bias=True, seeds=s.glue_seeds)
+            out[f"{model_name.split('/')[-1]}/{appendix_label(task_name)}"] = setup
+    return out
+
+
+def appendix_intervals(appendix: dict[str, Setup]) -> dict:
+    """Each appendix setup's mean Pearson r over seeds, as a t-interval over seeds."""
+    import numpy as np
+
+    return {key: seed_interval(np.array([trajectory_correlations(t)["pearson"]
+                                         for _, t in setup.trajectory.groupby("seed")]))
+            for key, setup in appendix.items()}
+
+
+def appendix_rows(appendix: dict[str, Setup]) -> list[dict]:
+    """One row per appendix setup: model, task, items, points, mean and worst-seed Pearson
+    r, Spearman rho, IsoScore and silhouette at the start and the end."""
+    rows = []
+    for setup in appendix.values():
+        summary = setup_summary(setup.trajectory)
+        rows.append({"model": short_name(setup.model), "task": appendix_label(setup.task),
+                     "items": setup.n_items, "points": setup.n_points,
+                     "Pearson r": summary["Pearson r (mean)"],
+                     "Pearson r (worst seed)": summary["Pearson r (worst seed)"],
+                     "Spearman rho": summary["Spearman rho (mean)"],
+                     **{k: summary[k] for k in ("IsoScore start", "IsoScore end",
+                                                "silhouette start", "silhouette end")}})
+    return rows
+
+
+def grade(results, setups: dict[str, Setup], appendix: dict[str, Setup]) -> None:
+    """Record every check of :data:`CHECKS`: each setup's checks on the paper's encoder,
+    the word2vec checks as not run, and the appendix's least negative mean r over its
+    non-SNLI setups."""
+    for name, setup in setups.items():
+        for check in SETUP_CHECKS:
+            if check not in setup.checks:
+                continue
+            value, interval, details = setup.checks[check]
+            if check in FINDINGS:
+                results.finding(check, setup.model, value, subject=name, details={
+                    **details, "95% interval over seeds": [interval.low, interval.high]})
+            else:
+                results.grade(check, setup.model, value, interval, model_kind="encoder",
+                              subject=name, details=details)
+    for check, (model, subjects, why) in NOT_RUN.items():
+        for subject in subjects:
+            results.not_run(check, model, why, subject=subject)
+    if not appendix:
+        return
+    graded_keys = [k for k, setup in appendix.items() if appendix_graded(setup)]
+    shown = {key: row["Pearson r"] for key, row in zip(appendix, appendix_rows(appendix),
+                                                       strict=True)}
+    if not graded_keys:
+        results.not_run("appendix-anticorrelation", ", ".join(
+            dict.fromkeys(setup.model for setup in appendix.values())),
+            "no appendix setup pairs one of the paper's SBERT encoders with a GLUE task")
+        return
+    worst = max(graded_keys, key=lambda k: shown[k])
+    intervals = appendix_intervals(appendix)
+    models = ", ".join(dict.fromkeys(appendix[k].model for k in graded_keys))
+    results.grade("appendix-anticorrelation", models, float(shown[worst]),
+                  interval_of_max([intervals[k] for k in graded_keys],
+                                  "(SBERT model, GLUE task) setups"),
+                  model_kind="encoder",
+                  details={"least negative setup": worst,
+                           **{k: shown[k] for k in graded_keys},
+                           "shown, not graded": {k: v for k, v in shown.items()
+                                                 if k not in graded_keys}})
+
+
+def appendix_graded(setup: Setup) -> bool:
+    """Whether an appendix setup is graded: one of the paper's appendix encoders
+    (``claim5/appendix_models``, SBERT models) on a GLUE task (SNLI is not in the paper's
+    appendix). Other models, a decoder such as Gemma, are shown beside them."""
+    return (short_name(setup.model) in {short_name(m) for m in reference_value(
+        "claim5/appendix_models")} and setup.task != "snli")
+
+
+def limit_cases(settings: Settings, dim: int = 384):
+    """IsoScore and silhouette of two limits of ``settings.limit_points`` points: two
+    collapsed classes, and an isotropic Gaussian with random labels (one seeded stream)."""
+    import pandas as pd
+
+    n_points = settings.limit_points
+    rng = stream(settings.seed, "claim5/limit-cases")
+    labels = rng.integers(0, 2, size=n_points)
+    centres = rng.normal(size=(2, dim))
+    collapsed = centres[labels] + 1e-3 * rng.normal(size=(n_points, dim))
+    gaussian = rng.normal(size=(n_points, dim))
+    return pd.DataFrame({
+        "IsoScore": [metrics.isoscore(collapsed), metrics.isoscore(gaussian)],
+        "silhouette": [metrics.silhouette(collapsed, labels),
+                       metrics.silhouette(gaussian, labels)],
+    }, index=["collapsed classes", "isotropic Gaussian"])

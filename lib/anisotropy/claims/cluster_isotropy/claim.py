@@ -1,0 +1,315 @@
+"""Claim 4, cluster-based isotropy (Rajaee & Pilehvar 2021): settings, forward passes,
+measurements and checks.
+
+:func:`measure` compares the methods on STS per model (transductive and inductive fits);
+:func:`measure_sweep`, :func:`measure_sst2` and :func:`measure_finetuning` add the K x D
+sweep, the SST-2 probe and the fine-tuning runs. The ``grade_*`` functions record the
+checks of :data:`CHECKS` (declared in ``data/checks.yaml``). The formulas are in
+:mod:`anisotropy.claims.cluster_isotropy.methods` and
+:mod:`anisotropy.claims.cluster_isotropy.finetuning`; the page is
+``notebooks/04-cluster-isotropy.ipynb``, its tables and figures
+:mod:`anisotropy.claims.cluster_isotropy.page`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from anisotropy.claims.cluster_isotropy import finetuning as ft
+from anisotropy.claims.cluster_isotropy import methods as ci
+from anisotropy.claims.cluster_isotropy.methods import sst2_probe_data
+from anisotropy.geometry.streams import stream_seed
+from anisotropy.inputs import corpora
+from anisotropy.inputs import models as registry
+from anisotropy.inputs.corpora import STS_TASKS
+from anisotropy.inputs.jobs import FIRST_LAST, LAST, Extraction, jobs
+from anisotropy.inputs.resolved import short_name
+from anisotropy.inputs.settings import TRANSFORMERS, ClaimSettings, param
+
+SLUG = "04-cluster-isotropy"
+MODEL_LIST = "models"
+MODEL_LIST_CHECKS = None
+# seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
+# November 2026): the workflow starts costly claims first
+COST = 763
+
+
+@dataclass(frozen=True)
+class Settings(ClaimSettings):
+    """Claim 4's parameters."""
+
+    slug: ClassVar[str] = SLUG
+
+    models: tuple[str, ...] = param(TRANSFORMERS, "models to measure (`anisotropy models`)")
+    tasks: tuple[str, ...] = param(STS_TASKS, "STS tasks (two or more: the inductive fit of "
+                                   "each task uses the others)", choices="sts_tasks",
+                                   min_items=2)
+    n_clusters: int = param(27, "K-means clusters (the authors' code)", min=1)
+    n_components: int = param(12, "dominant directions removed per cluster", min=0)
+    fit_max_tokens: int = param(10000, "token vectors a transform is fitted on (seeded "
+                                "sample)", min=1)
+    iso_max_tokens: int = param(20000, "token vectors I(W) and IsoScore are computed on", min=1)
+    fits: int = param(5, "fits of the method per STS task behind the isotropy and STS checks' "
+                      "intervals (each redraws the fit sample, the K-means start and the "
+                      "measured tokens), and of the SST-2 probe (each also resamples the "
+                      "training sentences)", min=2)
+    sweep_task: str = param("STS-B", "the task of the K and D sweep", choices="sts_tasks")
+    sweep_clusters: tuple[int, ...] = param([1, 5, 10, 27, 50], "cluster counts swept", min=1)
+    sweep_components: tuple[int, ...] = param([0, 1, 3, 5, 12, 20], "directions removed, "
+                                              "swept", min=0)
+    sst2_train_items: int | None = param(3000, "seeded subset of the SST-2 training phrases "
+                                         "of 3+ words; None: all", min=1)
+    finetune_tasks: tuple[str, ...] = param(["rte", "wic"], "the seed's fine-tuning analysis; "
+                                            "[] skips it", choices=["rte", "wic"], min_items=0)
+    finetune_model: str = param("sentence-transformers/all-MiniLM-L6-v2", "the model "
+                                "fine-tuned (small enough to train on a CPU)")
+    finetune_epochs: int = param(2, "epochs (the seed: 2)", min=1)
+    finetune_seeds: int = param(5, "seeds, each run plain and with the method", min=2)
+    finetune_train_items: int | None = param(None, "None: the whole training set; an "
+                                             "integer: a seeded subset", min=2)
+    finetune_dev_items: int | None = param(None, "None: the whole dev set; an integer: a "
+                                           "seeded subset", min=2)
+    finetune_batch_size: int = param(32, "batch size (the slides give none)", min=2)
+    finetune_clusters: int = param(3, "K-means clusters per batch", min=1)
+    finetune_components: int = param(2, "dominant directions removed per cluster", min=0)
+    finetune_learning_rate: float = param(2e-5, "learning rate", min=1e-8)
+    finetune_max_length: int = param(128, "tokens per input pair", min=8)
+    max_pairs: int | None = param(None, "None: every pair of a task; an integer: a seeded "
+                                  "subset", min=1)
+    include_sink: bool = param(False, "decoders: keep position-0 tokens")
+    n_boot: int = param(1000, "bootstrap resamples behind every 95% interval", min=20)
+
+
+def models(settings: Settings) -> list[str]:
+    """The models the claim runs (the fine-tuned model is loaded apart)."""
+    return list(settings.models)
+
+
+def sts_corpus(settings: Settings) -> tuple[str, object]:
+    """The name and builder of the STS sentences claims 3 and 4 share
+    (:func:`anisotropy.inputs.corpora.sts_sentences`)."""
+    return corpora.sts_sentences(settings.tasks, settings.max_pairs, settings.seed)
+
+
+def inputs(settings: Settings) -> list[Extraction]:
+    """The STS sentences (layers 0, 1 and last) and the SST-2 probe's phrases (last layer),
+    per model."""
+    s = settings
+    sts = sts_corpus(s)
+    return (jobs(s.models, sts[0], "tokens", FIRST_LAST, sts[1])
+            + jobs(s.models, f"sst2-probe-{s.sst2_train_items or 'all'}", "tokens", LAST,
+                   lambda: sst2_probe_data(s.sst2_train_items,
+                                           seed=stream_seed(s.seed, "data"))["sentences"]))
+
+
+# --------------------------------------------------------------------------- checks
+#: Recorded per model from :func:`anisotropy.claims.cluster_isotropy.methods.isotropy_check_values`
+#: and :func:`~anisotropy.claims.cluster_isotropy.methods.check_values`; those in
+#: :data:`STS_FINDINGS` as findings, the others graded.
+STS_CHECKS = ("isotropy-gain", "isotropy-end-state", "isotropy-beats-global",
+              "isotropy-beats-global-share", "sts-improves", "beats-global")
+#: The magnitudes that depend on where a model starts (``data/checks.yaml`` says why).
+STS_FINDINGS = ("isotropy-gain", "isotropy-beats-global-share")
+PER_TASK_CHECK = "sts-improves-per-task"
+SST2_CHECK = "sst2-probe"
+#: Fine-tuning checks, each read from the column of the runs' check values.
+FINETUNE_CHECKS = {"finetune-accuracy-falls": "accuracy", "finetune-isotropy-rises": "log10_iw",
+                   "finetune-cls-isotropy": "log10_iw_cls"}
+FINETUNE_FINDING = "finetune-cls-zero-mean"
+CHECKS = (*STS_CHECKS, PER_TASK_CHECK, SST2_CHECK, *FINETUNE_CHECKS, FINETUNE_FINDING)
+FINETUNE_NAMES = {"rte": "RTE", "wic": "WiC"}
+#: The inductive fit's facts per task (kept apart from the scores).
+FIT_COLUMNS = ["fit pool", "fit sentences", "excluded shared", "fit overlap"]
+NOT_FINETUNED = ("the fine-tuning runs are not part of this profile (finetune_tasks is "
+                 "empty); the paper profile runs them")
+
+
+def eval_tasks(settings: Settings) -> list[str]:
+    """The STS tasks scored (STS-B's dev split is the authors' own configuration)."""
+    return [t for t in settings.tasks if t != "STS-B-dev"]
+
+
+# --------------------------------------------------------------------------- measurements
+@dataclass
+class ModelComparison:
+    """The methods on STS for one model: its last-layer token vectors, every (mode, task,
+    method) row (``comparison``, with the inductive fit's facts) and the transductive
+    per-pair scores behind the paired bootstraps."""
+
+    name: str
+    kind: str
+    encoder: object
+    tokens: object
+    exclude: tuple
+    comparison: object
+    pair_scores: dict = field(default_factory=dict)
+    fits: object = None
+
+    @property
+    def decoder(self) -> bool:
+        """Whether the model is a decoder."""
+        return self.kind == "decoder"
+
+
+def measure(settings: Settings, sentences: list[str], *, on_model=None,
+            load=None) -> dict[str, ModelComparison]:
+    """Every method on every STS task, fitted on the evaluation sentences (transductive)
+    and on other sentences (inductive), per model; ``sentences`` are the tasks' distinct
+    sentences (:func:`sts_corpus`)."""
+    import pandas as pd
+
+    s = settings
+    out = {}
+    for name in s.models:
+        encoder = (load or registry.load)(name, device=s.device, dtype=s.dtype)
+        if on_model is not None:
+            on_model(encoder)
+        kind = encoder.resolved.kind
+        exclude = (0,) if kind == "decoder" and not s.include_sink else ()
+        tokens = encoder.encode_tokens(sentences, layers=[0, 1, encoder.n_layers])
+        pair_scores: dict = {}
+        tables = [ci.evaluate_methods(
+            tokens, encoder.n_layers, sentences, s.tasks, mode=mode, n_clusters=s.n_clusters,
+            n_components=s.n_components, seed=stream_seed(s.seed, "claim4/methods"),
+            data_seed=stream_seed(s.seed, "data"), exclude_positions=exclude,
+            fit_max_tokens=s.fit_max_tokens, iso_max_tokens=s.iso_max_tokens,
+            max_pairs=s.max_pairs, pair_scores=pair_scores if mode == "transductive" else None,
+            train_seed=s.train_stream("claim4/methods"))
+            for mode in ("transductive", "inductive")]
+        comparison = pd.concat(tables, ignore_index=True).assign(model=short_name(name))
+        fits = ci.isotropy_fits(
+            tokens, encoder.n_layers, sentences, eval_tasks(s), fits=s.fits,
+            comparison=comparison, n_clusters=s.n_clusters, n_components=s.n_components,
+            seed=stream_seed(s.seed, "claim4/methods"), exclude_positions=exclude,
+            fit_max_tokens=s.fit_max_tokens, iso_max_tokens=s.iso_max_tokens,
+            max_pairs=s.max_pairs, data_seed=stream_seed(s.seed, "data"),
+            train_seed=s.train_stream("claim4/methods"))
+        out[name] = ModelComparison(name, kind, encoder, tokens, exclude, comparison,
+                                    pair_scores, fits.assign(model=short_name(name)))
+    return out
+
+
+def grade_sts(results, settings: Settings, measured: dict[str, ModelComparison]) -> None:
+    """The STS checks per model (the isotropy end state and the direction against the
+    global methods, the Spearman change, the best global method; the isotropy shares as
+    findings), then the Spearman change per task."""
+    tasks = eval_tasks(settings)
+    for name, m in measured.items():
+        scores = m.comparison.drop(columns=FIT_COLUMNS)
+        values = {**ci.isotropy_check_values(m.fits, tasks),
+                  **ci.check_values(scores, m.pair_scores, tasks, n_boot=settings.n_boot,
+                                    seed=stream_seed(settings.seed, "claim4/sts"),
+                                    fits=m.fits)}
+        for check, (value, interval, details) in values.items():
+            if check in STS_FINDINGS:
+                results.finding(check, name, value, details={
+                    **details, "95% interval over fits": [interval.low, interval.high]})
+            else:
+                results.grade(check, name, value, interval, model_kind=m.kind,
+                              details=details)
+        for task, (value, interval, _) in ci.task_changes(
+                m.pair_scores, tasks, settings.n_boot,
+                stream_seed(settings.seed, "claim4/sts"), fits=m.fits).items():
+            results.grade(PER_TASK_CHECK, name, value, interval, model_kind=m.kind,
+                          subject=task)
+
+
+def measure_sweep(settings: Settings, measured: dict[str, ModelComparison],
+                  sentences: list[str]):
+    """K-means+Mean+PCA on the sweep task over every (K, D), transductive, per model."""
+    import pandas as pd
+
+    s = settings
+    return pd.concat([ci.sweep(m.tokens, m.encoder.n_layers, sentences, s.sweep_task,
+                               s.sweep_clusters, s.sweep_components,
+                               seed=stream_seed(s.seed, "claim4/sweep"),
+                               data_seed=stream_seed(s.seed, "data"),
+                               exclude_positions=m.exclude, fit_max_tokens=s.fit_max_tokens,
+                               iso_max_tokens=s.iso_max_tokens, max_pairs=s.max_pairs,
+                               train_seed=s.train_stream("claim4/sweep"))
+                      .assign(model=short_name(name)) for name, m in measured.items()],
+                     ignore_index=True)
+
+
+def measure_sst2(settings: Settings, measured: dict[str, ModelComparison]) -> tuple:
+    """The SST-2 probe per model: ``(probe data, {name: (table, (value, Interval,
+    details))})``."""
+    s = settings
+    probe = ci.sst2_probe_data(s.sst2_train_items, seed=stream_seed(s.seed, "data"))
+    out = {}
+    for name, m in measured.items():
+        tokens = m.encoder.encode_tokens(probe["sentences"], layers=[m.encoder.n_layers])
+        out[name] = ci.sst2_probe(
+            tokens, m.encoder.n_layers, probe["n_train"], probe["train_labels"],
+            probe["dev_labels"], n_clusters=s.n_clusters, n_components=s.n_components,
+            seed=stream_seed(s.seed, "claim4/sst2"), exclude_positions=m.exclude,
+            fit_max_tokens=s.fit_max_tokens,
+            iso_max_tokens=s.iso_max_tokens, n_boot=s.n_boot, refits=s.fits,
+            train_seed=s.train_stream("claim4/sst2"))
+    return probe, out
+
+
+def grade_sst2(results, measured: dict[str, ModelComparison], probes: dict) -> None:
+    """The SST-2 probe's accuracy change per model, a finding (``data/checks.yaml`` says
+    why), its 95% interval in the details."""
+    for name, (_, (value, interval, details)) in probes.items():
+        results.finding(SST2_CHECK, name, value, details={
+            **details, "95% interval": [interval.low, interval.high],
+            "interval method": interval.method})
+
+
+def finetune_settings(settings: Settings):
+    """The fine-tuning hyper-parameters
+    (:class:`~anisotropy.claims.cluster_isotropy.finetuning.FineTuning`)."""
+    s = settings
+    return ft.FineTuning(epochs=s.finetune_epochs, batch_size=s.finetune_batch_size,
+                         learning_rate=s.finetune_learning_rate,
+                         max_length=s.finetune_max_length, n_clusters=s.finetune_clusters,
+                         n_components=s.finetune_components)
+
+
+def release_encoders(measured: dict[str, ModelComparison]) -> None:
+    """Free the measured models' weights once their last forward pass (the SST-2 probe) is
+    done: the fine-tuning loads its own copy, and with SmolLM2's 540 MB still held the
+    binder profile's claim passed its 2 GB budget."""
+    for comparison in measured.values():
+        comparison.encoder.release()
+
+
+def measure_finetuning(settings: Settings, *, on_model=None, load=None):
+    """Fine-tune the model plain and with the method inside, per task and seed (in float32):
+    ``(runs, model kind)``, or ``(None, None)`` when ``finetune_tasks`` is empty."""
+    import pandas as pd
+
+    s = settings
+    if not s.finetune_tasks:
+        return None, None
+    encoder = (load or registry.load)(s.finetune_model, device=s.device)
+    if on_model is not None:
+        on_model(encoder)
+    runs = pd.concat([ft.run_seeds(encoder, task, settings=finetune_settings(s),
+                                   n_seeds=s.finetune_seeds, n_train=s.finetune_train_items,
+                                   n_dev=s.finetune_dev_items,
+                                   seed=stream_seed(s.seed, "claim4/finetune"),
+                                   data_seed=stream_seed(s.seed, "data"),
+                                   train_seed=s.train_stream("claim4/finetune"))
+                      for task in s.finetune_tasks], ignore_index=True)
+    return runs, encoder.resolved.kind
+
+
+def grade_finetuning(results, settings: Settings, runs, kind) -> None:
+    """The fine-tuning checks per task (and the CLS zero-mean finding), or all of them as
+    not run when the profile runs no fine-tuning."""
+    model = settings.finetune_model
+    if runs is None:
+        for check in (*FINETUNE_CHECKS, FINETUNE_FINDING):
+            results.not_run(check, model, NOT_FINETUNED)
+        return
+    for task, values in ft.check_values(runs).items():
+        subject = FINETUNE_NAMES[task]
+        for check, column in FINETUNE_CHECKS.items():
+            value, interval, details = values[column]
+            results.grade(check, model, value, interval, model_kind=kind, subject=subject,
+                          details=details)
+        results.finding(FINETUNE_FINDING, model, values["zero_mean"], subject=subject)

@@ -1,0 +1,309 @@
+"""Claim 2, clusters and manifolds (Cai et al. 2021): settings, forward passes,
+measurements and checks.
+
+:func:`measure` gives one :class:`ModelClusters` per model (per-layer clusters,
+similarities, LID and IsoScore, with their bootstrap draws); :func:`measure_drivers`,
+:func:`measure_manifolds` and :func:`measure_static_lid` add the decoders' cluster drivers,
+the manifold indicators and the static control. The ``grade_*`` functions record the checks
+of :data:`CHECKS` (declared in ``data/checks.yaml``). The formulas are in
+:mod:`anisotropy.claims.clusters.measure` and :mod:`anisotropy.claims.clusters.manifolds`; the
+page is
+``notebooks/02-clusters-manifolds.ipynb``, its tables and figures
+:mod:`anisotropy.claims.clusters.page`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from anisotropy.claims.clusters import manifolds
+from anisotropy.claims.clusters import measure as clusters
+from anisotropy.geometry.sampling import sample_indices
+from anisotropy.geometry.streams import stream_seed
+from anisotropy.inputs import corpora
+from anisotropy.inputs import models as registry
+from anisotropy.inputs.jobs import ALL_LAYERS, Extraction, jobs
+from anisotropy.inputs.resolved import short_name
+from anisotropy.inputs.settings import TRANSFORMERS, ClaimSettings, param
+
+SLUG = "02-clusters-manifolds"
+MODEL_LIST = "models"
+MODEL_LIST_CHECKS = None
+# seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
+# November 2026): the workflow starts costly claims first
+COST = 701
+
+
+@dataclass(frozen=True)
+class Settings(ClaimSettings):
+    """Claim 2's parameters."""
+
+    slug: ClassVar[str] = SLUG
+
+    models: tuple[str, ...] = param(TRANSFORMERS, "models to measure (`anisotropy models`)")
+    window_words: int = param(200, "words per context window; every model stays under 512 "
+                              "tokens", min=1)
+    n_windows: int = param(200, "sampled windows of WikiText-2 and PTB, valid and test", min=1)
+    layers_per_model: int | None = param(None, "None: every layer; an integer: that many "
+                                         "evenly spaced layers", min=1)
+    k_sample: int = param(2000, "points on which K (2-15) is chosen by silhouette, one "
+                          "K-means initialisation", min=16)
+    kmeans_restarts: int = param(3, "K-means fits per layer at the chosen K (a fresh sample "
+                                 "and start each); the per-cluster values are their mean "
+                                 "and the intervals mix their bootstraps", min=1)
+    inter_min_units: int = param(500, "S_inter of a set with few types: up to "
+                                 "ceil(this / types) instances per type, every pair of types "
+                                 "weighted equally (1: one per type, as Cai et al.; a cluster "
+                                 "of two types would rest on one cosine)", min=1)
+    k_check_sample: int = param(10000, "K of the middle layer chosen again on this many "
+                                "points (the authors: 20,000)", min=16)
+    k_check_n_init: int = param(3, "K-means initialisations of that check (the authors: 10)",
+                                min=1)
+    lid_sample: int = param(5000, "points per layer for LID and IsoScore", min=3)
+    lid_k: int = param(100, "neighbours of the LID estimate", min=2)
+    lid_samples: int = param(3, "samples of `lid_sample` points per layer and static space; "
+                             "the cosine LID is their mean and its interval mixes their "
+                             "bootstraps (a point's neighbours move with the sample)", min=1)
+    include_sink: bool = param(False, "decoders: keep position-0 tokens")
+    static_model: str = param("glove-6B-50d", "the static-embedding control")
+    n_boot: int = param(1000, "bootstrap resamples behind every 95% interval", min=20)
+
+
+def models(settings: Settings) -> list[str]:
+    """The models the claim runs (the static control is loaded apart)."""
+    return list(settings.models)
+
+
+def windows(settings: Settings) -> tuple[str, object]:
+    """The name and builder of the context windows claims 2 and 3 share
+    (:func:`anisotropy.inputs.corpora.windows`)."""
+    return corpora.windows(settings.n_windows, settings.window_words, settings.seed)
+
+
+def inputs(settings: Settings) -> list[Extraction]:
+    """Every layer's token vectors of the context windows, per model."""
+    name, build = windows(settings)
+    return jobs(settings.models, name, "tokens", ALL_LAYERS, build)
+
+
+# --------------------------------------------------------------------------- checks
+#: Graded per model from :func:`anisotropy.claims.clusters.measure.check_values`.
+SIMILARITY_CHECKS = ("global-anisotropy", "local-isotropy", "intra-above-inter")
+LID_CHECK = "lid-below-static"
+FINDINGS = ("local-beyond-centring", "isolated-clusters", "decoder-clusters-few-dims",
+            "swiss-roll")
+CHECKS = (*SIMILARITY_CHECKS, LID_CHECK, *FINDINGS)
+ONE_CLUSTER = ("K-means keeps one cluster (K = 1) in every layer, so per-cluster centring is "
+               "global centring and there is nothing to compare")
+#: Local isotropy against global centring: what the clusters add (a finding).
+BEYOND_CENTRING = "local-beyond-centring"
+
+
+# --------------------------------------------------------------------------- measurements
+@dataclass
+class ModelClusters:
+    """Claim 2 on one model: the per-layer table (K, similarities raw and centred, LID,
+    IsoScore), the K-means labels and bootstrap draws per layer, the tokens analysed
+    (``keep``: no special tokens, a decoder's position 0 dropped by default) and the LID of
+    its input-embedding matrix (``input_lid``, its draws in ``input_draws``)."""
+
+    name: str
+    kind: str
+    tokens: object
+    keep: object
+    layers: list
+    n_layers: int
+    per_layer: object
+    labels: dict
+    draws: dict
+    input_lid: dict
+    input_draws: object
+    facts: dict = field(default_factory=dict)
+
+    @property
+    def decoder(self) -> bool:
+        """Whether the model is a decoder."""
+        return self.kind == "decoder"
+
+
+def measure_model(settings: Settings, encoder, windows: list[str]) -> ModelClusters:
+    """Claim 2's per-layer measurements on one model's token vectors of the windows."""
+    import numpy as np
+
+    s = settings
+    tokens = encoder.encode_tokens(windows)
+    kind = encoder.resolved.kind
+    exclude = (0,) if kind == "decoder" and not s.include_sink else ()
+    layers = list(range(encoder.n_layers + 1))
+    if s.layers_per_model:
+        layers = sorted(set(np.linspace(0, encoder.n_layers, s.layers_per_model).round()
+                            .astype(int)))
+    table, labels, draws = clusters.cluster_layer_stats(
+        tokens, layers, encoder.n_layers, exclude_positions=exclude, k_sample=s.k_sample,
+        lid_sample=s.lid_sample, lid_k=s.lid_k, seed=stream_seed(s.seed, "claim2/layers"),
+        n_boot=s.n_boot, restarts=s.kmeans_restarts, inter_min_units=s.inter_min_units,
+        lid_samples=s.lid_samples, train_seed=s.train_stream("claim2/layers"))
+    keep = ~tokens.special_mask & ~np.isin(tokens.position, exclude)
+    embedding_matrix, _ = encoder.input_embedding_matrix()
+    input_lid = manifolds.static_space_lid(embedding_matrix, s.lid_sample, s.lid_k,
+                                          stream_seed(s.seed, "claim2/input-lid"), s.n_boot,
+                                          samples=s.lid_samples)
+    input_draws = input_lid.pop("LID cosine draws")
+    facts = {"tokens": int(keep.sum()), "types": int(np.unique(tokens.token_ids[keep]).size),
+             "windows": int(np.unique(tokens.sentence_index[keep]).size),
+             "layers analysed": len(layers), "decoder": kind == "decoder"}
+    return ModelClusters(encoder.name, kind, tokens, keep, layers, encoder.n_layers, table,
+                         labels, draws, input_lid, input_draws, facts)
+
+
+def measure(settings: Settings, windows: list[str], *, on_model=None,
+            load=None) -> dict[str, ModelClusters]:
+    """Claim 2 on every model of ``settings``, over its context ``windows`` (built by
+    :func:`windows`)."""
+    s = settings
+    out = {}
+    for name in s.models:
+        encoder = (load or registry.load)(name, device=s.device, dtype=s.dtype)
+        if on_model is not None:
+            on_model(encoder)
+        measured = measure_model(s, encoder, windows)
+        out[measured.name] = measured
+        del encoder
+    return out
+
+
+def check_values(settings: Settings, m: ModelClusters, static_name: str) -> dict:
+    """:func:`anisotropy.claims.clusters.measure.check_values` for one model, against its own
+    input-embedding matrix (named ``static_name``)."""
+    return clusters.check_values(m.per_layer, m.draws,
+                                 {static_name: (m.input_lid["LID cosine"], m.input_draws)},
+                                 settings.n_boot, m.facts["windows"])
+
+
+def grade_clusters(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:
+    """The similarity checks per model (local isotropy not run when K = 1 everywhere),
+    per-cluster against global centring (a finding, likewise) and the clusters found per
+    layer (a finding)."""
+    for name, m in measured.items():
+        values = check_values(settings, m, "input embeddings")
+        for check in SIMILARITY_CHECKS:
+            value, interval, details = values[check]
+            if value is None:
+                results.not_run(check, name, ONE_CLUSTER)
+                continue
+            results.grade(check, name, value, interval, model_kind=m.kind, details=details)
+        value, interval, details = values[BEYOND_CENTRING]
+        if value is None:
+            results.not_run(BEYOND_CENTRING, name, ONE_CLUSTER)
+        else:
+            results.finding(BEYOND_CENTRING, name, value, details={
+                "95% interval": [interval.low, interval.high],
+                "interval method": interval.method, **details})
+        table = m.per_layer
+        results.finding("isolated-clusters", name, {
+            f"layer {layer}": f"K {k}, best silhouette {best:.3f}" for layer, k, best in
+            zip(table["layer"], table["K"], table["best silhouette"], strict=True)})
+
+
+def k_selection(settings: Settings, measured: dict[str, ModelClusters]):
+    """K of each model's middle layer chosen by this book's protocol and by one closer to
+    the authors' (more points, more initialisations)."""
+    import numpy as np
+    import pandas as pd
+
+    s = settings
+    rows = []
+    for m in measured.values():
+        layer = m.layers[len(m.layers) // 2]
+        X = np.asarray(m.tokens.layer(layer))[m.keep]
+        table = clusters.compare_k_selection(X, {
+            "this book (every layer)": (s.k_sample, 1),
+            "closer to the authors": (s.k_check_sample, s.k_check_n_init)},
+            seed=stream_seed(s.seed, "claim2/k-protocols"),
+            train_seed=s.train_stream("claim2/k-protocols"))
+        rows.append(table.assign(model=short_name(m.name), layer=layer).reset_index())
+    return pd.concat(rows).set_index(["model", "layer", "protocol"])
+
+
+def measure_drivers(settings: Settings, measured: dict[str, ModelClusters]) -> dict:
+    """What carries each decoder's middle-layer clusters: ``{name: (row, Interval)}``."""
+    return {name: clusters.decoder_drivers(m.tokens, m.n_layers // 2, settings.k_sample,
+                                           settings.n_boot,
+                                           stream_seed(settings.seed, "claim2/drivers"),
+                                           settings.train_stream("claim2/drivers"))
+            for name, m in measured.items() if m.decoder}
+
+
+def grade_drivers(results, drivers: dict) -> None:
+    """The decoders' top-3 between-cluster share (a finding, with its interval)."""
+    for name, (row, interval) in drivers.items():
+        results.finding("decoder-clusters-few-dims", name, row["top-3 between-cluster share"],
+                        details={"95% interval": [interval.low, interval.high],
+                                 "interval method": interval.method,
+                                 "K": row["K with position 0"],
+                                 "dims": row["top-3 between-cluster dims"]})
+
+
+#: The book's layer behind Cai et al.'s Fig. 4 ("GPT2 layer 2"): their code counts layers
+#: from the first transformer block (its layer 0 is the book's layer 1; the book's layer 0 is
+#: the input embeddings), so their layer k is the book's layer k + 1.
+CAI_LAYER_2 = 3
+
+
+def measure_manifolds(settings: Settings, measured: dict[str, ModelClusters]):
+    """Manifold indicators (LID, geodesic ratio) of a 3-D PCA of layers 1, 2,
+    :data:`CAI_LAYER_2`, L/2 and L per model, and the projections with each token's kind and
+    log frequency."""
+    import numpy as np
+
+    rows, projections = [], {}
+    for name, m in measured.items():
+        picks = sorted({1, 2, CAI_LAYER_2, m.n_layers // 2, m.n_layers} & set(
+            range(1, m.n_layers + 1)))
+        kinds = clusters.token_kinds(m.tokens.tokens[m.keep])
+        ids = m.tokens.token_ids[m.keep]
+        log_frequency = np.log10(clusters.type_frequencies(ids).to_numpy())
+        sample = sample_indices(int(m.keep.sum()), 4000,
+                                stream_seed(settings.seed, "claim2/manifold-points"))
+        for layer in picks:
+            P = manifolds.pca_project(np.asarray(m.tokens.layer(layer))[m.keep][sample], 3)
+            indicators = manifolds.manifold_indicators(
+                P, seed=stream_seed(settings.seed, "claim2/manifold-indicators"))
+            rows.append({"model": short_name(name), "kind": m.kind, "layer": layer,
+                         **indicators, "Swiss roll": manifolds.is_swiss_roll(indicators)})
+            projections[(name, layer)] = (P, kinds[sample], log_frequency[sample])
+    return rows, projections
+
+
+def grade_swiss_roll(results, measured: dict[str, ModelClusters], rows: list[dict]) -> None:
+    """Each decoder's manifold indicators per layer (a finding)."""
+    for name, m in measured.items():
+        if m.decoder:
+            results.finding("swiss-roll", name, {
+                f"layer {r['layer']}": f"LID {r['lid']:.2f}, geodesic ratio "
+                f"{r['geodesic_ratio']:.2f}" for r in rows if r["model"] == short_name(name)})
+
+
+def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple:
+    """The static control's LID on a sample of its distinct vectors: ``(vectors, lid,
+    draws)``."""
+    import numpy as np
+
+    s = settings
+    static = (load or registry.load)(s.static_model)
+    if on_model is not None:
+        on_model(static)
+    lid = manifolds.static_space_lid(np.asarray(static.vectors), s.lid_sample, s.lid_k,
+                                    stream_seed(s.seed, "claim2/static-lid"), s.n_boot,
+                                    samples=s.lid_samples)
+    return static, lid, lid.pop("LID cosine draws")
+
+
+def grade_lid(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:
+    """Each model's largest layer LID against its own input-embedding matrix (GloVe is a
+    control, shown beside it)."""
+    for name, m in measured.items():
+        value, interval, details = check_values(
+            settings, m, f"{name.split('/')[-1]} input embeddings")[LID_CHECK]
+        results.grade(LID_CHECK, name, value, interval, model_kind=m.kind, details=details)

@@ -1,0 +1,290 @@
+"""Claim 3, frequency bias and calibration (Li et al. 2020; Su et al. 2021): settings,
+forward passes, measurements and checks.
+
+:func:`measure_frequency` is Part A (frequency against norm and neighbourhood in each
+space), :func:`measure_calibration` Part B (whitening and flows on STS); :func:`grade`
+records the checks of :data:`CHECKS` (declared in ``data/checks.yaml``). The formulas are in
+:mod:`anisotropy.claims.frequency.measure`, :mod:`anisotropy.claims.frequency.calibration` and
+:mod:`anisotropy.claims.sts`; the page is ``notebooks/03-frequency-bias.ipynb``, its
+tables and figures :mod:`anisotropy.claims.frequency.page`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from anisotropy.claims.frequency import calibration
+from anisotropy.claims.frequency import measure as frequency
+from anisotropy.geometry.streams import stream_seed, train_stream_seed
+from anisotropy.inputs import corpora, tasks
+from anisotropy.inputs import models as registry
+from anisotropy.inputs.corpora import STS_TASKS
+from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, Extraction, jobs
+from anisotropy.inputs.settings import TRANSFORMERS, ClaimSettings, param
+
+SLUG = "03-frequency-bias"
+MODEL_LIST = "models"
+MODEL_LIST_CHECKS = None
+# seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
+# November 2026): the workflow starts costly claims first
+COST = 1310
+
+
+
+@dataclass(frozen=True)
+class Settings(ClaimSettings):
+    """Claim 3's parameters."""
+
+    slug: ClassVar[str] = SLUG
+
+    models: tuple[str, ...] = param(TRANSFORMERS, "models to measure (`anisotropy models`)")
+    static_model: str = param("glove-6B-50d", "the static-embedding control")
+    window_words: int = param(200, "the windows of claim 2; equal values share its cached "
+                              "vectors", min=1)
+    n_windows: int = param(200, "sampled windows of WikiText-2 and PTB", min=1)
+    knn_k: int = param(5, "neighbours of the k-NN distance (Table 1 gives 3, 5 and 7)", min=1)
+    max_types: int = param(10000, "most frequent types per space for Part A (the paper's "
+                           "ranks go to 10K)", min=1)
+    type_occurrences: int = param(5, "occurrences averaged into each contextual type", min=1)
+    tasks: tuple[str, ...] = param(STS_TASKS, "STS tasks", choices="sts_tasks")
+    max_pairs: int | None = param(None, "None: every pair; an integer: a seeded subset per "
+                                  "task", min=1)
+    n_nli_sentences: int = param(4000, "SNLI sentences of claim 1, the NLI fitting set", min=1)
+    calibration_pooling: str = param("first-last-avg", "pooling that whitening and the flow "
+                                     "calibrate", choices=["last-avg", "first-last-avg",
+                                                           "embeddings-last-avg"])
+    flow_epochs: float = param(1.0, "BERT-flow's budget for a target flow: passes over the "
+                               "pairs of the task's train, dev and test splits in batches "
+                               "of 32 pairs (its README: num_train_epochs=1.0, "
+                               "use_full_for_training=1)", min=0.01)
+    flow_steps: int | None = param(None, "None: the budget of flow_epochs (the NLI flow: one "
+                                   "pass over its sentences); an integer: that many steps "
+                                   "for every flow", min=1, optional=True)
+    flow_sweep: tuple[float, ...] = param([0, 0.25, 1, 4], "budgets of the sweep, in "
+                                          "multiples of BERT-flow's (one target flow each, on "
+                                          "STS-B or the first task; 0: centring alone); "
+                                          "empty: none", min=0, min_items=0)
+    n_flow_seeds: int = param(3, "flow fits per task; their spread gives the interval", min=2)
+    whitening_refits: int = param(50, "bootstrap draws with the whitening refitted, behind its "
+                                  "interval", min=20)
+    flow_refits: int = param(5, "bootstrap draws per task with the target flow refitted (a "
+                             "new fit on resampled pairs), behind its interval", min=3)
+    include_sink: bool = param(False, "decoders: keep position-0 tokens in sentence means")
+    n_boot: int = param(1000, "bootstrap resamples behind every 95% interval", min=20)
+
+
+def models(settings: Settings) -> list[str]:
+    """The models the claim runs (the static control is loaded apart)."""
+    return list(settings.models)
+
+
+def sts_corpus(settings) -> tuple[str, object]:
+    """The name and builder of the STS sentences claims 3 and 4 share
+    (:func:`anisotropy.inputs.corpora.sts_sentences`)."""
+    return corpora.sts_sentences(settings.tasks, settings.max_pairs, settings.seed)
+
+
+def inputs(settings: Settings) -> list[Extraction]:
+    """Claim 2's windows (every layer), the STS sentences (layers 0, 1 and last) and the
+    SNLI fitting sentences (every layer), per model."""
+    s = settings
+    windows = corpora.windows(s.n_windows, s.window_words, s.seed)
+    sts = sts_corpus(s)
+    return (jobs(s.models, windows[0], "tokens", ALL_LAYERS, windows[1])
+            + jobs(s.models, sts[0], "tokens", FIRST_LAST, sts[1])
+            + jobs(s.models, f"snli-{s.n_nli_sentences}", "tokens", ALL_LAYERS,
+                   lambda: tasks.corpus("snli", s.n_nli_sentences,
+                                        stream_seed(s.seed, "data"))))
+
+
+# --------------------------------------------------------------------------- checks
+#: Part A: graded per input space (each transformer's input embeddings, GloVe's spaces).
+FREQUENCY_CHECKS = {"norm-frequency": "rho norm", "knn-frequency": "rho kNN distance"}
+#: Part A: the contextual type averages are recorded as a finding (both correlations).
+FREQUENCY_FINDING = "frequency-contextual"
+#: Part B: graded per transformer, read from :attr:`Calibration.checks`.
+CALIBRATION_CHECKS = ("whitening-helps", "flow-helps")
+CHECKS = (*FREQUENCY_CHECKS, FREQUENCY_FINDING, *CALIBRATION_CHECKS)
+
+
+# --------------------------------------------------------------------------- measurements
+def load_models(settings: Settings, on_model=None, load=None) -> tuple[dict, object]:
+    """The transformers (``{name: encoder}``) and the static control, each reported to
+    ``on_model`` (the results' ``add_model``)."""
+    load = load or registry.load
+    encoders = {}
+    for name in settings.models:
+        encoders[name] = load(name, device=settings.device, dtype=settings.dtype)
+        if on_model is not None:
+            on_model(encoders[name])
+    static = load(settings.static_model)
+    if on_model is not None:
+        on_model(static)
+    return encoders, static
+
+
+#: The neighbour counts of Li et al.'s Table 1 (mean k-NN distance per rank range).
+TABLE1_KS = (3, 5, 7)
+
+
+@dataclass
+class FrequencyGeometry:
+    """Part A: each space's vectors and frequencies (and the pool its neighbours are
+    searched in, with the sorted distances to them: ``neighbours``), the model and kind
+    that own it, its
+    correlations (``geometry``: one row per space) with their intervals, and its means per
+    frequency-rank range (``bins``)."""
+
+    spaces: dict = field(default_factory=dict)
+    pools: dict = field(default_factory=dict)
+    neighbours: dict = field(default_factory=dict)
+    owners: dict = field(default_factory=dict)
+    geometry: dict = field(default_factory=dict)
+    intervals: dict = field(default_factory=dict)
+    bins: dict = field(default_factory=dict)
+
+
+def measure_frequency(settings: Settings, encoders: dict, static, corpus: list[str],
+                      edges) -> FrequencyGeometry:
+    """Part A on every space: each transformer's input embeddings and its contextual type
+    averages (middle and last layer, over claim 2's windows), and the static vectors with
+    corpus counts and with their own vocabulary ranks. ``edges``: Table 1's rank ranges."""
+    s = settings
+    out = FrequencyGeometry()
+    windows = tasks.windows("lm", s.window_words, s.n_windows, stream_seed(s.seed, "data"))
+    for name, encoder in encoders.items():
+        counts = frequency.corpus_token_counts(encoder.tokenizer, corpus)
+        spaces, pools = frequency.model_spaces(
+            encoder, counts, encoder.encode_tokens(windows),
+            (encoder.n_layers // 2, encoder.n_layers), s.max_types, s.type_occurrences,
+            stream_seed(s.seed, "claim3/type-averages"))
+        out.spaces.update(spaces)
+        out.pools.update(pools)
+        out.owners.update({space: (name, encoder.resolved.kind) for space in spaces})
+    spaces, pools = frequency.static_spaces(static, frequency.corpus_word_counts(corpus),
+                                            s.max_types)
+    out.spaces.update(spaces)
+    out.pools.update(pools)
+    out.owners.update({space: (s.static_model, "static") for space in spaces})
+    for space, (X, counts) in out.spaces.items():
+        # one neighbour search per space serves the check (knn_k) and Table 1's k = 3, 5, 7
+        out.neighbours[space] = frequency.neighbour_distances(
+            X, max(s.knn_k, *TABLE1_KS), out.pools.get(space))
+        row, out.bins[space] = frequency.frequency_geometry(
+            X, counts, k=s.knn_k, edges=edges, n_boot=s.n_boot,
+            seed=stream_seed(s.seed, f"claim3/frequency/{space}"),
+            distances=out.neighbours[space])
+        out.intervals[space] = {key: row.pop(f"{key} interval")
+                                for key in FREQUENCY_CHECKS.values()}
+        out.geometry[space] = row
+    return out
+
+
+@dataclass
+class Calibration:
+    """Part B for one transformer: Spearman/Pearson per task and method (``scores``), the
+    flows' loss curves per task, and each check's ``(measured, Interval, details)``."""
+
+    model: str
+    kind: str
+    scores: object
+    curves: dict
+    checks: dict
+    per_task: dict = field(default_factory=dict)
+    sweep: object = None
+
+
+def eval_tasks(settings: Settings) -> list[str]:
+    """The STS tasks scored (STS-B's dev split only fits the flow)."""
+    return [t for t in settings.tasks if t != "STS-B-dev"]
+
+
+def measure_calibration(settings: Settings, encoders: dict,
+                        sentences: list[str]) -> dict[str, Calibration]:
+    """Part B for every transformer: its pooled vectors of the STS ``sentences``
+    (:func:`sts_corpus`), calibrated by whitening and by flows (fitted on the task's
+    sentences, and on the NLI sentences)."""
+    s = settings
+    nli = tasks.corpus("snli", s.n_nli_sentences, stream_seed(s.seed, "data"))
+    scored = eval_tasks(s)
+    out = {}
+    for name, encoder in encoders.items():
+        kind = encoder.resolved.kind
+        exclude = (0,) if kind == "decoder" and not s.include_sink else ()
+        pooled = calibration.pooled_vectors(
+            encoder.encode_tokens(sentences, layers=[0, 1, encoder.n_layers]),
+            encoder.n_layers, exclude)
+        nli_pooled = calibration.pooled_vectors(encoder.encode_tokens(nli), encoder.n_layers,
+                                                exclude)
+        table, pairs, curves = calibration.calibrate_and_score(
+            pooled, nli_pooled, sentences, scored, pooling=s.calibration_pooling,
+            flow_steps=s.flow_steps, flow_epochs=s.flow_epochs,
+            n_flow_seeds=s.n_flow_seeds, max_pairs=s.max_pairs,
+            seed=stream_seed(s.seed, "claim3/calibration"), data_seed=stream_seed(s.seed, "data"),
+            n_refit=s.whitening_refits, n_flow_refit=s.flow_refits,
+            train_seed=s.train_stream("claim3/calibration"))
+        draws = calibration.change_draws(table, pairs, scored, s.calibration_pooling,
+                                         s.n_boot, stream_seed(s.seed, "claim3/calibration"))
+        checks = calibration.check_values(table, pairs, scored, s.calibration_pooling,
+                                          s.n_boot, draws_by_key=draws)
+        per_task = calibration.task_changes(table, pairs, scored, s.calibration_pooling,
+                                            s.n_boot, draws_by_key=draws)
+        out[name] = Calibration(name, kind, table, curves, checks, per_task,
+                                budget_sweep(s, pooled[s.calibration_pooling], sentences))
+    return out
+
+
+def sweep_task(settings: Settings) -> str:
+    """The task of the flow's budget sweep: STS-B where it is scored, else the first."""
+    scored = eval_tasks(settings)
+    return "STS-B" if "STS-B" in scored else scored[0]
+
+
+def budget_sweep(settings: Settings, base, sentences: list[str]):
+    """The target flow's change on :func:`sweep_task` for each budget of ``flow_sweep``
+    (multiples of BERT-flow's budget on that task, :func:`anisotropy.claims.frequency.calibration.
+    task_flow_budget`; :func:`anisotropy.claims.frequency.calibration.flow_sweep`), with the columns
+    task and budget; None with no budget to sweep."""
+    s = settings
+    if not s.flow_sweep:
+        return None
+    task = sweep_task(s)
+    first, second, gold, subsets, _ = calibration.task_pairs(
+        task, {x: i for i, x in enumerate(sentences)}, s.max_pairs,
+        stream_seed(s.seed, "data"))
+    steps = tuple(calibration.task_flow_budget(task, m) if m > 0 else 0 for m in s.flow_sweep)
+    sweep = calibration.flow_sweep(base, first, second, gold, subsets, steps,
+                                   seed=train_stream_seed(s.seed, s.train_stream("claim3"),
+                                                          "flow-sweep"))
+    return sweep.assign(task=task, budget=list(s.flow_sweep))
+
+
+def grade_frequency(results, geometry: FrequencyGeometry) -> None:
+    """Part A's checks: per input space the two frequency correlations (the contextual type
+    averages as a finding)."""
+    for space, row in geometry.geometry.items():
+        model, kind = geometry.owners[space]
+        part = space.split(": ", 1)[1]
+        if "type average" in part:
+            results.finding(FREQUENCY_FINDING, model,
+                            {key: row[key] for key in FREQUENCY_CHECKS.values()}, subject=part)
+            continue
+        for check, key in FREQUENCY_CHECKS.items():
+            results.grade(check, model, row[key], geometry.intervals[space][key],
+                          model_kind=kind, subject=part)
+
+
+def grade_calibration(results, calibrated: dict[str, Calibration]) -> None:
+    """Part B's checks: per transformer, the average gains of whitening and the flow."""
+    for name, measured in calibrated.items():
+        for check in CALIBRATION_CHECKS:
+            value, interval, details = measured.checks[check]
+            results.grade(check, name, value, interval, model_kind=measured.kind,
+                          details=details)
+
+
+def grade(results, geometry: FrequencyGeometry, calibrated: dict[str, Calibration]) -> None:
+    """Record every check of :data:`CHECKS` (Part A, then Part B)."""
+    grade_frequency(results, geometry)
+    grade_calibration(results, calibrated)

@@ -1,0 +1,195 @@
+"""Chapter 6's page: its figures, tables and glued sentences, from the measurements of
+:mod:`anisotropy.claims.later_work.claim` (``{model: LaterMeasurement}``) and the papers' values
+(``data/references.yaml``, claim6)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from anisotropy.report import plotting
+from anisotropy.report.display import sig
+
+__all__ = ["massive_figure", "sink_figure", "rogue_figure", "dimension_figure",
+           "measures_figure", "sts_table", "explains_table", "layers_table"]
+
+
+def _lines(ax, measured: dict, column: str, **style) -> None:
+    for name, m in measured.items():
+        table = m.per_layer
+        ax.plot(table["relative_depth"], table[column], marker="o", ms=3,
+                color=plotting.color(name), label=plotting.short_name(name), **style)
+
+
+def massive_figure(measured: dict, threshold: float, magnitude: float):
+    """Per layer: the largest |activation| over the median (geometric mean over sentences,
+    log scale) with the paper's ratio; the share of sentences with a massive activation
+    (both of Sun et al.'s conditions); and the share of those at position 0 or on a
+    delimiter."""
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    _lines(axes[0], measured, "massive_ratio")
+    axes[0].set_yscale("log")
+    axes[0].axhline(threshold, color="black", ls="--", lw=0.8,
+                    label=f"Sun et al.: {threshold:,.0f}× median")
+    axes[0].set_ylabel("largest |activation| / median (geometric mean)")
+    _lines(axes[1], measured, "massive_share")
+    axes[1].axhline(0.5, color="black", ls=":", lw=0.8, label="half of the sentences")
+    axes[1].set_ylabel(f"share of sentences with one > {magnitude:g}, ≥ {threshold:,.0f}×")
+    _lines(axes[2], measured, "massive_at_sink")
+    axes[2].axhline(0.5, color="black", ls=":", lw=0.8, label="half of them")
+    axes[2].set_ylabel("of those: at token 0 or a delimiter")
+    for ax in axes:
+        ax.set_xlabel("relative depth (layer / L)")
+        ax.legend(loc="best", fontsize="small")
+    for ax in axes[1:]:
+        ax.set_ylim(-0.02, 1.02)
+    fig.tight_layout()
+    return fig
+
+
+def sink_figure(measured: dict, epsilon: float, tokens: int):
+    """Per layer, the share of heads whose attention to the first token exceeds
+    ``epsilon``, averaged over the ``tokens``-token windows (Gu et al.'s protocol)."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, m in measured.items():
+        if m.attention is None:
+            continue
+        alpha = np.asarray(m.attention, dtype=np.float64)  # windows x layers x heads
+        share = (alpha > epsilon).mean(axis=(0, 2))
+        depth = np.arange(1, share.size + 1) / share.size
+        ax.plot(depth, share, marker="o", ms=3, color=plotting.color(name),
+                label=plotting.short_name(name))
+    ax.axhline(0.5, color="black", ls=":", lw=0.8, label="half of the heads")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("relative depth (layer / L)")
+    ax.set_ylabel(f"share of heads with α₁ > {epsilon:g} (T = {tokens})")
+    ax.legend(loc="best")
+    fig.tight_layout()
+    return fig
+
+
+def rogue_figure(measured: dict, k: int):
+    """Share of the mean cosine carried by the top-``k`` dimensions (filled markers: the
+    layers graded, whose mean cosine is clearly positive), and the mean cosine with and
+    without the massive dimensions, per layer."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    _lines(axes[0], measured, "top_share", alpha=0.5)
+    for name, m in measured.items():
+        graded = m.per_layer[m.per_layer["graded"]]
+        axes[0].plot(graded["relative_depth"], graded["top_share"], ls="none", marker="o",
+                     ms=5, color=plotting.color(name))
+    axes[0].axhline(0.5, color="black", ls=":", lw=0.8, label="half of the mean cosine")
+    axes[0].set_ylabel(f"share of mean cosine in the top {k} dimensions")
+    axes[0].set_yscale("symlog", linthresh=1)
+    _lines(axes[1], measured, "mean_cosine")
+    _lines(axes[1], measured, "mean_cosine_without_massive",
+           ls="--", alpha=0.7)
+    axes[1].set_ylabel("mean cosine of random tokens (dashed: massive dims at 0)")
+    for ax in axes:
+        ax.set_xlabel("relative depth (layer / L)")
+    axes[0].legend(loc="best")
+    fig.tight_layout()
+    return fig
+
+
+def dimension_figure(measured: dict):
+    """TwoNN intrinsic dimension (Facco et al.'s fit) per layer, on the sentences (solid)
+    and on their word-shuffled copies (dashed)."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    _lines(ax, measured, "twonn")
+    for name, m in measured.items():
+        ax.plot(m.per_layer["relative_depth"], m.per_layer["twonn_shuffled"], ls="--",
+                color=plotting.color(name), alpha=0.7)
+    ax.set_xlabel("relative depth (layer / L)")
+    ax.set_ylabel("TwoNN intrinsic dimension")
+    ax.legend(loc="best", title="solid: text; dashed: shuffled")
+    fig.tight_layout()
+    return fig
+
+
+def measures_figure(measured: dict, bert_isoscore: list[float]):
+    """Four anisotropy measures per layer: mean cosine, top-PC variance share, IsoScore
+    (with BERT's published range shaded) and log10 I(W)."""
+    panels = [("mean_cosine", "mean cosine of random tokens"),
+              ("top_pc_share", "variance share of the first PC"),
+              ("isoscore", "IsoScore (1 = isotropic)"),
+              ("log10_iw", "log10 I(W) (0 = isotropic)")]
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharex=True)
+    for ax, (column, label) in zip(axes.flat, panels, strict=True):
+        _lines(ax, measured, column)
+        ax.set_ylabel(label)
+    axes[1, 0].axhspan(min(bert_isoscore), max(bert_isoscore), color="#1f78b4", alpha=0.15,
+                       label="BERT, IsoScore's stored results")
+    axes[1, 1].set_yscale("symlog")
+    for ax in axes[1]:
+        ax.set_xlabel("relative depth (layer / L)")
+    axes[0, 0].legend(loc="best")
+    axes[1, 0].legend(loc="best")
+    fig.tight_layout()
+    return fig
+
+
+def sts_table(measured: dict) -> pd.DataFrame:
+    """Spearman x 100 per STS and word-similarity task and model: raw, standardised and
+    after all-but-the-top."""
+    rows = []
+    for name, m in measured.items():
+        frames = [pd.DataFrame(m.facts["sts"])]
+        if m.facts.get("words"):
+            frames.append(pd.DataFrame(m.facts["words"]))
+        for _, row in pd.concat(frames).iterrows():
+            rows.append({"model": plotting.short_name(name), "task": row["task"],
+                         "raw": sig(row["raw"]), "standardised": sig(row["standardised"]),
+                         "change": sig(row["change"]),
+                         "all-but-the-top": sig(row["all-but-the-top"]),
+                         "its change": sig(row["abtt change"]), "pairs": int(row["pairs"]),
+                         "of the task": int(row["pairs of the task"])
+                         if pd.notna(row.get("pairs of the task")) else int(row["pairs"])})
+    return pd.DataFrame(rows).set_index(["model", "task"])
+
+
+def explains_table(measured: dict) -> pd.DataFrame:
+    """Which later finding bears on which earlier result, with this run's numbers per
+    model."""
+    rows = []
+    for name, m in measured.items():
+        c = m.checks
+        removal = c["massive-removal"][0]
+        without = (f"({sig(removal['without them'])})"
+                   if isinstance(removal["dimensions set to 0"], list) else "(none massive)")
+        rows.append({
+            "model": plotting.short_name(name),
+            "claim 1: upper-half cosine (massive dims at 0)":
+                f"{sig(removal['upper-half mean cosine'])} {without}",
+            "claims 1-2: share of cosine in 3 dims (median layer)":
+                sig(c["rogue-dimensions"][0]) if c["rogue-dimensions"][0] is not None
+                else "no layer graded",
+            "claim 3: STS change from z-scoring": sig(c["standardise-helps"][0]),
+            "word similarity change from z-scoring":
+                sig(c["standardise-helps-words"][0])
+                if c["standardise-helps-words"][0] is not None else "not run",
+            "claims 4-5: IsoScore where cosine is lowest": sig(c["measures-disagree"][0]),
+            "claim 2: ID peak over ends": sig(c["id-peak-interior"][0]),
+        })
+    return pd.DataFrame(rows).set_index("model")
+
+
+def layers_table(measured: dict) -> pd.DataFrame:
+    """Every per-layer number, one row per model and layer, human headers."""
+    columns = {"massive_ratio": "largest/median", "massive_share": "share massive",
+               "massive_at_sink": "massive at token 0 or delimiter",
+               "peak_at_first": "peak at token 0",
+               "peak_first_or_delimiter": "peak at token 0 or delimiter",
+               "top_dim": "peak dimension", "peak_cv": "peak CV",
+               "mean_cosine": "mean cosine", "top_share": "top-3 share of cosine",
+               "graded": "share graded",
+               "mean_cosine_without_massive": "cosine, massive dims at 0",
+               "top_pc_share": "first-PC share", "isoscore": "IsoScore",
+               "log10_iw": "log10 I(W)", "twonn": "TwoNN", "twonn_shuffled": "TwoNN shuffled"}
+    frames = []
+    for name, m in measured.items():
+        table = m.per_layer.set_index("layer")[list(columns)].rename(columns=columns)
+        table.insert(0, "model", plotting.short_name(name))
+        frames.append(table)
+    return pd.concat(frames).reset_index().set_index(["model", "layer"])

@@ -1,0 +1,189 @@
+"""Claim 1, layerwise anisotropy (Ethayarajh 2019): settings, forward passes, measurements
+and checks.
+
+:func:`measure` runs the claim on every model of its :class:`Settings` and returns one
+:class:`ModelMeasurement` per model; :func:`grade` records the checks of :data:`CHECKS`
+(declared in ``data/checks.yaml``), each read from the measurement entry of the same id.
+The formulas are in :mod:`anisotropy.claims.layerwise.measure`; the page is
+``notebooks/01-layerwise-anisotropy.ipynb``, its tables and figures
+:mod:`anisotropy.claims.layerwise.page`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from anisotropy.claims.layerwise.measure import (
+    baseline_band,
+    check_values,
+    layerwise_word_stats,
+    sink_effect,
+    summarize_layers,
+)
+from anisotropy.geometry.streams import stream_seed
+from anisotropy.inputs import corpora
+from anisotropy.inputs import models as registry
+from anisotropy.inputs.jobs import ALL_LAYERS, Extraction, jobs
+from anisotropy.inputs.settings import TRANSFORMERS, ClaimSettings, param
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+SLUG = "01-layerwise-anisotropy"
+MODEL_LIST = "models"  # the parameter a workflow's `models` replaces
+MODEL_LIST_CHECKS = None  # every check is graded for every model of that list
+# seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
+# November 2026): the workflow starts costly claims first
+COST = 296
+
+
+@dataclass(frozen=True)
+class Settings(ClaimSettings):
+    """Claim 1's parameters."""
+
+    slug: ClassVar[str] = SLUG
+
+    models: tuple[str, ...] = param(TRANSFORMERS, "models to measure (`anisotropy models`)")
+    sentence_source: str = param(corpora.SENTENCE_SOURCE, "sentence corpus: snli (the seed) "
+                                 "or stsbenchmark (Ethayarajh's code)",
+                                 choices=["snli", "stsbenchmark"])
+    n_sentences: int = param(4000, "sentences sampled from the de-duplicated corpus", min=1)
+    min_contexts: int = param(5, "a word must occur in this many distinct sentences", min=1)
+    max_occurrences: int = param(1000, "occurrences kept per word (seeded subsample)", min=1)
+    n_baseline_pairs: int = param(1000, "random word pairs per layer for the baseline", min=1)
+    include_sink: bool = param(False, "decoders: keep words at position 0 (the attention sink)")
+    n_boot: int = param(1000, "bootstrap resamples behind every 95% interval", min=20)
+
+
+def models(settings: Settings) -> list[str]:
+    """The models the claim runs."""
+    return list(settings.models)
+
+
+def sentences(settings: Settings) -> list[str]:
+    """The sampled sentences every model encodes (:func:`anisotropy.inputs.corpora.sentences`)."""
+    return corpora.sentences(settings.sentence_source, settings.n_sentences, settings.seed)
+
+
+def inputs(settings: Settings) -> list[Extraction]:
+    """Every layer's token vectors of the sampled sentences, per model."""
+    s = settings
+    return jobs(s.models, f"{s.sentence_source}-{s.n_sentences}", "tokens", ALL_LAYERS,
+                lambda: sentences(s))
+
+
+# --------------------------------------------------------------------------- checks
+#: The checks the claim grades (``data/checks.yaml``), each read from the entry of the same
+#: id in :attr:`ModelMeasurement.checks`: ``(measured, Interval, details)``.
+GRADED = ("baseline-positive", "baseline-rises", "decoder-baseline-high", "selfsim-falls",
+          "mev-low")
+#: The findings it records (measured, no interval), read the same way.
+FINDINGS = ("last-layer-rise", "mev-variants")
+CHECKS = GRADED + FINDINGS
+
+
+# --------------------------------------------------------------------------- measurements
+@dataclass
+class ModelMeasurement:
+    """Everything claim 1 measures on one model.
+
+    ``per_layer``: one row per layer (baseline with its 95% band, self- and intra-sentence
+    similarity, MEV and their adjusted forms); ``per_word``: one row per (word, layer);
+    ``facts``: counts of the sample; ``summary``: the per-layer table's summary numbers
+    (:func:`anisotropy.claims.layerwise.measure.summarize_layers`); ``checks``: ``{check id:
+    (measured, Interval or None, details)}`` for every id of :data:`CHECKS`; ``sinks``: the
+    position-0 analysis of a decoder (:func:`anisotropy.claims.layerwise.measure.sink_effect`).
+    """
+
+    name: str
+    kind: str
+    per_layer: pd.DataFrame
+    per_word: pd.DataFrame
+    facts: dict
+    summary: dict
+    checks: dict
+    sinks: pd.DataFrame | None = None
+
+    @property
+    def decoder(self) -> bool:
+        """Whether the model is a decoder (its position-0 words are dropped by default)."""
+        return self.kind == "decoder"
+
+
+def measure_model(settings: Settings, tokens, n_layers: int, *, kind: str, notes: str = "",
+                  mev_threshold: float) -> ModelMeasurement:
+    """Claim 1 on one model's token vectors (every layer, 0 to ``n_layers``).
+
+    Parameters
+    ----------
+    settings
+        The claim's settings (word filters, pair counts, bootstrap size, seed).
+    tokens
+        :class:`~anisotropy.inputs.extraction.TokenEmbeddings` of the claim's sentences.
+    kind
+        ``"encoder"`` or ``"decoder"``: a decoder's words at position 0 (the attention sink)
+        are dropped unless ``settings.include_sink``.
+    mev_threshold
+        The ``mev-low`` check's threshold (the share of words below it is reported).
+    """
+    s = settings
+    seed = stream_seed(s.seed, "claim1/words")
+    decoder = kind == "decoder"
+    exclude = (0,) if decoder and not s.include_sink else ()
+    layers = list(range(n_layers + 1))
+    table, words, fact, pair_cosines, mev_draws, units = layerwise_word_stats(
+        tokens, layers, n_layers, min_contexts=s.min_contexts,
+        max_occurrences=s.max_occurrences, exclude_positions=exclude,
+        n_baseline_pairs=s.n_baseline_pairs, mev_threshold=mev_threshold, seed=seed,
+        n_boot=s.n_boot)
+    checks = check_values(table, words, pair_cosines, units, n_boot=s.n_boot, seed=seed,
+                          mev_baseline_draws=mev_draws)
+    table["baseline_low"], table["baseline_high"] = baseline_band(pair_cosines, units,
+                                                                  s.n_boot, seed)
+    summary = summarize_layers(table)
+    checks["mev-variants"] = ({
+        "centred PCA (commit 3865f9b)": summary["mev_adj_max"],
+        "centred random-word baseline": summary["mev_adj_centred_baseline_max"],
+        "size-matched baseline": summary["mev_adj_size_matched_max"]}, None, None)
+    facts = {**fact, "decoder": decoder, "kind": kind, "notes": notes,
+             "excluded_positions": list(exclude),
+             "tokens_per_second": tokens.meta.get("tokens_per_second")}
+    sinks = (sink_effect(tokens, layers, n_pairs=s.n_baseline_pairs, seed=seed)
+             if decoder else None)
+    return ModelMeasurement(tokens.meta.get("model", ""), kind, table, words, facts, summary,
+                            checks, sinks)
+
+
+def measure(settings: Settings, sentences: list[str], *, mev_threshold: float,
+            on_model=None, load=None) -> dict[str, ModelMeasurement]:
+    """Claim 1 on every model of ``settings``: ``{model name: ModelMeasurement}``.
+
+    Each model is loaded (``load``, default the registry's), reported to ``on_model`` (the
+    results' ``add_model``), run over ``sentences`` (:func:`sentences`; from the cache when
+    the workflow's extraction job has run) and measured by :func:`measure_model`.
+    """
+    out = {}
+    for name in settings.models:
+        encoder = (load or registry.load)(name, device=settings.device, dtype=settings.dtype)
+        if on_model is not None:
+            on_model(encoder)
+        tokens = encoder.encode_tokens(sentences)
+        measured = measure_model(settings, tokens, encoder.n_layers,
+                                 kind=encoder.resolved.kind, notes=encoder.resolved.notes,
+                                 mev_threshold=mev_threshold)
+        measured.name = encoder.name
+        out[encoder.name] = measured
+        del encoder, tokens
+    return out
+
+
+def grade(results, measured: dict[str, ModelMeasurement]) -> None:
+    """Record every check of :data:`CHECKS` for every model in ``results`` (graded checks
+    from their intervals, findings as measured)."""
+    for name, m in measured.items():
+        for check in GRADED:
+            value, interval, details = m.checks[check]
+            results.grade(check, name, value, interval, model_kind=m.kind, details=details)
+        for check in FINDINGS:
+            results.finding(check, name, m.checks[check][0])

@@ -1,0 +1,501 @@
+"""Per-layer word statistics of Ethayarajh (2019), from cached token embeddings.
+
+:func:`layerwise_word_stats` turns a :class:`~anisotropy.inputs.extraction.TokenEmbeddings` into
+one row per layer (baseline, IsoScore, self-similarity, intra-sentence similarity, MEV, raw
+and adjusted) and one row per (word, layer) for the per-word figures. It only selects rows
+and calls :mod:`anisotropy.geometry.metrics`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from anisotropy.claims.layerwise.sentence_units import (
+    SentenceUnits,
+    pair_weights,
+    word_weights,
+)
+from anisotropy.geometry import metrics
+from anisotropy.geometry.bands import every_layer_intervals
+from anisotropy.geometry.intervals import (
+    boot_method,
+    dirichlet_weights,
+    interval_of_max,
+    interval_of_min,
+    percentile_interval,
+    resample_counts,
+    weighted_mean_draws,
+)
+from anisotropy.geometry.streams import stream, stream_seed
+from anisotropy.inputs.extraction import TokenEmbeddings
+
+__all__ = ["RANDOM_WORDS", "SUMMARY_LABELS", "sink_halves", "eligible_words",
+           "layerwise_word_stats", "size_matched_mev_baseline", "sink_effect", "split_halves",
+           "summarize_layers", "stable_word", "check_values", "baseline_band"]
+
+
+#: Random words behind the MEV baseline, one per random sentence (Ethayarajh's code: 1,000).
+RANDOM_WORDS = 1000
+
+
+def eligible_words(table: pd.DataFrame, min_contexts: int = 5) -> pd.Series:
+    """Lower-cased alphabetic words occurring in at least ``min_contexts`` distinct sentences.
+
+    Returns a boolean mask over the rows of a word table, and adds a ``type`` column.
+    """
+    table["type"] = table["word"].str.lower()
+    alphabetic = table["type"].str.fullmatch(r"[a-z]+")
+    contexts = table[alphabetic].groupby("type")["sentence"].nunique()
+    keep = contexts.index[contexts >= min_contexts]
+    return alphabetic & table["type"].isin(keep)
+
+
+def size_matched_mev_baseline(X: np.ndarray, sizes: np.ndarray, center: bool = True,
+                              seed: int = 0, max_draws: int = 500) -> float:
+    """Mean MEV of random sets of occurrences with the same sizes as the words'.
+
+    MEV of ``n`` points is at least ``1/(n-1)`` after centring, so a baseline from 1,000
+    random points would leave small-``n`` words with a large positive bias. Drawing random
+    sets of the same sizes (up to ``max_draws`` of them) removes that bias.
+    """
+    rng = stream(seed, "sets")
+    sizes = np.asarray(sizes)
+    if sizes.size > max_draws:
+        sizes = rng.choice(sizes, size=max_draws, replace=False)
+    shares = []
+    for size in sizes:
+        rows = rng.choice(X.shape[0], size=int(size), replace=False)
+        shares.append(metrics.mev_baseline(X[rows], n_points=int(size), center=center,
+                                           seed=seed))
+    return float(np.mean(shares))
+
+
+def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: int, *,
+                         min_contexts: int = 5, max_occurrences: int = 1000,
+                         exclude_positions: tuple[int, ...] = (), n_baseline_pairs: int = 1000,
+                         mev_threshold: float = 0.05, isoscore_sample: int = 5000, seed: int = 0,
+                         n_boot: int | None = None, progress: bool = True
+                         ) -> tuple[pd.DataFrame, pd.DataFrame, dict, np.ndarray,
+                                    np.ndarray | None, SentenceUnits]:
+    """Per-layer and per-word statistics of Ethayarajh (2019).
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+    layers : list of int
+    n_layers : int
+        L, to compute relative depth ``layer / L``.
+    min_contexts : int
+        Words need this many distinct sentences (Ethayarajh: 5).
+    max_occurrences : int
+        Cap per word for self-similarity and MEV (seeded subsample).
+    exclude_positions : tuple of int
+        Positions whose words are dropped (``(0,)`` excludes a decoder's sink).
+    mev_threshold : float
+        ``share_mev_adj_below_threshold`` is the share of words whose adjusted MEV is below
+        it (the ``mev-low`` check's threshold).
+
+    Self-similarity averages the pairs of a word's occurrences in *different* sentences
+    (Ethayarajh's definition); ``self_similarity_all_pairs`` keeps the pairs within one
+    sentence too, as kawine/contextual's ``analyze.py`` does, to show the difference.
+
+    MEV is adjusted as the published numbers were computed (kawine/contextual at commit
+    84d2f97, whose ``analyze.py`` wrote ``variance_explained.csv``): the per-word
+    first-component share of an *uncentred* TruncatedSVD minus the same share of 1,000
+    random words, one per random sentence (``mev_uncentred_adj``; :func:`check_values`
+    grades it). The centred per-word PCA of the later commit 3865f9b, with the same
+    uncentred baseline, is ``mev_adj``; two more variants are reported beside it: the same
+    random words with a centred PCA (``mev_adj_centred_baseline``), and random sets with the
+    analysed words' sizes (``mev_adj_size_matched``, :func:`size_matched_mev_baseline`).
+
+    Returns
+    -------
+    per_layer : DataFrame, one row per layer
+    per_word : DataFrame, one row per (word, layer): ``type, layer, n, self_similarity, mev``
+        (centred) and ``mev_uncentred``
+    facts : dict with counts of words, occurrences, sentences
+    pair_cosines : ndarray of shape (n_layers_analysed, n_baseline_pairs)
+        The baseline's random-pair cosines per layer (same pairs in every layer), for
+        :func:`check_values`.
+    mev_baseline_draws : ndarray of shape (n_layers_analysed, n_boot), or None
+        With ``n_boot``: bootstrap draws of the uncentred random-word MEV baseline, its
+        random words resampled (the same resample in every layer) and the share refitted
+        (:func:`anisotropy.geometry.metrics.uncentred_share_draws`), for
+        :func:`check_values`.
+    units : SentenceUnits
+        The sentences of the baseline's pairs and of each analysed word's occurrences, for
+        :func:`check_values`' bootstrap over sentences.
+    """
+    table = tokens.word_table(exclude_positions)
+    mask = eligible_words(table, min_contexts).to_numpy()
+    if not mask.any():
+        raise ValueError(f"No alphabetic word occurs in {min_contexts} or more sentences; "
+                         "use more sentences or lower min_contexts.")
+    types = table["type"].to_numpy()
+    sentences = table["sentence"].to_numpy()
+    rng = stream(seed, "occurrence-caps")
+    iso_rng = stream(seed, "isoscore-sample")
+    # cap occurrences per word once, so every layer uses the same rows
+    chosen = np.flatnonzero(mask)
+    capped = []
+    for _, rows in pd.Series(chosen).groupby(types[chosen]):
+        rows = rows.to_numpy()
+        if rows.size > max_occurrences:
+            rows = np.sort(rng.choice(rows, size=max_occurrences, replace=False))
+        capped.append(rows)
+    word_rows = np.sort(np.concatenate(capped))
+    word_types = types[word_rows]
+    sizes = pd.Series(word_types).value_counts().to_numpy()
+    records, per_word, cosines_by_layer = [], [], []
+    # the baseline's random pairs and the random-word MEV's words: drawn once, shared by
+    # every layer (as cosine_baseline / mev_baseline with the same seed draw them), so that
+    # a bootstrap can resample them jointly
+    pair_seed, word_seed = stream_seed(seed, "baseline-pairs"), stream_seed(seed, "random-words")
+    first, second = metrics.random_pairs(len(table), sentences, n_baseline_pairs, pair_seed)
+    random_rows = metrics.mev_baseline_rows(len(table), RANDOM_WORDS, word_seed, sentences)
+    random_counts = (resample_counts(random_rows.size, n_boot,
+                                     stream_seed(seed, "bootstrap/random-words"))
+                     if n_boot else None)
+    baseline_draws = []
+    for layer in tqdm(layers, desc="layers", disable=not progress):
+        X, _ = tokens.word_vectors(layer, exclude_positions)
+        cosines = metrics.pair_cosines(X, first, second)
+        cosines_by_layer.append(cosines)
+        baseline = float(np.mean(cosines))
+        baseline_se = float(np.std(cosines, ddof=1) / np.sqrt(cosines.size)) \
+            if cosines.size > 1 else 0.0
+        sample = iso_rng.choice(X.shape[0], size=min(isoscore_sample, X.shape[0]), replace=False)
+        W = X[word_rows]
+        self_sim = metrics.self_similarity(W, word_types, context_ids=sentences[word_rows])
+        self_sim_all = metrics.self_similarity(W, word_types)
+        mev = metrics.max_explainable_variance(W, word_types, center=True)
+        mev_raw = metrics.max_explainable_variance(W, word_types, center=False)
+        mev_base = metrics.mev_baseline(X, RANDOM_WORDS, center=True, seed=word_seed,
+                                        groups=sentences)
+        mev_base_raw = metrics.mev_baseline(X, RANDOM_WORDS, center=False, seed=word_seed,
+                                            groups=sentences)
+        if n_boot:
+            baseline_draws.append(metrics.uncentred_share_draws(X[random_rows], random_counts))
+        mev_base_sized = size_matched_mev_baseline(X, sizes, center=True, seed=stream_seed(
+            seed, "size-matched-sets"))
+        intra = metrics.intra_sentence_similarity(X, sentences)
+        records.append({
+            "layer": layer, "relative_depth": layer / n_layers, "baseline": baseline,
+            "baseline_se": baseline_se,
+            "isoscore": metrics.isoscore(X[sample]),
+            "self_similarity": float(self_sim.mean()),
+            "self_similarity_adj": float(self_sim.mean()) - baseline,
+            "self_similarity_all_pairs": float(self_sim_all.mean()),
+            "intra_similarity": float(intra.mean()),
+            "intra_similarity_adj": float(intra.mean()) - baseline,
+            "mev": float(mev.mean()), "mev_baseline": mev_base,
+            "mev_adj": float(mev.mean()) - mev_base_raw,
+            "mev_adj_centred_baseline": float(mev.mean()) - mev_base,
+            "share_mev_adj_below_threshold": float(((mev_raw - mev_base_raw) < mev_threshold)
+                                                   [mev_raw.notna()].mean()),
+            "mev_baseline_size_matched": mev_base_sized,
+            "mev_adj_size_matched": float(mev.mean()) - mev_base_sized,
+            "mev_uncentred": float(mev_raw.mean()), "mev_uncentred_baseline": mev_base_raw,
+            "mev_uncentred_adj": float(mev_raw.mean()) - mev_base_raw,
+        })
+        per_word.append(pd.DataFrame({"type": self_sim.index, "layer": layer,
+                                      "self_similarity": self_sim.to_numpy(),
+                                      "self_similarity_adj": self_sim.to_numpy() - baseline,
+                                      "mev": mev.reindex(self_sim.index).to_numpy(),
+                                      "mev_uncentred":
+                                          mev_raw.reindex(self_sim.index).to_numpy(),
+                                      "mev_adj": mev.reindex(self_sim.index).to_numpy()
+                                      - mev_base_raw}))
+    per_word = pd.concat(per_word, ignore_index=True)
+    counts = pd.Series(word_types).value_counts()
+    contexts = table[mask].groupby("type")["sentence"].nunique()
+    per_word["n"] = per_word["type"].map(counts).to_numpy()
+    per_word["contexts"] = per_word["type"].map(contexts).to_numpy()
+    facts = {"n_sentences": int(len(tokens.words)), "n_tokens": int(len(tokens)),
+             "n_word_occurrences": int(len(table)), "n_words_analysed": int(counts.size),
+             "n_occurrences_analysed": int(word_rows.size),
+             "min_contexts_of_analysed_words": int(contexts.min()),
+             "n_random_words": int(min(RANDOM_WORDS, np.unique(sentences).size)),
+             # 1: every sentence starts with a special (BOS/CLS) token; 0: with its first word
+             "position0_special_share": float(tokens.special_mask[tokens.position == 0].mean())}
+    units = SentenceUnits(
+        np.vstack([sentences[first], sentences[second]]),
+        {word: group.to_numpy() for word, group in pd.Series(sentences[word_rows]).groupby(
+            word_types)},
+        int(max(len(tokens.words), sentences.max() + 1)))
+    return (pd.DataFrame(records), per_word, facts, np.vstack(cosines_by_layer),
+            np.vstack(baseline_draws) if n_boot else None, units)
+
+
+def sink_effect(tokens: TokenEmbeddings, layers: list[int], n_pairs: int = 1000,
+                seed: int = 0) -> pd.DataFrame:
+    """What position 0 does to a layer: norms, baselines with and without its words.
+
+    Returns one row per layer with the median token norm at position 0 and elsewhere, the
+    anisotropy baseline over word vectors with position-0 words kept and dropped, and the
+    random-word MEV of the original code (uncentred) with and without them.
+    """
+    table_all = tokens.word_table(())
+    table_cut = tokens.word_table((0,))
+    first = tokens.position == 0
+    pair_seed, word_seed = stream_seed(seed, "baseline-pairs"), stream_seed(seed, "random-words")
+    rows = []
+    for layer in layers:
+        H = tokens.layer(layer)
+        norms = np.linalg.norm(np.asarray(H, dtype=np.float32), axis=1)
+        X_all, _ = tokens.word_vectors(layer, ())
+        X_cut, _ = tokens.word_vectors(layer, (0,))
+        rows.append({
+            "layer": layer,
+            "median_norm_position0": float(np.median(norms[first])),
+            "median_norm_other": float(np.median(norms[~first])),
+            "baseline_with_position0": metrics.cosine_baseline(
+                X_all, table_all["sentence"].to_numpy(), n_pairs=n_pairs, seed=pair_seed),
+            "baseline_without_position0": metrics.cosine_baseline(
+                X_cut, table_cut["sentence"].to_numpy(), n_pairs=n_pairs, seed=pair_seed),
+            "random_word_mev_uncentred_with_position0": metrics.mev_baseline(
+                X_all, center=False, seed=word_seed, groups=table_all["sentence"].to_numpy()),
+            "random_word_mev_uncentred_without_position0": metrics.mev_baseline(
+                X_cut, center=False, seed=word_seed, groups=table_cut["sentence"].to_numpy()),
+        })
+    return pd.DataFrame(rows)
+
+
+def sink_halves(sinks: pd.DataFrame) -> dict[str, float]:
+    """Upper- and lower-half means of :func:`sink_effect`'s baselines, with and without the
+    words at position 0 (the halves of :func:`split_halves`)."""
+    lower, upper = split_halves(sinks)
+    return {f"{half} half, position 0 {how}": float(part[f"baseline_{key}_position0"].mean())
+            for half, part in (("upper", upper), ("lower", lower))
+            for how, key in (("dropped", "without"), ("kept", "with"))}
+
+
+def split_halves(per_layer: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Lower half (layers 1..L/2) and upper half (relative depth > 0.5) of a per-layer table."""
+    last = per_layer["layer"].max()
+    lower = per_layer[(per_layer["layer"] >= 1) & (per_layer["layer"] <= last / 2)]
+    return lower, per_layer[per_layer["layer"] > last / 2]
+
+
+#: Display names of the :func:`summarize_layers` keys, for the notebook's tables.
+SUMMARY_LABELS = {
+    "layer_0": "layer 0", "min_contextual": "min (layers >= 1)",
+    "lower_half_mean": "lower-half mean", "upper_half_mean": "upper-half mean",
+    "peak": "peak", "peak_depth": "peak depth", "last_layer": "last layer",
+    "max_se": "max s.e.",
+    "selfsim_adj_lower": "self-sim adj, lower half",
+    "selfsim_adj_upper": "self-sim adj, upper half",
+    "selfsim_adj_before_last": "self-sim adj, layer L-1",
+    "selfsim_adj_last": "self-sim adj, layer L",
+    "selfsim_all_pairs_minus_different": "self-sim: all pairs minus different sentences (max)",
+    "intra_adj_before_last": "intra-sim adj, layer L-1", "intra_adj_last": "intra-sim adj, layer L",
+    "mev_uncentred_adj_max": "max mean adj. MEV (layers>=1), graded",
+    "mev_uncentred_adj_mean": "mean adj. MEV (layers>=1)",
+    "mev_adj_max": "max centred-PCA MEV − random-word MEV (layers>=1)",
+    "mev_share_below_threshold": "share of words with adj. MEV below the threshold",
+    "mev_adj_centred_baseline_max": "max MEV − centred random-word MEV (layers>=1)",
+    "mev_adj_size_matched_max": "max size-matched adj. MEV (layers>=1)",
+}
+
+
+def summarize_layers(per_layer: pd.DataFrame) -> dict:
+    """The numbers the claim-1 tables read from one model's per-layer table, keyed by id
+    (:data:`SUMMARY_LABELS` names them for display)."""
+    lower, upper = split_halves(per_layer)
+    contextual = per_layer[per_layer["layer"] >= 1]
+    peak_row = contextual.loc[contextual["baseline"].idxmax()]
+    last, before = per_layer.iloc[-1], per_layer.iloc[-2]
+    return {
+        "layer_0": float(per_layer.loc[per_layer["layer"] == 0, "baseline"].iloc[0]),
+        "min_contextual": float(contextual["baseline"].min()),
+        "lower_half_mean": float(lower["baseline"].mean()),
+        "upper_half_mean": float(upper["baseline"].mean()),
+        "peak": float(peak_row["baseline"]), "peak_depth": float(peak_row["relative_depth"]),
+        "last_layer": float(last["baseline"]), "max_se": float(per_layer["baseline_se"].max()),
+        "selfsim_adj_lower": float(lower["self_similarity_adj"].mean()),
+        "selfsim_adj_upper": float(upper["self_similarity_adj"].mean()),
+        "selfsim_adj_before_last": float(before["self_similarity_adj"]),
+        "selfsim_adj_last": float(last["self_similarity_adj"]),
+        "selfsim_all_pairs_minus_different": float(
+            (per_layer["self_similarity_all_pairs"] - per_layer["self_similarity"]).abs().max()),
+        "intra_adj_before_last": float(before["intra_similarity_adj"]),
+        "intra_adj_last": float(last["intra_similarity_adj"]),
+        "mev_uncentred_adj_max": float(contextual["mev_uncentred_adj"].max()),
+        "mev_uncentred_adj_mean": float(contextual["mev_uncentred_adj"].mean()),
+        "mev_adj_max": float(contextual["mev_adj"].max()),
+        "mev_share_below_threshold": float(contextual["share_mev_adj_below_threshold"].mean()),
+        "mev_adj_centred_baseline_max": float(contextual["mev_adj_centred_baseline"].max()),
+        "mev_adj_size_matched_max": float(contextual["mev_adj_size_matched"].max()),
+    }
+
+
+def stable_word(per_word: pd.DataFrame, min_contexts: int = 20) -> str | None:
+    """The frequent word (>= min_contexts contexts) whose MEV most exceeds its floor in
+    layers >= 1: the data's 'beverage', whose contexts one vector explains best.
+
+    MEV of ``n`` centred points is at least ``1/(n-1)`` (they span at most ``n-1``
+    directions), so ranking by MEV itself favours the rarest words; the ranking uses
+    ``MEV - 1/(n-1)`` averaged over layers, where ``n`` is the word's analysed occurrences.
+    """
+    frequent = per_word[(per_word["contexts"] >= min_contexts) & (per_word["layer"] >= 1)]
+    if frequent.empty:
+        return None
+    above_floor = frequent["mev"] - 1 / (frequent["n"] - 1)
+    return str(above_floor.groupby(frequent["type"]).mean().idxmax())
+
+
+def baseline_band(pair_cosines: np.ndarray, units: SentenceUnits, n_boot: int = 1000,
+                  seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Per-layer 95% band of the baseline: the bootstrap over sentences of
+    :func:`check_values` (the same stream), read layer by layer."""
+    weights = dirichlet_weights(units.n_sentences, n_boot,
+                                stream_seed(seed, "bootstrap/sentences"))
+    draws = weighted_mean_draws(pair_cosines.T, pair_weights(units, weights))
+    return np.quantile(draws, 0.025, axis=0), np.quantile(draws, 0.975, axis=0)
+
+
+def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: np.ndarray,
+                 units: SentenceUnits, n_boot: int = 1000, seed: int = 0,
+                 mev_baseline_draws: np.ndarray | None = None) -> dict[str, tuple]:
+    """The measured value and 95% interval of every claim-1 check for one model.
+
+    The sampled unit is the sentence: the bootstrap gives every sentence of ``units`` a
+    Bayesian-bootstrap weight (stream ``bootstrap/sentences`` under ``seed``; the same in
+    every layer), a baseline pair the product of its two sentences' weights and an analysed
+    word the mean weight of its sentences (:mod:`anisotropy.claims.layerwise.sentence_units`) times
+    how often an ordinary bootstrap over the words draws it (stream ``bootstrap/words``), and
+    recomputes the baseline, self-similarity and MEV means from the cached per-unit values
+    (no new forward pass). Pairs and words drawn from the same sentences move together, as
+    between two samples of sentences. The random-word MEV baseline is another sample:
+    ``mev_baseline_draws`` (layers x ``n_boot``, from :func:`layerwise_word_stats`)
+    resample its random words and refit the uncentred share in every draw; without them
+    the baseline is held fixed and the interval says so. A statement about every layer
+    (``baseline-positive``, ``mev-low``) is read on the worst layer, with the interval of a
+    minimum or maximum (:func:`~anisotropy.geometry.intervals.interval_of_min`) of the
+    layers' intervals, whose end that would call the statement false is a simultaneous
+    bound over the layers' joint draws
+    (:func:`~anisotropy.geometry.bands.every_layer_intervals`).
+
+    ``mev-low`` grades the statistic the published numbers are (kawine/contextual at
+    commit 84d2f97): each word's uncentred first-component share minus the uncentred
+    random-word share, averaged over words. Its details give the centred per-word PCA of
+    the later commit 3865f9b beside it (same baseline) and that statistic's floor: the first
+    principal component of ``n`` centred points explains at least ``1/(n-1)`` of their
+    variance, so the centred mean is at least the mean of ``1/(n-1)`` over the words minus
+    the baseline (``centred floor``); the uncentred share has no such floor.
+
+    Returns ``{check_id: (measured, Interval, details)}`` for ``baseline-positive``,
+    ``baseline-rises``, ``decoder-baseline-high``, ``selfsim-falls`` and ``mev-low``, plus
+    ``last-layer-rise`` as ``(measured, None, None)``.
+    """
+    layers = per_layer["layer"].to_numpy()
+    if pair_cosines.shape[0] != layers.size:
+        raise ValueError(f"pair_cosines has {pair_cosines.shape[0]} layers, per_layer "
+                         f"{layers.size}.")
+    if units.pairs.shape != (2, pair_cosines.shape[1]):
+        raise ValueError(f"units.pairs must be (2, {pair_cosines.shape[1]}); got "
+                         f"{units.pairs.shape}.")
+    last = layers.max()
+    contextual, lower, upper = layers >= 1, (layers >= 1) & (layers <= last / 2), \
+        layers > last / 2
+    if not lower.any() or not upper.any():
+        raise ValueError("Need at least one layer in each half (layers 1..L/2 and above L/2); "
+                         f"got layers {layers.tolist()}.")
+    weights = dirichlet_weights(units.n_sentences, n_boot,
+                                stream_seed(seed, "bootstrap/sentences"))
+    base = pair_cosines.mean(axis=1)
+    base_draws = weighted_mean_draws(pair_cosines.T, pair_weights(units, weights))
+
+    wide = per_word.pivot(index="type", columns="layer",
+                          values=["self_similarity", "mev", "mev_uncentred", "n"])
+    words = wide.index
+    self_sim, centred_mev, mev, contexts = (
+        wide[column][layers].to_numpy()
+        for column in ("self_similarity", "mev", "mev_uncentred", "n"))
+    # a word weighs its sentences' mean weight times how often it is drawn: which words a
+    # sample of sentences holds (and so their MEV floors) moves more than their sentences'
+    # mean weight says, and the coverage test finds the mean weight alone too narrow
+    per_word_weights = word_weights(units, list(words), weights) * resample_counts(
+        len(words), n_boot, stream_seed(seed, "bootstrap/words"))
+    # NaN entries (a word whose occurrences share one vector in a layer, e.g. a decoder's
+    # layer 0, has no MEV) are left out of that layer's mean, as in the per-layer table
+    self_draws = weighted_mean_draws(self_sim, per_word_weights)
+    mev_draws = weighted_mean_draws(mev, per_word_weights)
+    mev_base = per_layer["mev_uncentred_baseline"].to_numpy()  # the paper's combination
+    pairs_method = boot_method(n_boot, units.n_sentences, "sentences (Bayesian bootstrap, "
+                               "the same weights in every layer), each random pair weighted "
+                               "by its two sentences")
+    words_method = boot_method(n_boot, units.n_sentences, "sentences (Bayesian bootstrap, "
+                               "the same weights in every layer) and words, each word drawn "
+                               "and weighted by its sentences")
+    both = (f"{words_method}; the baseline's pairs by the same sentence weights")
+
+    def per_layer_interval(draws: np.ndarray, rows: np.ndarray, method: str, extreme):
+        statement = "min" if extreme is interval_of_min else "max"
+        return extreme(every_layer_intervals(draws[:, rows], statement, method=method),
+                       "layers >= 1")
+
+    def halves(values: np.ndarray) -> np.ndarray:
+        return values[..., upper].mean(axis=-1) - values[..., lower].mean(axis=-1)
+
+    adjusted = np.nanmean(self_sim, axis=0) - base
+    adjusted_draws = self_draws - base_draws
+    with warnings.catch_warnings():  # all-NaN columns (no MEV in a layer) give NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mev_adj = np.nanmean(mev, axis=0) - mev_base
+    if mev_baseline_draws is not None:
+        mev_baseline_draws = np.asarray(mev_baseline_draws, dtype=np.float64)
+        if mev_baseline_draws.shape != (layers.size, n_boot):
+            raise ValueError(f"mev_baseline_draws must be (layers, n_boot) = "
+                             f"{(layers.size, n_boot)}; got {mev_baseline_draws.shape}.")
+        mev_adj_draws = mev_draws - mev_baseline_draws.T
+        mev_method = (words_method + "; independently, the random words of the uncentred "
+                      "random-word MEV baseline (refitted in every draw)")
+    else:
+        mev_adj_draws = mev_draws - mev_base
+        mev_method = (words_method + "; random-word MEV baseline (uncentred TruncatedSVD, as "
+                      "the original code) fixed")
+    # the centred statistic of the later commit, and its floor: 1/(n-1) averaged over the
+    # words it is defined for
+    floor_each = np.where(np.isfinite(centred_mev), 1.0 / np.maximum(contexts - 1, 1), np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        centred_adj = np.nanmean(centred_mev, axis=0) - mev_base
+        centred_floor = np.nanmean(floor_each, axis=0) - mev_base
+    out = {
+        "baseline-positive": (
+            float(base[contextual].min()),
+            per_layer_interval(base_draws, contextual, pairs_method, interval_of_min),
+            {"layer of the minimum": int(layers[contextual][base[contextual].argmin()])}),
+        "baseline-rises": (
+            float(halves(base)), percentile_interval(halves(base_draws), method=pairs_method),
+            {"upper half": float(base[upper].mean()),
+             "lower half": float(base[lower].mean()), "layer 0": float(base[layers == 0][0])
+             if (layers == 0).any() else None,
+             "upper minus lower without layer L": float(
+                 base[upper & (layers < last)].mean() - base[lower].mean())
+             if (upper & (layers < last)).any() else None}),
+        "decoder-baseline-high": (
+            float(base[upper].mean()),
+            percentile_interval(base_draws[:, upper].mean(axis=1), method=pairs_method),
+            {"last layer": float(base[layers == last][0])}),
+        "selfsim-falls": (
+            float(halves(adjusted)), percentile_interval(halves(adjusted_draws), method=both),
+            {"upper half": float(adjusted[upper].mean()),
+             "lower half": float(adjusted[lower].mean())}),
+        "mev-low": (
+            float(mev_adj[contextual].max()),
+            per_layer_interval(mev_adj_draws, contextual, mev_method, interval_of_max),
+            {"layer of the maximum": int(layers[contextual][mev_adj[contextual].argmax()]),
+             "centred PCA (commit 3865f9b)": float(np.nanmax(centred_adj[contextual])),
+             "centred floor": float(np.nanmax(centred_floor[contextual])),
+             "median contexts": float(np.nanmedian(contexts[:, 0]))}),
+    }
+    intra = per_layer["intra_similarity_adj"].to_numpy()
+    out["last-layer-rise"] = ({"self-sim change": float(adjusted[-1] - adjusted[-2]),
+                               "intra-sim change": float(intra[-1] - intra[-2])}, None, None)
+    return out

@@ -1,0 +1,15 @@
+"""Recording and showing a claim's results, the floor under the claims.
+
+- :mod:`~anisotropy.report.checks`: check declarations (``data/checks.yaml``) and grading;
+- :mod:`~anisotropy.report.verdicts`: the verdicts and their symbols;
+- :mod:`~anisotropy.report.results`: the results recorder a notebook writes through, and
+  the results JSON the ledger and the tests read;
+- :mod:`~anisotropy.report.provenance`: what a run ran (library files, inputs digest,
+  environment);
+- :mod:`~anisotropy.report.catalog`: the claims, declared once (``notebooks/claims.yaml``);
+- :mod:`~anisotropy.report.display`, :mod:`~anisotropy.report.tables` and
+  :mod:`~anisotropy.report.plotting`: numbers, tables and figures in the book's style.
+
+The claims' pages (``anisotropy.claims.<claim>.page``) build on it; it imports no claim
+(the catalog loads a claim's module by its name in ``notebooks/claims.yaml``).
+"""
