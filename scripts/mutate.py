@@ -353,8 +353,8 @@ MUTATIONS: list[Mutation] = [
         "and its fit overlap)"),
     Mutation(
         "classifier-not-optimised", "lib/anisotropy/claims/classifier_geometry/classifier.py",
-        "    optimizer = torch.optim.Adam([E, *classifier.parameters()], foreach=True)",
-        "    optimizer = torch.optim.Adam([E], foreach=True)",
+        "        self.optimizer = torch.optim.Adam([self.E, *self.classifier.parameters()],",
+        "        self.optimizer = torch.optim.Adam([self.E],",
         (C5,),
         "claim 5's linear classifier is not given to the optimiser: only the embeddings "
         "move, towards a random fixed classifier (every trajectory of claim 5)"),

@@ -76,7 +76,6 @@ def test_the_verdicts_command_prints_the_comparison_and_fails_only_when_strict(
     import json
 
     from anisotropy import __main__ as cli
-    from anisotropy.book import expected as module
 
     results = tmp_path / "results"
     results.mkdir()
@@ -84,7 +83,7 @@ def test_the_verdicts_command_prints_the_comparison_and_fails_only_when_strict(
         {"claim": "01-x", "profile": "full", "checks": [{"id": "a", "verdict": "reproduced"}]}))
     recorded = tmp_path / "full.yaml"
     recorded.write_text("01-x:\n  verdicts:\n    a: not reproduced\n")
-    monkeypatch.setattr(module, "expected_file", lambda profile: recorded)
+    monkeypatch.setattr(cli, "expected_file", lambda profile: recorded)
     assert cli.main(["verdicts", "--results", str(results)]) == 0
     out = capsys.readouterr().out
     assert "0 of 1 as recorded" in out and "a is 'reproduced', recorded 'not reproduced'" in out

@@ -187,3 +187,18 @@ def _one_way_stack(folder) -> None:
 
     for name in sorted(graph):
         visit(name)
+
+
+def test_no_function_in_the_claims_is_over_80_lines():
+    """A claim's measurements are small functions: a check-once step, a per-layer (or
+    per-task) reducer and a named result, none over 80 lines, docstring included."""
+    import ast
+
+    long = []
+    for path in sorted((LIB / "claims").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > 80:
+                    long.append(f"{path.relative_to(LIB)}:{node.name} ({lines} lines)")
+    assert not long, f"functions over 80 lines: {long}"

@@ -40,8 +40,9 @@ from anisotropy.geometry.intervals import (
 )
 from anisotropy.geometry.streams import stream, stream_seed, sub_seed, train_stream_seed
 
-__all__ = ["pair_point_labels", "optimize_embeddings", "class_distance_ratio",
-           "scale_behaviour", "trajectory_correlations", "isotropy_defect_cosine",
+__all__ = ["pair_point_labels", "checked_task", "LinearProbe", "metric_recorder",
+           "optimize_embeddings", "class_distance_ratio", "scale_behaviour",
+           "trajectory_correlations", "isotropy_defect_cosine",
            "check_values", "run_seeds", "setup_summary", "point_metrics",
            "item_change_draws", "RankSeries", "SeedRuns"]
 
@@ -86,6 +87,211 @@ def isotropy_defect_cosine(X) -> tuple[float, float]:
     return metrics.isotropy_defect(variances), float(cosine)
 
 
+def checked_task(embeddings: np.ndarray, targets: np.ndarray, pairs: np.ndarray | None,
+                 point_labels: np.ndarray | None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+    """Check a classification task once, before any training.
+
+    Parameters
+    ----------
+    embeddings : numpy.ndarray of shape (n_points, dim)
+        The points (finite, two-dimensional).
+    targets : numpy.ndarray of int
+        One class per point, or per pair when ``pairs`` is given.
+    pairs : numpy.ndarray of shape (n_pairs, 2), or None
+        Indices of the two points of each pair.
+    point_labels : numpy.ndarray of int, or None
+        Labels for the silhouette; None for ``targets`` (single-sentence tasks) or
+        :func:`pair_point_labels`.
+
+    Returns
+    -------
+    embeddings, targets : numpy.ndarray
+        As arrays.
+    pairs : numpy.ndarray or None
+        As an array.
+    labels : numpy.ndarray
+        Each point's label for the silhouette.
+
+    Raises
+    ------
+    ValueError
+        When the targets do not match the points or the pairs, or the pairs are not
+        (n_pairs, 2).
+    """
+    start = metrics.check_embeddings(embeddings)
+    targets = np.asarray(targets)
+    n_points = start.shape[0]
+    if pairs is None:
+        if targets.shape[0] != n_points:
+            raise ValueError(f"targets has {targets.shape[0]} entries for {n_points} points.")
+        return start, targets, None, targets if point_labels is None else np.asarray(
+            point_labels)
+    pairs = np.asarray(pairs)
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or targets.shape[0] != pairs.shape[0]:
+        raise ValueError("pairs must be (n_pairs, 2) with one target per pair.")
+    return start, targets, pairs, (pair_point_labels(pairs, targets, n_points)
+                                   if point_labels is None else np.asarray(point_labels))
+
+
+class LinearProbe:
+    """The trained parts of one run: the embeddings ``E`` (a torch parameter, copied from
+    ``start``), a linear classifier over a point (or over ``[u; v]`` for a pair) and one
+    Adam optimizer for both (PyTorch defaults: lr 1e-3, betas 0.9/0.999).
+
+    The classifier is created from torch's global stream, then re-initialised uniformly in
+    +-1/sqrt(fan-in) from ``generator`` (independent of the global state).
+
+    Parameters
+    ----------
+    start : numpy.ndarray of shape (n_points, dim)
+        The initial embeddings.
+    n_classes : int
+        The classifier's outputs.
+    pairs : numpy.ndarray of shape (n_pairs, 2), or None
+        Indices of the two points of each pair.
+    bias : bool
+        Whether the classifier has a bias.
+    generator : torch.Generator
+        The classifier's initialisation stream.
+    """
+
+    def __init__(self, start: np.ndarray, n_classes: int, pairs: np.ndarray | None,
+                 bias: bool, generator):
+        import torch
+
+        self.dim, self.n_classes = start.shape[1], n_classes
+        self.E = torch.nn.Parameter(torch.tensor(np.asarray(start, dtype=np.float32)))
+        self.classifier = torch.nn.Linear(self.dim if pairs is None else 2 * self.dim,
+                                          n_classes, bias=bias)
+        with torch.no_grad():  # seeded re-initialization, independent of global RNG state
+            bound = 1 / np.sqrt(self.classifier.in_features)
+            self.classifier.weight.uniform_(-bound, bound, generator=generator)
+            if bias:
+                self.classifier.bias.uniform_(-bound, bound, generator=generator)
+        # foreach: the same arithmetic as the per-tensor loop (bit-identical, measured), with
+        # fewer passes over E; PyTorch's CPU default is the loop
+        self.optimizer = torch.optim.Adam([self.E, *self.classifier.parameters()],
+                                          foreach=True)
+        self.first = self.second = None  # the two sides of each pair, as gather indices
+        if pairs is not None:
+            index = torch.tensor(pairs, dtype=torch.long)
+            self.first, self.second = index[:, 0].contiguous(), index[:, 1].contiguous()
+
+    def logits(self):
+        """The classifier's logits for every point, or every pair.
+
+        Returns
+        -------
+        torch.Tensor of shape (n_points or n_pairs, n_classes)
+            ``W x + b``, or ``W [u; v] + b`` for a pair.
+        """
+        import torch
+
+        E, classifier, n_classes = self.E, self.classifier, self.n_classes
+        if self.first is None:
+            return classifier(E)
+        # W [u; v] + b, with W = [W_u W_v]: the u and v terms are computed once per point and
+        # gathered per pair, which skips the (n_pairs, 2 dim) concatenation. Gathers use
+        # index_select, whose backward is index_add_.
+        w_u, w_v = classifier.weight.split(self.dim, dim=1)
+        per_point = E @ torch.cat([w_u, w_v]).T  # (n_points, 2 n_classes)
+        out = (per_point[:, :n_classes].index_select(0, self.first)
+               + per_point[:, n_classes:].index_select(0, self.second))
+        return out if classifier.bias is None else out + classifier.bias
+
+    def train(self, y, n_updates: int, metric_every: int, measure: Callable,
+              on_update: Callable | None, tqdm_kwargs: dict) -> list[dict]:
+        """Full-batch updates of the embeddings and the classifier, recording the metrics at
+        update 0, every ``metric_every`` updates and the last.
+
+        Parameters
+        ----------
+        y : torch.Tensor of int
+            The targets.
+        n_updates, metric_every : int
+            Updates, and the spacing of the recorded ones.
+        measure : callable
+            ``(update, loss, accuracy, began)`` to a record of the metrics.
+        on_update : callable or None
+            Called as ``on_update(update, embeddings)`` at update 0 and after every update.
+        tqdm_kwargs : dict
+            The progress bar's options.
+
+        Returns
+        -------
+        list of dict
+            The records, in update order.
+        """
+        import torch
+
+        E, optimizer, cross_entropy = self.E, self.optimizer, torch.nn.functional.cross_entropy
+        began = time.perf_counter()
+        records = []
+        with torch.no_grad():
+            out = self.logits()
+            records.append(measure(0, float(cross_entropy(out, y)),
+                                   float((out.argmax(1) == y).float().mean()), began))
+            if on_update is not None:
+                on_update(0, E.detach().numpy())
+        for update in tqdm(range(1, n_updates + 1), **tqdm_kwargs):
+            optimizer.zero_grad()
+            out = self.logits()
+            loss = cross_entropy(out, y)
+            loss.backward()
+            optimizer.step()
+            if on_update is not None:
+                with torch.no_grad():
+                    on_update(update, E.detach().numpy())
+            if update % metric_every == 0 or update == n_updates:
+                with torch.no_grad():
+                    out = self.logits()
+                    records.append(measure(update, float(cross_entropy(out, y)),
+                                           float((out.argmax(1) == y).float().mean()), began))
+        return records
+
+
+def metric_recorder(E, labels: np.ndarray, targets: np.ndarray, pairs: np.ndarray | None,
+                    metric_sample: int | None, rng: np.random.Generator) -> Callable:
+    """The function :meth:`LinearProbe.train` records the metrics with.
+
+    Parameters
+    ----------
+    E : torch.nn.Parameter of shape (n_points, dim)
+        The embeddings being trained (read at each record).
+    labels, targets : numpy.ndarray of int
+        Each point's label, and each point's (or pair's) target.
+    pairs : numpy.ndarray of shape (n_pairs, 2), or None
+        Indices of the two points of each pair.
+    metric_sample : int or None
+        With more points (or pairs) than this, the metrics are computed on a fresh sample
+        of this many at each record.
+    rng : numpy.random.Generator
+        The samples' stream.
+
+    Returns
+    -------
+    callable
+        ``(update, loss, accuracy, began)`` to the record ``{update, **point_metrics(...),
+        loss, accuracy, seconds}``.
+    """
+    def sample(n: int) -> np.ndarray:
+        if metric_sample is not None and n > metric_sample:
+            return np.sort(rng.choice(n, size=metric_sample, replace=False))
+        return np.arange(n)
+
+    def measure(update: int, loss: float, accuracy: float, began: float) -> dict:
+        points = E.detach().numpy()
+        rows = sample(points.shape[0])
+        chosen = None if pairs is None else sample(pairs.shape[0])
+        record = {"update": update, **point_metrics(points, labels, targets, pairs, rows,
+                                                    chosen)}
+        return {**record, "loss": loss, "accuracy": accuracy,
+                "seconds": time.perf_counter() - began}
+
+    return measure
+
+
 def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
                         pairs: np.ndarray | None = None, point_labels: np.ndarray | None = None,
                         n_updates: int = 1000, seed: int = 0, bias: bool = True,
@@ -117,7 +323,10 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
     metric_sample : int, optional
         Compute metrics on a fresh random sample of this many points at each evaluation
         when there are more points (as Mickus et al.'s appendix does; its size is lost).
-
+    progress : bool
+        Show a progress bar over the updates, labelled ``desc``.
+    desc : str
+        The progress bar's label.
     return_final : bool
         Also return the optimized embeddings.
     train_seed : int, optional
@@ -130,102 +339,28 @@ def optimize_embeddings(embeddings: np.ndarray, targets: np.ndarray, *,
 
     Returns
     -------
-    DataFrame (with ``return_final``, the pair ``(DataFrame, final embeddings)``) with
-    columns ``update, isoscore, silhouette, intra/inter distance, loss,
-    accuracy, seconds``; ``intra/inter distance`` is :func:`class_distance_ratio` of the
-    measured points, the quantity the paper's Eq. 4 needs to shrink. With ``pairs``,
-    ``silhouette`` and ``intra/inter distance`` are those of the pair vectors ``[u; v]``
-    with the pairs' labels (a sample of ``metric_sample`` pairs when there are more), and
-    ``silhouette (sentences)`` that of the sentences with ``point_labels``.
+    pandas.DataFrame, or (pandas.DataFrame, numpy.ndarray) with ``return_final``
+        Columns ``update``, ``loss``, ``accuracy``, ``seconds`` and :func:`point_metrics`'
+        (``isoscore, silhouette, intra/inter distance``, the last the quantity the paper's
+        Eq. 4 needs to shrink); with ``return_final``, the final embeddings too.
     """
     import torch
 
-    start = metrics.check_embeddings(embeddings)
-    targets = np.asarray(targets)
     if n_updates < 1 or metric_every < 1:
         raise ValueError("n_updates and metric_every must be >= 1.")
-    n_points, dim = start.shape
-    if pairs is None:
-        if targets.shape[0] != n_points:
-            raise ValueError(f"targets has {targets.shape[0]} entries for {n_points} points.")
-        labels = targets if point_labels is None else np.asarray(point_labels)
-    else:
-        pairs = np.asarray(pairs)
-        if pairs.ndim != 2 or pairs.shape[1] != 2 or targets.shape[0] != pairs.shape[0]:
-            raise ValueError("pairs must be (n_pairs, 2) with one target per pair.")
-        labels = (pair_point_labels(pairs, targets, n_points) if point_labels is None
-                  else np.asarray(point_labels))
-    n_classes = int(targets.max()) + 1
+    start, targets, pairs, labels = checked_task(embeddings, targets, pairs, point_labels)
     # the classifier's start from train_seed (seed when None); the points the metrics are
     # measured on from seed
     generator = torch.Generator().manual_seed(
         train_stream_seed(seed, train_seed, "classifier-init"))
     rng = stream(seed, "metric-sample")
     torch.manual_seed(train_stream_seed(seed, train_seed, "torch-global"))
-    E = torch.nn.Parameter(torch.tensor(np.asarray(start, dtype=np.float32)))
-    classifier = torch.nn.Linear(dim if pairs is None else 2 * dim, n_classes, bias=bias)
-    with torch.no_grad():  # seeded re-initialization, independent of global RNG state
-        bound = 1 / np.sqrt(classifier.in_features)
-        classifier.weight.uniform_(-bound, bound, generator=generator)
-        if bias:
-            classifier.bias.uniform_(-bound, bound, generator=generator)
-    # foreach: the same arithmetic as the per-tensor loop (bit-identical, measured), with
-    # fewer passes over E; PyTorch's CPU default is the loop
-    optimizer = torch.optim.Adam([E, *classifier.parameters()], foreach=True)
+    probe = LinearProbe(start, int(targets.max()) + 1, pairs, bias, generator)
+    E = probe.E
     y = torch.tensor(targets, dtype=torch.long)
-    first = second = None  # the two sides of each pair, as gather indices
-    if pairs is not None:
-        index = torch.tensor(pairs, dtype=torch.long)
-        first, second = index[:, 0].contiguous(), index[:, 1].contiguous()
-
-    def logits() -> torch.Tensor:
-        if first is None:
-            return classifier(E)
-        # W [u; v] + b, with W = [W_u W_v]: the u and v terms are computed once per point and
-        # gathered per pair, which skips the (n_pairs, 2 dim) concatenation. Gathers use
-        # index_select, whose backward is index_add_.
-        w_u, w_v = classifier.weight.split(dim, dim=1)
-        per_point = E @ torch.cat([w_u, w_v]).T  # (n_points, 2 n_classes)
-        out = (per_point[:, :n_classes].index_select(0, first)
-               + per_point[:, n_classes:].index_select(0, second))
-        return out if classifier.bias is None else out + classifier.bias
-
-    def sample(n: int) -> np.ndarray:
-        if metric_sample is not None and n > metric_sample:
-            return np.sort(rng.choice(n, size=metric_sample, replace=False))
-        return np.arange(n)
-
-    def measure(update: int, loss: float, accuracy: float, began: float) -> dict:
-        points = E.detach().numpy()
-        rows = sample(n_points)
-        chosen = None if pairs is None else sample(pairs.shape[0])
-        record = {"update": update, **point_metrics(points, labels, targets, pairs, rows,
-                                                    chosen)}
-        return {**record, "loss": loss, "accuracy": accuracy,
-                "seconds": time.perf_counter() - began}
-
-    began = time.perf_counter()
-    records = []
-    with torch.no_grad():
-        out = logits()
-        records.append(measure(0, float(torch.nn.functional.cross_entropy(out, y)),
-                               float((out.argmax(1) == y).float().mean()), began))
-        if on_update is not None:
-            on_update(0, E.detach().numpy())
-    for update in tqdm(range(1, n_updates + 1), desc=desc, disable=not progress, leave=False):
-        optimizer.zero_grad()
-        out = logits()
-        loss = torch.nn.functional.cross_entropy(out, y)
-        loss.backward()
-        optimizer.step()
-        if on_update is not None:
-            with torch.no_grad():
-                on_update(update, E.detach().numpy())
-        if update % metric_every == 0 or update == n_updates:
-            with torch.no_grad():
-                out = logits()
-                records.append(measure(update, float(torch.nn.functional.cross_entropy(out, y)),
-                                       float((out.argmax(1) == y).float().mean()), began))
+    measure = metric_recorder(E, labels, targets, pairs, metric_sample, rng)
+    records = probe.train(y, n_updates, metric_every, measure, on_update,
+                          tqdm_kwargs={"desc": desc, "disable": not progress, "leave": False})
     trajectory = pd.DataFrame(records)
     return (trajectory, E.detach().numpy().copy()) if return_final else trajectory
 
@@ -344,6 +479,91 @@ def trajectory_correlations(trajectory: pd.DataFrame) -> dict[str, float]:
     return {"pearson": float(pearsonr(iso, sil)[0]), "spearman": float(spearmanr(iso, sil)[0])}
 
 
+def seed_spread(trajectory: pd.DataFrame) -> tuple[float, Interval, dict]:
+    """The ``seed-spread`` finding: the largest standard deviation across seeds (over
+    recorded updates and both metrics) divided by the range the mean curve travels.
+
+    Parameters
+    ----------
+    trajectory : pandas.DataFrame
+        The recorded updates of every seed (columns ``seed, update, isoscore,
+        silhouette``).
+
+    Returns
+    -------
+    tuple
+        ``(measured, Interval, details)``: the interval is the chi-square interval of that
+        standard deviation, divided by the same range; the details give the metric, the
+        update, the range and the largest and mean standard deviation of each metric.
+    """
+    wide = {m: trajectory.pivot(index="update", columns="seed", values=m)
+            for m in ("isoscore", "silhouette")}
+    worst = None
+    for metric, table in wide.items():
+        travel = float(np.ptp(table.mean(axis=1).to_numpy()))
+        spread = table.std(axis=1, ddof=1)
+        update = spread.idxmax()
+        relative = float(spread.loc[update] / max(travel, 1e-12))
+        if worst is None or relative > worst[0]:
+            worst = (relative, metric, update, travel, table.loc[update].to_numpy())
+    relative, metric, update, travel, values = worst
+    sd = sd_interval(values)
+    return (relative, Interval(sd.low / max(travel, 1e-12), sd.high / max(travel, 1e-12),
+                               sd.method + ", divided by the curve's range"),
+            {"metric": metric, "update": int(update), "range": travel,
+             **{f"{m} standard deviation, {how}": float(f(table.std(axis=1, ddof=1)))
+                for m, table in wide.items()
+                for how, f in (("largest", np.max), ("mean", np.mean))}})
+
+
+def change_check(first: pd.Series, last: pd.Series, item_changes: pd.DataFrame | None,
+                 subset_changes: pd.DataFrame | None, metric: str) -> tuple[float, Interval, dict]:
+    """The change of one metric from the first to the last update, as ``isoscore-falls`` and
+    ``silhouette-rises`` grade it: the mean over seeds of last minus first value, with a
+    t-interval over seeds; with ``item_changes``, the half-sample draws of
+    :func:`item_change_draws`, combined in quadrature with the normal interval of their
+    standard error (the seeds share one sample of items, whose own variation the seeds'
+    spread does not carry); with ``subset_changes``, the change of one seed trained on each
+    of R subsets of the items, the spread of one such change
+    (:func:`~anisotropy.geometry.intervals.spread_half_width`), in its place.
+
+    Parameters
+    ----------
+    first, last : pandas.Series
+        The metric at the first and the last update, one value per seed.
+    item_changes : pandas.DataFrame or None
+        Half-sample draws of the change (one column per metric).
+    subset_changes : pandas.DataFrame or None
+        The change of one seed trained on each subset of the items (one column per metric).
+    metric : str
+        ``isoscore`` or ``silhouette``.
+
+    Returns
+    -------
+    tuple
+        ``(measured, Interval, details)``.
+    """
+    change = (last - first).to_numpy()
+    interval = seed_interval(change)
+    details = {"start": float(first.mean()), "end": float(last.mean())}
+    if item_changes is not None:
+        error = float(item_changes[metric].std(ddof=1))
+        half = float(stats.norm.ppf(0.975)) * error
+        interval = combine_independent(float(change.mean()), interval, Interval(
+            change.mean() - half, change.mean() + half,
+            f"normal, standard error {error:.3g} from {len(item_changes)} half-samples "
+            "of the items"))
+        details["item standard error"] = error
+    if subset_changes is not None:
+        half, df = spread_half_width([subset_changes[metric].to_numpy()])
+        interval = combine_independent(float(change.mean()), interval, Interval(
+            change.mean() - half, change.mean() + half,
+            f"t interval of one run's change over {len(subset_changes)} subsets of the "
+            f"items, each trained (df = {df:.0f})"))
+        details["subset changes"] = subset_changes[metric].tolist()
+    return float(change.mean()), interval, details
+
+
 def check_values(trajectory: pd.DataFrame,
                  item_changes: pd.DataFrame | None = None,
                  subset_changes: pd.DataFrame | None = None,
@@ -364,17 +584,22 @@ def check_values(trajectory: pd.DataFrame,
       ``ranks``, the sample of points. Seeds whose rho ties give an interval of zero width;
     - ``classes-collapse`` (when the trajectory has it): mean over seeds of the change of
       :func:`class_distance_ratio` from the first to the last update;
-    - ``isoscore-falls`` / ``silhouette-rises``: mean over seeds of last minus first value
-      (t-interval over seeds; with ``item_changes``, the half-sample draws of
-      :func:`item_change_draws`, combined in quadrature with the normal interval of their
-      standard error: the seeds share one sample of items, whose own variation the
-      seeds' spread does not carry; with ``subset_changes``, the change of one seed trained
-      on each of R subsets of the items, the spread of one such change,
-      :func:`~anisotropy.geometry.intervals.spread_half_width`, in its place);
-    - ``seed-spread`` (a finding): the largest standard deviation across seeds (over
-      recorded updates and both metrics) divided by the range the mean curve travels; its
-      interval is the chi-square interval of that standard deviation, divided by the same
-      range; the largest and mean standard deviation of each metric in the details.
+    - ``isoscore-falls`` / ``silhouette-rises``: :func:`change_check`;
+    - ``seed-spread`` (a finding): :func:`seed_spread`.
+
+    Parameters
+    ----------
+    trajectory : pandas.DataFrame
+        The recorded updates of every seed.
+    item_changes, subset_changes : pandas.DataFrame, optional
+        The items' share of the changes' intervals (:func:`change_check`).
+    ranks : pandas.DataFrame, optional
+        Every update's IsoScore and silhouette per seed (:class:`RankSeries`).
+
+    Returns
+    -------
+    dict of str to tuple
+        ``{check id: (measured, Interval, details)}``.
     """
     seeds = sorted(trajectory["seed"].unique())
     if len(seeds) < 2:
@@ -410,44 +635,9 @@ def check_values(trajectory: pd.DataFrame,
             {"start": float(first["intra/inter distance"].mean()),
              "end": float(last["intra/inter distance"].mean())})
     for check, metric in (("isoscore-falls", "isoscore"), ("silhouette-rises", "silhouette")):
-        change = (last[metric] - first[metric]).to_numpy()
-        interval = seed_interval(change)
-        details = {"start": float(first[metric].mean()), "end": float(last[metric].mean())}
-        if item_changes is not None:
-            error = float(item_changes[metric].std(ddof=1))
-            half = float(stats.norm.ppf(0.975)) * error
-            interval = combine_independent(float(change.mean()), interval, Interval(
-                change.mean() - half, change.mean() + half,
-                f"normal, standard error {error:.3g} from {len(item_changes)} half-samples "
-                "of the items"))
-            details["item standard error"] = error
-        if subset_changes is not None:
-            half, df = spread_half_width([subset_changes[metric].to_numpy()])
-            interval = combine_independent(float(change.mean()), interval, Interval(
-                change.mean() - half, change.mean() + half,
-                f"t interval of one run's change over {len(subset_changes)} subsets of the "
-                f"items, each trained (df = {df:.0f})"))
-            details["subset changes"] = subset_changes[metric].tolist()
-        out[check] = (float(change.mean()), interval, details)
-    wide = {m: trajectory.pivot(index="update", columns="seed", values=m)
-            for m in ("isoscore", "silhouette")}
-    worst = None
-    for metric, table in wide.items():
-        travel = float(np.ptp(table.mean(axis=1).to_numpy()))
-        spread = table.std(axis=1, ddof=1)
-        update = spread.idxmax()
-        relative = float(spread.loc[update] / max(travel, 1e-12))
-        if worst is None or relative > worst[0]:
-            worst = (relative, metric, update, travel, table.loc[update].to_numpy())
-    relative, metric, update, travel, values = worst
-    sd = sd_interval(values)
-    out["seed-spread"] = (relative, Interval(sd.low / max(travel, 1e-12),
-                                             sd.high / max(travel, 1e-12),
-                                             sd.method + ", divided by the curve's range"),
-                          {"metric": metric, "update": int(update), "range": travel,
-                           **{f"{m} standard deviation, {how}": float(f(table.std(
-                               axis=1, ddof=1))) for m, table in wide.items()
-                              for how, f in (("largest", np.max), ("mean", np.mean))}})
+        out[check] = change_check(first[metric], last[metric], item_changes, subset_changes,
+                                  metric)
+    out["seed-spread"] = seed_spread(trajectory)
     return out
 
 

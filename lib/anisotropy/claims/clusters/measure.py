@@ -16,6 +16,9 @@ The manifold indicators and the static-space LID are in :mod:`anisotropy.claims.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from sklearn.cluster import KMeans
@@ -45,7 +48,8 @@ from anisotropy.geometry.streams import repeat_name, stream_seed, sub_seed, trai
 
 __all__ = ["SILHOUETTE_THRESHOLD", "choose_k", "compare_k_selection", "cluster_drivers",
            "type_frequencies", "token_kinds", "cluster_layer_stats", "driver_share_draws",
-           "decoder_drivers", "check_values"]
+           "decoder_drivers", "WindowSample", "window_sample", "layer_similarities",
+           "layer_dimensions", "layer_intervals", "largest_gap", "lid_check", "check_values"]
 
 #: Below this best silhouette, :func:`choose_k` keeps one cluster (the authors' code).
 SILHOUETTE_THRESHOLD = 0.1
@@ -143,6 +147,164 @@ def token_kinds(tokens: np.ndarray) -> np.ndarray:
     return np.where(cleaned.str.fullmatch(r"[A-Za-z]+"), "word", "symbol")
 
 
+@dataclass
+class WindowSample:
+    """The token rows claim 2 reads and the draws every layer shares (:func:`window_sample`).
+
+    ``rows``: the tokens kept (special tokens and excluded positions dropped); ``types``:
+    their token ids; ``windows``: each one's context window (0 .. W-1); ``weights``: the
+    Bayesian-bootstrap window weights, shape (n_boot, W); ``lid_rows``: each LID sample's
+    rows (indices into ``rows``).
+    """
+
+    rows: np.ndarray
+    types: np.ndarray
+    windows: np.ndarray
+    weights: np.ndarray
+    lid_rows: list[np.ndarray]
+
+
+def window_sample(tokens, *, exclude_positions: tuple[int, ...], n_boot: int, seed: int,
+                  lid_sample: int, lid_samples: int) -> WindowSample:
+    """Check the parameters once and draw what every layer of claim 2 shares.
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The windows' token vectors.
+    exclude_positions : tuple of int
+        Positions whose tokens are dropped, beside special tokens.
+    n_boot : int
+        Bootstrap draws (stream ``bootstrap/windows``).
+    seed : int
+        The claim's seed.
+    lid_sample, lid_samples : int
+        Tokens per LID sample, and samples (streams ``lid-sample``, ``lid-sample-R``).
+
+    Returns
+    -------
+    WindowSample
+        The rows and the draws.
+
+    Raises
+    ------
+    ValueError
+        When ``lid_samples`` < 1.
+    """
+    keep = ~tokens.special_mask
+    for position in exclude_positions:
+        keep &= tokens.position != position
+    rows = np.flatnonzero(keep)
+    _, windows = np.unique(tokens.sentence_index[rows], return_inverse=True)
+    weights = dirichlet_weights(int(windows.max()) + 1, n_boot,
+                                stream_seed(seed, "bootstrap/windows"))
+    if lid_samples < 1:
+        raise ValueError(f"lid_samples must be >= 1; got {lid_samples}.")
+    lid_rows = [sample_indices(rows.size, lid_sample, stream_seed(
+        seed, repeat_name("lid-sample", r))) for r in range(lid_samples)]
+    return WindowSample(rows, tokens.token_ids[rows], windows, weights, lid_rows)
+
+
+def layer_similarities(X: np.ndarray, sample: WindowSample, k: int, labels: np.ndarray, *,
+                       k_sample: int, max_instances: int, seed: int, restarts: int,
+                       inter_min_units: int, train_seed: int | None) -> dict:
+    """S_inter and S_intra of one layer (raw, centred, per cluster), over ``restarts`` fits
+    of K-means at ``k`` (the first is ``labels``).
+
+    With ``restarts`` > 1 K-means is fitted again at that K ``restarts - 1`` times
+    (:func:`restart_labels`, stream ``restart-R``), and the per-cluster values are the mean
+    over the fits, their draws the mixture of each fit's bootstrap (:func:`mix_restarts`).
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (tokens, d)
+        The layer's vectors of ``sample.rows``.
+    sample : WindowSample
+        The rows and the window weights.
+    k : int
+        The layer's K.
+    labels : numpy.ndarray of int
+        The first fit's clusters.
+    k_sample, max_instances, seed, restarts, inter_min_units, train_seed
+        As :func:`cluster_layer_stats`'.
+
+    Returns
+    -------
+    dict
+        The values (:func:`~anisotropy.claims.clusters.similarities.type_similarities`),
+        ``|S_inter| per-cluster`` and, with restarts, each per-cluster value's range.
+    """
+    types, windows, weights = sample.types, sample.windows, sample.weights
+    similarities = type_similarities(X, types, labels, max_instances,
+                                     stream_seed(seed, "type-similarities"), windows,
+                                     weights, inter_min_units)
+    fits = [similarities]
+    if restarts > 1 and k > 1:
+        fits += [per_cluster_similarities(
+            X, types, restart_labels(X, k, k_sample, stream_seed(seed, f"restart-{r}"),
+                                      sub_seed(train_seed, f"restart-{r}")),
+            max_instances, stream_seed(seed, "type-similarities"), windows, weights,
+            inter_min_units)
+            for r in range(1, restarts)]
+    # local isotropy compares sizes fit by fit: a fit with a cluster of a few types has
+    # a per-cluster S_inter near -1/(n-1), and averaging signed values over fits would
+    # cancel what each fit measures
+    similarities["|S_inter| per-cluster"] = float(np.nanmean(
+        [abs(fit["S_inter per-cluster"]) for fit in fits]))
+    if len(fits) > 1:
+        for name in ("S_inter per-cluster", "S_intra per-cluster"):
+            values = [fit[name] for fit in fits]
+            similarities[name] = float(np.nanmean(values))
+            similarities[f"{name} restart range"] = float(np.nanmax(values)
+                                                         - np.nanmin(values))
+            similarities[f"{name} draws"] = mix_restarts([fit[f"{name} draws"]
+                                                          for fit in fits])
+    return similarities
+
+
+def layer_dimensions(X: np.ndarray, sample: WindowSample, lid_k: int) -> tuple[dict, np.ndarray]:
+    """IsoScore and local intrinsic dimension of one layer.
+
+    LID is a property of the point set: repeated vectors (layer 0 gives every occurrence of
+    a type the same vector, the decoder's with no position at all) are counted once, as in
+    :func:`~anisotropy.claims.clusters.manifolds.static_space_lid`; a distinct point takes
+    the window of its first occurrence. The cosine LID is the mean over the LID samples and
+    its draws mix theirs (:func:`~anisotropy.claims.clusters.manifolds.lid_of_samples`).
+    IsoScore and the Euclidean LID (shown, not graded) use the first sample.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (tokens, d)
+        The layer's vectors of ``sample.rows``.
+    sample : WindowSample
+        The rows, the LID samples and the window weights.
+    lid_k : int
+        Neighbours of the LID estimate.
+
+    Returns
+    -------
+    record : dict
+        ``isoscore``, ``LID points``, ``LID euclidean``, ``LID cosine`` and, with several
+        samples, ``LID cosine sample range``.
+    draws : numpy.ndarray
+        The cosine LID's bootstrap draws.
+    """
+    weights, windows, lid_rows = sample.weights, sample.windows, sample.lid_rows
+    record = {"isoscore": metrics.isoscore(X[lid_rows[0]])}
+    # each sample's distinct points, and the row of each one's first occurrence
+    distinct = [np.unique(X[rows], axis=0, return_index=True) for rows in lid_rows]
+    points = distinct[0][0]
+    record["LID points"] = points.shape[0]
+    record["LID euclidean"] = metrics.lid_mle(points, k=lid_k, metric="euclidean")
+    record["LID cosine"], spread, draws = lid_of_samples(
+        [points for points, _ in distinct], lid_k,
+        lambda r, pointwise: weighted_mean_draws(
+            pointwise, weights[:, windows[lid_rows[r][distinct[r][1]]]]))
+    if len(lid_rows) > 1:
+        record["LID cosine sample range"] = spread
+    return record, draws
+
+
 def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
                         exclude_positions: tuple[int, ...] = (), k_sample: int = 2000,
                         lid_sample: int = 5000, lid_k: int = 100, max_instances: int = 1000,
@@ -152,94 +314,63 @@ def cluster_layer_stats(tokens, layers: list[int], n_layers: int, *,
                         ) -> tuple[pd.DataFrame, dict, dict]:
     """Per-layer S_inter/S_intra (raw, centred, per cluster), K, IsoScore, LID, drivers.
 
-    Types are token ids; special tokens and ``exclude_positions`` are dropped. K is chosen
-    once per layer (:func:`choose_k`); with ``restarts`` > 1 K-means is fitted again at
-    that K ``restarts - 1`` times (:func:`restart_labels`, stream ``restart-R``), and the
-    per-cluster values are the mean over the fits, their draws the mixture of each fit's
-    bootstrap (:func:`mix_restarts`). The figures use the first fit's labels. S_inter of
-    a set of T types takes up to ``ceil(inter_min_units / T)`` instances of each
+    Types are token ids; special tokens and ``exclude_positions`` are dropped
+    (:func:`window_sample`). K is chosen once per layer (:func:`choose_k`), and fitted again
+    with ``restarts`` (:func:`layer_similarities`); the figures use the first fit's labels.
+    S_inter of a set of T types takes up to ``ceil(inter_min_units / T)`` instances of each
     (:func:`~anisotropy.geometry.similarity.inter_type_similarity`).
 
     The bootstrap resamples the context windows (``tokens.sentence_index``), the unit a
-    seed draws from the corpus: one set of Bayesian-bootstrap window weights (stream
-    ``bootstrap/windows``) weights every instance, type and LID point by its window in
-    every layer and K-means fit (:mod:`anisotropy.claims.clusters.similarities`). A distinct
-    LID point takes the window of its first occurrence. The cosine LID is the mean over
-    ``lid_samples`` samples of ``lid_sample`` tokens (streams ``lid-sample``,
-    ``lid-sample-R``) and its draws mix theirs: a point's neighbours move with the sample,
-    which the reweighting of one sample's points holds fixed. IsoScore and the Euclidean
-    LID (shown, not graded) use the first sample.
+    seed draws from the corpus: one set of Bayesian-bootstrap window weights weights every
+    instance, type and LID point by its window in every layer and K-means fit
+    (:mod:`anisotropy.claims.clusters.similarities`; :func:`layer_dimensions`).
 
-    Returns the per-layer table, ``{layer: cluster labels}`` for the figures, and
-    ``{layer: {name: bootstrap draws}}`` (``n_boot`` each, draw ``b`` of every layer under
-    the same window weights) of raw, centred and per-cluster S_inter, per-cluster S_intra
-    and the mean cosine LID, for :func:`check_values`.
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The windows' token vectors, every layer.
+    layers : list of int
+        The layers to measure; ``n_layers`` is L, for the relative depth.
+    n_layers, k_sample, lid_sample, lid_k, max_instances, seed, n_boot, restarts : int
+        L; the K-means sample; the LID sample and its neighbours; instances per type; the
+        claim's seed; bootstrap draws; K-means fits per layer.
+    exclude_positions : tuple of int
+        Positions whose tokens are dropped.
+    inter_min_units, lid_samples : int
+        The least instances behind S_inter; LID samples.
+    progress : bool
+        Show a progress bar over the layers.
+    train_seed : int or None
+        The K-means fits' seed (the claim's when None).
+
+    Returns
+    -------
+    per_layer : pandas.DataFrame
+        One row per layer.
+    labels : dict of int to numpy.ndarray
+        Each layer's cluster labels, for the figures.
+    draws : dict of int to dict
+        ``{layer: {name: bootstrap draws}}`` (``n_boot`` each, draw ``b`` of every layer
+        under the same window weights) of raw, centred and per-cluster S_inter,
+        per-cluster S_intra and the mean cosine LID, for :func:`check_values`.
     """
-
-    keep = ~tokens.special_mask
-    for position in exclude_positions:
-        keep &= tokens.position != position
-    rows = np.flatnonzero(keep)
-    types = tokens.token_ids[rows]
-    _, windows = np.unique(tokens.sentence_index[rows], return_inverse=True)
-    weights = dirichlet_weights(int(windows.max()) + 1, n_boot,
-                                stream_seed(seed, "bootstrap/windows"))
-    if lid_samples < 1:
-        raise ValueError(f"lid_samples must be >= 1; got {lid_samples}.")
-    lid_samples_rows = [sample_indices(rows.size, lid_sample, stream_seed(
-        seed, repeat_name("lid-sample", r))) for r in range(lid_samples)]
-    lid_rows = lid_samples_rows[0]
-    iso_rows = lid_rows
+    sample = window_sample(tokens, exclude_positions=exclude_positions, n_boot=n_boot,
+                           seed=seed, lid_sample=lid_sample, lid_samples=lid_samples)
     records, labels_by_layer, draws = [], {}, {}
     for layer in tqdm(layers, desc="layers", disable=not progress):
-        X = np.asarray(tokens.layer(layer))[rows]
+        X = np.asarray(tokens.layer(layer))[sample.rows]
         k, labels, scores = choose_k(X, sample=k_sample, seed=stream_seed(seed, "choose-k"),
                                      train_seed=sub_seed(train_seed, "choose-k"))
         labels_by_layer[layer] = labels
         record = {"layer": layer, "relative_depth": layer / n_layers, "K": k,
                   "best silhouette": max(scores.values())}
-        similarities = type_similarities(X, types, labels, max_instances,
-                                         stream_seed(seed, "type-similarities"), windows,
-                                         weights, inter_min_units)
-        fits = [similarities]
-        if restarts > 1 and k > 1:
-            fits += [per_cluster_similarities(
-                X, types, restart_labels(X, k, k_sample, stream_seed(seed, f"restart-{r}"),
-                                          sub_seed(train_seed, f"restart-{r}")),
-                max_instances, stream_seed(seed, "type-similarities"), windows, weights,
-                inter_min_units)
-                for r in range(1, restarts)]
-        # local isotropy compares sizes fit by fit: a fit with a cluster of a few types has
-        # a per-cluster S_inter near -1/(n-1), and averaging signed values over fits would
-        # cancel what each fit measures
-        similarities["|S_inter| per-cluster"] = float(np.nanmean(
-            [abs(fit["S_inter per-cluster"]) for fit in fits]))
-        if len(fits) > 1:
-            for name in ("S_inter per-cluster", "S_intra per-cluster"):
-                values = [fit[name] for fit in fits]
-                similarities[name] = float(np.nanmean(values))
-                similarities[f"{name} restart range"] = float(np.nanmax(values)
-                                                             - np.nanmin(values))
-                similarities[f"{name} draws"] = mix_restarts([fit[f"{name} draws"]
-                                                              for fit in fits])
+        similarities = layer_similarities(
+            X, sample, k, labels, k_sample=k_sample, max_instances=max_instances, seed=seed,
+            restarts=restarts, inter_min_units=inter_min_units, train_seed=train_seed)
         draws[layer] = {k: similarities.pop(k) for k in list(similarities) if "draws" in k}
         record.update(similarities)
-        record["isoscore"] = metrics.isoscore(X[iso_rows])
-        # LID is a property of the point set: repeated vectors (layer 0 gives every
-        # occurrence of a type the same vector, the decoder's with no position at all) are
-        # counted once, as in manifolds.static_space_lid.
-        # each sample's distinct points, and the row of each one's first occurrence
-        distinct = [np.unique(X[sample_rows], axis=0, return_index=True)
-                    for sample_rows in lid_samples_rows]
-        sample = distinct[0][0]
-        record["LID points"] = sample.shape[0]
-        record["LID euclidean"] = metrics.lid_mle(sample, k=lid_k, metric="euclidean")
-        record["LID cosine"], spread, draws[layer]["LID cosine draws"] = lid_of_samples(
-            [points for points, _ in distinct], lid_k,
-            lambda r, pointwise, distinct=distinct: weighted_mean_draws(
-                pointwise, weights[:, windows[lid_samples_rows[r][distinct[r][1]]]]))
-        if lid_samples > 1:
-            record["LID cosine sample range"] = spread
+        dims, draws[layer]["LID cosine draws"] = layer_dimensions(X, sample, lid_k)
+        record.update(dims)
         drivers = cluster_drivers(X, labels)
         record.update({"top-3 variance dims": drivers["top_variance_dims"],
                        "top-3 variance share": drivers["top_variance_share"],
@@ -312,6 +443,111 @@ def decoder_drivers(tokens, layer: int, k_sample: int = 2000, n_boot: int = 1000
     return row, interval
 
 
+def layer_intervals(draws: dict, layers: list[int], statistic: Callable, statement: str,
+                    method: str) -> list[Interval]:
+    """Each layer's 95% interval of a statistic of its draws, for a statement about every
+    layer.
+
+    The draws are :func:`cluster_layer_stats`': the context windows resampled, draw ``b``
+    under the same window weights in every layer, so a layer's S_intra and S_inter, or its
+    two centrings, are paired. The end that decides "reproduced" is pointwise, the end that
+    decides "not reproduced" a simultaneous bound over the layers' joint draws
+    (:func:`~anisotropy.geometry.bands.every_layer_intervals`), so that "some layer fails"
+    is not declared by one of many pointwise intervals missing. The interval of the worst
+    layer's value is then that of a minimum or maximum of estimates
+    (:func:`~anisotropy.geometry.intervals.interval_of_min`, ``interval_of_max``): its
+    verdict holds only if it holds in every layer's interval, and the point always lies
+    inside. (The percentile interval of the minimum of the draws would not: the extreme of
+    noisy draws is biased outward.)
+
+    Parameters
+    ----------
+    draws : dict of int to dict
+        Each layer's draws, by name.
+    layers : list of int
+        The layers the statement is about.
+    statistic : callable
+        A layer's draws (a dict) to the statistic's draws.
+    statement : str
+        ``"min"`` or ``"max"``: the statement is about the smallest or the largest layer.
+    method : str
+        How the draws were made.
+
+    Returns
+    -------
+    list of Interval
+        One per layer of ``layers``.
+    """
+    return every_layer_intervals(np.stack([statistic(draws[layer]) for layer in layers],
+                                          axis=1), statement, method=method)
+
+
+def largest_gap(gaps: pd.Series, clustered, other: str,
+                per_layer_intervals: Callable) -> tuple[float, Interval, dict]:
+    """The largest |S_inter| after per-cluster centring minus |S_inter| of ``other`` over
+    the layers where K-means found clusters, with the interval of that maximum.
+
+    Parameters
+    ----------
+    gaps : pandas.Series
+        Each layer's gap, indexed by layer.
+    clustered : pandas.Index
+        The layers with K > 1.
+    other : str
+        ``"S_inter raw"`` (``local-isotropy``) or ``"S_inter centred"``
+        (``local-beyond-centring``).
+    per_layer_intervals : callable
+        ``(statistic, statement, layers)`` to the layers' intervals (:func:`layer_intervals`).
+
+    Returns
+    -------
+    tuple
+        ``(measured, Interval, details)``.
+    """
+    return (
+        float(gaps.loc[clustered].max()),
+        interval_of_max(per_layer_intervals(
+            lambda d: np.abs(d["S_inter per-cluster draws"]) - np.abs(d[f"{other} draws"]),
+            "max", list(clustered)),
+            "layers with K > 1; per-cluster draws mixed over the K-means fits"),
+        {"layer of the maximum": int(gaps.loc[clustered].idxmax()),
+         "layers with K > 1": [int(x) for x in clustered]})
+
+
+def lid_check(lid: pd.Series, static_lid: dict[str, tuple[float, np.ndarray]],
+              per_layer_intervals: Callable) -> tuple[float, Interval, dict]:
+    """``lid-below-static``: the largest ratio of a layer's mean cosine LID to the smallest
+    static space's, with the interval of that maximum.
+
+    Parameters
+    ----------
+    lid : pandas.Series
+        Each layer's mean cosine LID, indexed by layer.
+    static_lid : dict of str to (float, numpy.ndarray)
+        Each static space's mean cosine LID and its draws.
+    per_layer_intervals : callable
+        ``(statistic, statement)`` to the layers' intervals (:func:`layer_intervals`).
+
+    Returns
+    -------
+    tuple
+        ``(measured, Interval, details)``.
+    """
+    static_names = list(static_lid)
+    static_point = np.array([static_lid[n][0] for n in static_names])
+    static_draws = np.stack([static_lid[n][1] for n in static_names], axis=1).min(axis=1)
+    return (
+        float(lid.max() / static_point.min()),
+        interval_of_max(per_layer_intervals(
+            lambda d: d["LID cosine draws"] / static_draws, "max"),
+            "layers; each LID (a layer's and the static space's) the mean over "
+            "independent samples of points, its draws mixing their bootstraps (the static "
+            "space's over its points)"),
+        {"max layer LID": float(lid.max()),
+         "min static LID": float(static_point.min()),
+         "static space of the minimum": static_names[int(static_point.argmin())]})
+
+
 def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tuple[float,
                  np.ndarray]], n_boot: int, n_windows: int) -> dict[str, tuple]:
     """The measured value and 95% interval of the per-layer claim-2 checks for one model.
@@ -325,19 +561,27 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
     has K > 1 (per-cluster centring is then global centring); the minimum gap S_intra -
     S_inter; the largest ratio of a layer's LID to the smallest static LID.
 
-    Each layer gets an interval from its draws (:func:`cluster_layer_stats`: the context
-    windows resampled, draw ``b`` under the same window weights in every layer, so a
-    layer's S_intra and S_inter, or its two centrings, are paired): the end that decides
-    "reproduced" pointwise, the end that decides "not reproduced" from a simultaneous bound
-    over the layers' joint draws
-    (:func:`~anisotropy.geometry.bands.every_layer_intervals`), so that "some layer fails"
-    is not declared by one of many pointwise intervals missing. The interval of the worst
-    layer's value is that of a minimum or maximum of estimates
-    (:func:`~anisotropy.geometry.intervals.interval_of_min`, ``interval_of_max``): its
-    verdict holds only if it holds in every layer's interval, and the point always lies
-    inside. (The percentile interval of the minimum of the draws would not: the extreme of
-    noisy draws is biased outward.) ``static_lid`` maps each static space compared against
-    to its mean cosine LID and its draws (resampling its points).
+    Each layer's interval is :func:`layer_intervals`'; the worst layer's is that of a
+    minimum or maximum of them. ``static_lid`` maps each static space compared against to
+    its mean cosine LID and its draws (resampling its points).
+
+    Parameters
+    ----------
+    per_layer : pandas.DataFrame
+        One row per layer (:func:`cluster_layer_stats`).
+    draws : dict of int to dict
+        Each layer's bootstrap draws (:func:`cluster_layer_stats`).
+    static_lid : dict of str to (float, numpy.ndarray)
+        Each static space's mean cosine LID and its draws.
+    n_boot, n_windows : int
+        Bootstrap draws, and the context windows they resample.
+
+    Returns
+    -------
+    dict of str to tuple
+        ``{check id: (measured, Interval, details)}`` of ``global-anisotropy``,
+        ``local-isotropy``, ``local-beyond-centring``, ``intra-above-inter`` and
+        ``lid-below-static``.
     """
     contextual = [int(layer) for layer in per_layer["layer"] if layer >= 1]
     if not contextual:
@@ -347,36 +591,19 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
                          "same window weights in every layer)")
 
     def per_layer_intervals(statistic, statement: str, layers=contextual) -> list[Interval]:
-        return every_layer_intervals(np.stack([statistic(draws[layer]) for layer in layers],
-                                              axis=1), statement, method=method)
+        return layer_intervals(draws, layers, statistic, statement, method)
 
-    static_names = list(static_lid)
-    static_point = np.array([static_lid[n][0] for n in static_names])
-    static_draws = np.stack([static_lid[n][1] for n in static_names], axis=1).min(axis=1)
     gap = table["S_intra per-cluster"] - table["S_inter per-cluster"]
     per_cluster = table["|S_inter| per-cluster"]
     clustered = table.index[(table["K"] > 1).to_numpy()]
     below_raw = per_cluster - table["S_inter raw"].abs()
     closer = per_cluster - table["S_inter centred"].abs()
     if len(clustered):
-        worst = int(below_raw.loc[clustered].idxmax())
-        local = (
-            float(below_raw.loc[clustered].max()),
-            interval_of_max(per_layer_intervals(
-                lambda d: np.abs(d["S_inter per-cluster draws"])
-                - np.abs(d["S_inter raw draws"]), "max", list(clustered)),
-                "layers with K > 1; per-cluster draws mixed over the K-means fits"),
-            {"layer of the maximum": worst, "layers with K > 1": [int(x) for x in clustered],
-             "|S_inter| per-cluster there": float(per_cluster.loc[worst]),
-             "|S_inter| raw there": float(abs(table.loc[worst, "S_inter raw"]))})
-        beyond = (
-            float(closer.loc[clustered].max()),
-            interval_of_max(per_layer_intervals(
-                lambda d: np.abs(d["S_inter per-cluster draws"])
-                - np.abs(d["S_inter centred draws"]), "max", list(clustered)),
-                "layers with K > 1; per-cluster draws mixed over the K-means fits"),
-            {"layer of the maximum": int(closer.loc[clustered].idxmax()),
-             "layers with K > 1": [int(x) for x in clustered]})
+        local = largest_gap(below_raw, clustered, "S_inter raw", per_layer_intervals)
+        worst = local[2]["layer of the maximum"]
+        local[2].update({"|S_inter| per-cluster there": float(per_cluster.loc[worst]),
+                         "|S_inter| raw there": float(abs(table.loc[worst, "S_inter raw"]))})
+        beyond = largest_gap(closer, clustered, "S_inter centred", per_layer_intervals)
     else:
         local = beyond = (None, None, {"layers with K > 1": []})
     return {
@@ -394,14 +621,5 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
                 "min"),
                 "layers; per-cluster draws mixed over the K-means fits"),
             {"layer of the minimum": int(gap.idxmin())}),
-        "lid-below-static": (
-            float(table["LID cosine"].max() / static_point.min()),
-            interval_of_max(per_layer_intervals(
-                lambda d: d["LID cosine draws"] / static_draws, "max"),
-                "layers; each LID (a layer's and the static space's) the mean over "
-                "independent samples of points, its draws mixing their bootstraps (the static "
-                "space's over its points)"),
-            {"max layer LID": float(table["LID cosine"].max()),
-             "min static LID": float(static_point.min()),
-             "static space of the minimum": static_names[int(static_point.argmin())]}),
+        "lid-below-static": lid_check(table["LID cosine"], static_lid, per_layer_intervals),
     }

@@ -102,28 +102,63 @@ def pair_cosine_draws(vectors: np.ndarray, unit_windows: np.ndarray, weights: np
     Without the re-centring, a weighted draw of vectors centred once is pulled away from 0
     (its windows no longer balance), and a per-cluster S_inter of about 0 would get an
     interval far above it.
+
+    Parameters
+    ----------
+    vectors : numpy.ndarray of shape (n_units, d)
+        The units' vectors.
+    unit_windows : numpy.ndarray of int
+        Each unit's window.
+    weights : numpy.ndarray of shape (n_boot, n_windows)
+        Each draw's window weights (all ones: the point estimate).
+    centre : (numpy.ndarray, numpy.ndarray), optional
+        Per-window sums (n_windows, d) and counts (n_windows,) of the vectors the centring
+        mean is taken over; None for no centring.
+    block : int
+        Draws computed at once (memory ``block * n_units`` floats).
+    unit_types : numpy.ndarray, optional
+        Each unit's type; None makes every unit its own.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_boot,)
+        The mean cosine in each draw.
     """
-    X = np.asarray(vectors, dtype=np.float64)
-    windows = np.asarray(unit_windows)
-    n = X.shape[0]
-    if unit_types is None:
-        types, scale = np.arange(n), np.ones(n)
-    else:
-        _, types = np.unique(np.asarray(unit_types), return_inverse=True)
-        scale = 1.0 / np.bincount(types)[types]
-    by_window = _Groups(X, windows)
-    present = by_window.codes
-    singletons = scale.min() == 1.0          # one unit per type: its cells are its units
-    if not singletons:
-        by_type = _Groups(X, types)
-        _, cell = np.unique(np.stack([windows, types]), axis=1, return_inverse=True)
-        by_cell = _Groups(X, cell)
-        # (windows, cells): which window each (window, type) cell lies in
-        cells_of_window = ((by_cell.onehot.T @ by_window.onehot) > 0).T.astype(float)
-    norms2 = np.einsum("ij,ij->i", X, X)
+    sums = _PairSums(np.asarray(vectors, dtype=np.float64), np.asarray(unit_windows),
+                     unit_types)
     out = np.empty(weights.shape[0])
     for first in range(0, weights.shape[0], block):
-        c_w = weights[first:first + block]                                  # (b, W)
+        out[first:first + block] = sums.draws(weights[first:first + block], centre)
+    return out
+
+
+class _PairSums:
+    """The groupings of :func:`pair_cosine_draws`' units, built once for every draw: by
+    window, and with types by type and by (window, type) cell."""
+
+    def __init__(self, X: np.ndarray, windows: np.ndarray, unit_types: np.ndarray | None):
+        n = X.shape[0]
+        if unit_types is None:
+            types, scale = np.arange(n), np.ones(n)
+        else:
+            _, types = np.unique(np.asarray(unit_types), return_inverse=True)
+            scale = 1.0 / np.bincount(types)[types]
+        self.X, self.windows, self.scale = X, windows, scale
+        self.by_window = _Groups(X, windows)
+        self.singletons = scale.min() == 1.0   # one unit per type: its cells are its units
+        if not self.singletons:
+            self.by_type = _Groups(X, types)
+            _, cell = np.unique(np.stack([windows, types]), axis=1, return_inverse=True)
+            self.by_cell = _Groups(X, cell)
+            # (windows, cells): which window each (window, type) cell lies in
+            self.cells_of_window = ((self.by_cell.onehot.T @ self.by_window.onehot) > 0
+                                    ).T.astype(float)
+        self.norms2 = np.einsum("ij,ij->i", X, X)
+
+    def draws(self, c_w: np.ndarray, centre) -> np.ndarray:
+        """The mean cosine under each row of window weights ``c_w`` (b, W)."""
+        X, windows, scale, n = self.X, self.windows, self.scale, self.X.shape[0]
+        by_window = self.by_window
         if centre is None:  # no mean to subtract: skip the (b, n) products with it
             mu = np.zeros((c_w.shape[0], X.shape[1]))
             p, m = np.zeros((c_w.shape[0], n)), np.zeros((c_w.shape[0], 1))
@@ -131,7 +166,7 @@ def pair_cosine_draws(vectors: np.ndarray, unit_windows: np.ndarray, weights: np
             mu = (c_w @ centre[0]) / (c_w @ centre[1])[:, None]             # (b, d)
             p = mu @ X.T                                                    # (b, n)
             m = np.einsum("ij,ij->i", mu, mu)[:, None]
-        r2 = norms2[None, :] - 2 * p + m
+        r2 = self.norms2[None, :] - 2 * p + m
         q = np.where(r2 > 0, 1 / np.sqrt(np.maximum(r2, 1e-300)), 0.0)    # 1 / norm
         nonzero = (r2 > 0).astype(np.float64)
         c = c_w[:, windows]                                                 # (b, n)
@@ -140,24 +175,23 @@ def pair_cosine_draws(vectors: np.ndarray, unit_windows: np.ndarray, weights: np
         total = a @ X - mu * a.sum(axis=1, keepdims=True)
         numerator = np.einsum("ij,ij->i", total, total)
         denominator = e.sum(axis=1) ** 2
-        if singletons:                             # same-type pairs: each unit with itself
+        if self.singletons:                        # same-type pairs: each unit with itself
             numerator -= (c * c * nonzero).sum(axis=1)
             denominator -= (e * e).sum(axis=1)
             cell_num = cell_den = by_window.sums(nonzero)
         else:
-            numerator -= by_type.norms2(a, p, m).sum(axis=1)
-            denominator -= (by_type.sums(e) ** 2).sum(axis=1)
-            cell_num = np.asarray(cells_of_window @ by_cell.norms2(g, p, m).T).T
-            cell_den = np.asarray(cells_of_window @ (by_cell.sums(h) ** 2).T).T
+            numerator -= self.by_type.norms2(a, p, m).sum(axis=1)
+            denominator -= (self.by_type.sums(e) ** 2).sum(axis=1)
+            cell_num = np.asarray(self.cells_of_window @ self.by_cell.norms2(g, p, m).T).T
+            cell_den = np.asarray(self.cells_of_window @ (self.by_cell.sums(h) ** 2).T).T
         # pairs of different types within one window weigh c_w, not c_w^2
         within = by_window.norms2(g, p, m) - cell_num
         within_den = by_window.sums(h) ** 2 - cell_den
-        cw = c_w[:, present]
+        cw = c_w[:, by_window.codes]
         extra = cw * cw - cw
         numerator -= (extra * within).sum(axis=1)
         denominator -= (extra * within_den).sum(axis=1)
-        out[first:first + block] = numerator / denominator
-    return out
+        return numerator / denominator
 
 
 def _type_shares(types: np.ndarray, windows: np.ndarray, n_windows: int,

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -292,62 +293,127 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
     flow_curves : dict, ``task or "NLI" -> training losses`` of the first flow seed.
     """
     def steps(task: str | None, n_sentences: int) -> int:
-        if flow_steps is not None:
-            return flow_steps
-        if task is None:  # the NLI flow: one pass over its sentences
-            return max(1, n_sentences // BERT_FLOW_BATCH)
-        return task_flow_budget(task, flow_epochs)
+        return flow_steps_of(task, n_sentences, flow_steps, flow_epochs)
 
     if pooling not in pooled:
         raise ValueError(f"Unknown pooling {pooling!r}; choose one of {list(pooled)}.")
     index = {s: i for i, s in enumerate(sentences)}
-    base = pooled[pooling]
-    dim = base.shape[1]
     nli = nli_pooled[pooling]
     nli_flow = FlowCalibration(n_steps=steps(None, nli.shape[0]),
                                seed=train_stream_seed(seed, train_seed, "flow/NLI")
                                ).fit(nli)
     rows, pair_scores, curves = [], {}, {"NLI": nli_flow.losses_}
     for task in tqdm(tasks, desc="calibration", disable=not progress):
-        first, second, gold, subsets, aggregation = task_pairs(task, index, max_pairs,
-                                                              data_seed)
-        own = np.unique(np.r_[first, second])
-        calibrated = {("whitening", 0): Whitening().fit(base[own]),
-                      ("whitening (dim/3)", 0): Whitening(n_components=max(2, dim // 3))
-                      .fit(base[own]),
-                      ("flow (NLI)", 0): nli_flow}
-        for fit in range(n_flow_seeds):
-            calibrated[("flow (target)", fit)] = FlowCalibration(
-                n_steps=steps(task, own.size),
-                seed=train_stream_seed(seed, train_seed, f"flow/{task}/{fit}")).fit(base[own])
-        curves[task] = calibrated[("flow (target)", 0)].losses_
-        variants = {(name, 0): vectors for name, vectors in pooled.items()}
-        for key, transform in calibrated.items():
-            out = np.zeros((len(sentences), transform.transform(base[:1]).shape[1]))
-            out[own] = transform.transform(base[own])
-            variants[key] = out
-        for (method, method_seed), vectors in variants.items():
-            result = sts.evaluate_sts(vectors[first], vectors[second], gold, subsets)
-            rows.append({"task": task, "method": method, "seed": method_seed,
-                         "aggregation": aggregation,
-                         "spearman": result[f"spearman_{aggregation}"],
-                         "spearman_all": result["spearman_all"],
-                         "spearman_wmean": result["spearman_wmean"],
-                         "pearson_all": result["pearson_all"], "n_pairs": result["n_pairs"]})
-            pair_scores[(task, method, method_seed)] = sts.cosine_scores(vectors[first],
-                                                                         vectors[second])
-        pair_scores[(task, "gold")] = gold
-        pair_scores[(task, "subsets")] = subsets
-        if n_refit:
-            pair_scores[(task, "whitening refit")] = whitening_refit_draws(
-                base, first, second, gold, subsets, max(2, dim // 3), n_refit,
-                stream_seed(seed, f"refit/{task}"))
-        if n_flow_refit:
-            pair_scores[(task, "flow refit")] = flow_refit_draws(
-                base, first, second, gold, subsets, steps(task, own.size), n_flow_refit,
-                stream_seed(seed, f"flow-refit/{task}"),
-                sub_seed(train_seed, f"flow-refit/{task}"))
+        task_rows, task_scores, curves[task] = calibrate_task(
+            task, pooled, pooling, nli_flow, index, steps, n_flow_seeds=n_flow_seeds,
+            max_pairs=max_pairs, seed=seed, data_seed=data_seed, n_refit=n_refit,
+            n_flow_refit=n_flow_refit, train_seed=train_seed)
+        rows += task_rows
+        pair_scores.update(task_scores)
     return pd.DataFrame(rows), pair_scores, curves
+
+
+def flow_steps_of(task: str | None, n_sentences: int, flow_steps: int | None,
+                  flow_epochs: float) -> int:
+    """The steps a flow trains for (:func:`calibrate_and_score`).
+
+    Parameters
+    ----------
+    task : str or None
+        The STS task a target flow is fitted for; None for the NLI flow.
+    n_sentences : int
+        The sentences the flow is fitted on (the NLI flow makes one pass over them).
+    flow_steps : int or None
+        A fixed number of steps for every flow; None for BERT-flow's budget.
+    flow_epochs : float
+        Passes over a task's pairs in BERT-flow's budget (:func:`task_flow_budget`).
+
+    Returns
+    -------
+    int
+        ``flow_steps`` when given; else one pass of :data:`BERT_FLOW_BATCH` sentences over
+        the NLI sentences (at least 1), or the task's budget.
+    """
+    if flow_steps is not None:
+        return flow_steps
+    if task is None:  # the NLI flow: one pass over its sentences
+        return max(1, n_sentences // BERT_FLOW_BATCH)
+    return task_flow_budget(task, flow_epochs)
+
+
+def calibrate_task(task: str, pooled: dict[str, np.ndarray], pooling: str,
+                   nli_flow: FlowCalibration, index: dict[str, int], steps: Callable, *,
+                   n_flow_seeds: int, max_pairs: int | None, seed: int, data_seed: int,
+                   n_refit: int, n_flow_refit: int, train_seed: int | None
+                   ) -> tuple[list[dict], dict, np.ndarray]:
+    """One task of :func:`calibrate_and_score`: every variant and calibration scored.
+
+    Parameters
+    ----------
+    task : str
+        The STS task.
+    pooled : dict of str to numpy.ndarray
+        Each pooling's sentence vectors, rows in the order of ``index``.
+    pooling : str
+        The pooling that is calibrated.
+    nli_flow : FlowCalibration
+        The flow fitted on the NLI sentences.
+    index : dict of str to int
+        Each sentence's row.
+    steps : callable
+        ``(task, n_sentences)`` to a flow's steps (:func:`flow_steps_of`).
+    n_flow_seeds, max_pairs, seed, data_seed, n_refit, n_flow_refit, train_seed
+        As :func:`calibrate_and_score`'s.
+
+    Returns
+    -------
+    rows : list of dict
+        The task's rows of the scores table.
+    pair_scores : dict
+        The task's entries of ``pair_scores``.
+    curve : numpy.ndarray
+        The first target flow's training losses.
+    """
+    base = pooled[pooling]
+    dim = base.shape[1]
+    first, second, gold, subsets, aggregation = task_pairs(task, index, max_pairs, data_seed)
+    own = np.unique(np.r_[first, second])
+    calibrated = {("whitening", 0): Whitening().fit(base[own]),
+                  ("whitening (dim/3)", 0): Whitening(n_components=max(2, dim // 3))
+                  .fit(base[own]),
+                  ("flow (NLI)", 0): nli_flow}
+    for fit in range(n_flow_seeds):
+        calibrated[("flow (target)", fit)] = FlowCalibration(
+            n_steps=steps(task, own.size),
+            seed=train_stream_seed(seed, train_seed, f"flow/{task}/{fit}")).fit(base[own])
+    variants = {(name, 0): vectors for name, vectors in pooled.items()}
+    for key, transform in calibrated.items():
+        out = np.zeros((base.shape[0], transform.transform(base[:1]).shape[1]))
+        out[own] = transform.transform(base[own])
+        variants[key] = out
+    rows, pair_scores = [], {}
+    for (method, method_seed), vectors in variants.items():
+        result = sts.evaluate_sts(vectors[first], vectors[second], gold, subsets)
+        rows.append({"task": task, "method": method, "seed": method_seed,
+                     "aggregation": aggregation,
+                     "spearman": result[f"spearman_{aggregation}"],
+                     "spearman_all": result["spearman_all"],
+                     "spearman_wmean": result["spearman_wmean"],
+                     "pearson_all": result["pearson_all"], "n_pairs": result["n_pairs"]})
+        pair_scores[(task, method, method_seed)] = sts.cosine_scores(vectors[first],
+                                                                     vectors[second])
+    pair_scores[(task, "gold")] = gold
+    pair_scores[(task, "subsets")] = subsets
+    if n_refit:
+        pair_scores[(task, "whitening refit")] = whitening_refit_draws(
+            base, first, second, gold, subsets, max(2, dim // 3), n_refit,
+            stream_seed(seed, f"refit/{task}"))
+    if n_flow_refit:
+        pair_scores[(task, "flow refit")] = flow_refit_draws(
+            base, first, second, gold, subsets, steps(task, own.size), n_flow_refit,
+            stream_seed(seed, f"flow-refit/{task}"),
+            sub_seed(train_seed, f"flow-refit/{task}"))
+    return rows, pair_scores, calibrated[("flow (target)", 0)].losses_
 
 
 def task_pairs(task: str, index: dict[str, int], max_pairs: int | None, data_seed: int

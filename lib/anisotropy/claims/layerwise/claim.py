@@ -132,15 +132,16 @@ def measure_model(settings: Settings, tokens, n_layers: int, *, kind: str, notes
     decoder = kind == "decoder"
     exclude = (0,) if decoder and not s.include_sink else ()
     layers = list(range(n_layers + 1))
-    table, words, fact, pair_cosines, mev_draws, units = layerwise_word_stats(
+    stats = layerwise_word_stats(
         tokens, layers, n_layers, min_contexts=s.min_contexts,
         max_occurrences=s.max_occurrences, exclude_positions=exclude,
         n_baseline_pairs=s.n_baseline_pairs, mev_threshold=mev_threshold, seed=seed,
         n_boot=s.n_boot)
-    checks = check_values(table, words, pair_cosines, units, n_boot=s.n_boot, seed=seed,
-                          mev_baseline_draws=mev_draws)
-    table["baseline_low"], table["baseline_high"] = baseline_band(pair_cosines, units,
-                                                                  s.n_boot, seed)
+    table, words, fact = stats.per_layer, stats.per_word, stats.facts
+    checks = check_values(table, words, stats.pair_cosines, stats.units, n_boot=s.n_boot,
+                          seed=seed, mev_baseline_draws=stats.mev_baseline_draws)
+    table["baseline_low"], table["baseline_high"] = baseline_band(stats.pair_cosines,
+                                                                  stats.units, s.n_boot, seed)
     summary = summarize_layers(table)
     checks["mev-variants"] = ({
         "centred PCA (commit 3865f9b)": summary["mev_adj_max"],

@@ -1,14 +1,17 @@
 """Per-layer word statistics of Ethayarajh (2019), from cached token embeddings.
 
-:func:`layerwise_word_stats` turns a :class:`~anisotropy.inputs.extraction.TokenEmbeddings` into
-one row per layer (baseline, IsoScore, self-similarity, intra-sentence similarity, MEV, raw
-and adjusted) and one row per (word, layer) for the per-word figures. It only selects rows
-and calls :mod:`anisotropy.geometry.metrics`.
+:func:`layerwise_word_stats` turns a :class:`~anisotropy.inputs.extraction.TokenEmbeddings`
+into one row per layer (baseline, IsoScore, self-similarity, intra-sentence similarity, MEV,
+raw and adjusted) and one row per (word, layer) for the per-word figures: it draws the rows
+once (:func:`word_sample`), reduces each layer (:func:`layer_stats`) and returns a
+:class:`WordStats`. It only selects rows and calls :mod:`anisotropy.geometry.metrics`.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -33,9 +36,11 @@ from anisotropy.geometry.intervals import (
 from anisotropy.geometry.streams import stream, stream_seed
 from anisotropy.inputs.extraction import TokenEmbeddings
 
-__all__ = ["RANDOM_WORDS", "SUMMARY_LABELS", "sink_halves", "eligible_words",
-           "layerwise_word_stats", "size_matched_mev_baseline", "sink_effect", "split_halves",
-           "summarize_layers", "stable_word", "check_values", "baseline_band"]
+__all__ = ["RANDOM_WORDS", "SUMMARY_LABELS", "WordSample", "WordStats", "sink_halves",
+           "eligible_words", "word_sample", "layer_stats", "layerwise_word_stats",
+           "size_matched_mev_baseline", "sink_effect", "split_halves", "summarize_layers",
+           "stable_word", "layer_halves", "mev_adjusted_draws", "CheckDraws", "check_draws",
+           "centred_mev", "baseline_checks", "check_values", "baseline_band"]
 
 
 #: Random words behind the MEV baseline, one per random sentence (Ethayarajh's code: 1,000).
@@ -74,30 +79,68 @@ def size_matched_mev_baseline(X: np.ndarray, sizes: np.ndarray, center: bool = T
     return float(np.mean(shares))
 
 
-def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: int, *,
-                         min_contexts: int = 5, max_occurrences: int = 1000,
-                         exclude_positions: tuple[int, ...] = (), n_baseline_pairs: int = 1000,
-                         mev_threshold: float = 0.05, isoscore_sample: int = 5000, seed: int = 0,
-                         n_boot: int | None = None, progress: bool = True
-                         ) -> tuple[pd.DataFrame, pd.DataFrame, dict, np.ndarray,
-                                    np.ndarray | None, SentenceUnits]:
-    """Per-layer and per-word statistics of Ethayarajh (2019).
+@dataclass
+class WordSample:
+    """The rows claim 1 reads, drawn once and shared by every layer (:func:`word_sample`).
 
-    Parameters
-    ----------
-    tokens : TokenEmbeddings
-    layers : list of int
-    n_layers : int
-        L, to compute relative depth ``layer / L``.
-    min_contexts : int
-        Words need this many distinct sentences (Ethayarajh: 5).
-    max_occurrences : int
-        Cap per word for self-similarity and MEV (seeded subsample).
-    exclude_positions : tuple of int
-        Positions whose words are dropped (``(0,)`` excludes a decoder's sink).
-    mev_threshold : float
-        ``share_mev_adj_below_threshold`` is the share of words whose adjusted MEV is below
-        it (the ``mev-low`` check's threshold).
+    ``table``: one row per word occurrence (:meth:`TokenEmbeddings.word_table`); ``eligible``:
+    the occurrences of words in ``min_contexts`` or more sentences; ``word_rows``: those
+    rows, at most ``max_occurrences`` per word (a seeded subsample), and ``word_types``
+    their words; ``first``, ``second``: the baseline's random pairs of occurrences in
+    different sentences; ``random_rows``: the random-word MEV baseline's words, one per
+    random sentence; ``random_counts``: bootstrap resample counts of those words (or None).
+    """
+
+    table: pd.DataFrame
+    eligible: np.ndarray
+    word_rows: np.ndarray
+    word_types: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    random_rows: np.ndarray
+    random_counts: np.ndarray | None
+    word_seed: int
+
+    @property
+    def sentences(self) -> np.ndarray:
+        """The sentence of each occurrence of :attr:`table`."""
+        return self.table["sentence"].to_numpy()
+
+    def units(self, n_sentences: int) -> SentenceUnits:
+        """The sentences of the baseline's pairs and of each analysed word's occurrences.
+
+        Parameters
+        ----------
+        n_sentences : int
+            The sentences encoded (some may hold no word occurrence).
+
+        Returns
+        -------
+        SentenceUnits
+            The units :func:`check_values`' bootstrap over sentences weighs.
+        """
+        sentences = self.sentences
+        return SentenceUnits(
+            np.vstack([sentences[self.first], sentences[self.second]]),
+            {word: group.to_numpy() for word, group in pd.Series(
+                sentences[self.word_rows]).groupby(self.word_types)},
+            int(max(n_sentences, sentences.max() + 1)))
+
+
+@dataclass
+class WordStats:
+    """What :func:`layerwise_word_stats` measures.
+
+    ``per_layer``: one row per layer; ``per_word``: one row per (word, layer), ``type, layer,
+    n, contexts, self_similarity, self_similarity_adj, mev`` (centred), ``mev_uncentred``
+    and ``mev_adj``; ``facts``: counts of words, occurrences and sentences;
+    ``pair_cosines``: the baseline's random-pair cosines, shape (layers, pairs), the same
+    pairs in every layer; ``mev_baseline_draws``: with ``n_boot``, bootstrap draws of the
+    uncentred random-word MEV baseline, shape (layers, ``n_boot``), its random words
+    resampled (the same resample in every layer) and the share refitted
+    (:func:`anisotropy.geometry.metrics.uncentred_share_draws`), else None; ``units``: the
+    sentences of the baseline's pairs and of each analysed word's occurrences, for
+    :func:`check_values`' bootstrap over sentences.
 
     Self-similarity averages the pairs of a word's occurrences in *different* sentences
     (Ethayarajh's definition); ``self_similarity_all_pairs`` keeps the pairs within one
@@ -111,24 +154,49 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
     uncentred baseline, is ``mev_adj``; two more variants are reported beside it: the same
     random words with a centred PCA (``mev_adj_centred_baseline``), and random sets with the
     analysed words' sizes (``mev_adj_size_matched``, :func:`size_matched_mev_baseline`).
+    """
+
+    per_layer: pd.DataFrame
+    per_word: pd.DataFrame
+    facts: dict
+    pair_cosines: np.ndarray
+    mev_baseline_draws: np.ndarray | None
+    units: SentenceUnits
+
+
+def word_sample(tokens: TokenEmbeddings, *, min_contexts: int, max_occurrences: int,
+                exclude_positions: tuple[int, ...], n_baseline_pairs: int, seed: int,
+                n_boot: int | None) -> WordSample:
+    """Check the sample once and draw every row claim 1 reads, before any layer is read.
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The sentences' token vectors.
+    min_contexts : int
+        Words need this many distinct sentences (Ethayarajh: 5).
+    max_occurrences : int
+        Cap per word for self-similarity and MEV (seeded subsample, stream
+        ``occurrence-caps``).
+    exclude_positions : tuple of int
+        Positions whose words are dropped (``(0,)`` excludes a decoder's sink).
+    n_baseline_pairs : int
+        Random pairs of occurrences in different sentences behind the baseline.
+    seed : int
+        The claim's seed for its words (streams ``occurrence-caps``, ``baseline-pairs``,
+        ``random-words``, ``bootstrap/random-words``).
+    n_boot : int or None
+        Bootstrap draws of the random-word MEV baseline; None or 0 for none.
 
     Returns
     -------
-    per_layer : DataFrame, one row per layer
-    per_word : DataFrame, one row per (word, layer): ``type, layer, n, self_similarity, mev``
-        (centred) and ``mev_uncentred``
-    facts : dict with counts of words, occurrences, sentences
-    pair_cosines : ndarray of shape (n_layers_analysed, n_baseline_pairs)
-        The baseline's random-pair cosines per layer (same pairs in every layer), for
-        :func:`check_values`.
-    mev_baseline_draws : ndarray of shape (n_layers_analysed, n_boot), or None
-        With ``n_boot``: bootstrap draws of the uncentred random-word MEV baseline, its
-        random words resampled (the same resample in every layer) and the share refitted
-        (:func:`anisotropy.geometry.metrics.uncentred_share_draws`), for
-        :func:`check_values`.
-    units : SentenceUnits
-        The sentences of the baseline's pairs and of each analysed word's occurrences, for
-        :func:`check_values`' bootstrap over sentences.
+    WordSample
+        The rows, drawn once: every layer reads the same ones.
+
+    Raises
+    ------
+    ValueError
+        When no alphabetic word occurs in ``min_contexts`` or more sentences.
     """
     table = tokens.word_table(exclude_positions)
     mask = eligible_words(table, min_contexts).to_numpy()
@@ -138,7 +206,6 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
     types = table["type"].to_numpy()
     sentences = table["sentence"].to_numpy()
     rng = stream(seed, "occurrence-caps")
-    iso_rng = stream(seed, "isoscore-sample")
     # cap occurrences per word once, so every layer uses the same rows
     chosen = np.flatnonzero(mask)
     capped = []
@@ -148,9 +215,6 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
             rows = np.sort(rng.choice(rows, size=max_occurrences, replace=False))
         capped.append(rows)
     word_rows = np.sort(np.concatenate(capped))
-    word_types = types[word_rows]
-    sizes = pd.Series(word_types).value_counts().to_numpy()
-    records, per_word, cosines_by_layer = [], [], []
     # the baseline's random pairs and the random-word MEV's words: drawn once, shared by
     # every layer (as cosine_baseline / mev_baseline with the same seed draw them), so that
     # a bootstrap can resample them jointly
@@ -160,75 +224,168 @@ def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: i
     random_counts = (resample_counts(random_rows.size, n_boot,
                                      stream_seed(seed, "bootstrap/random-words"))
                      if n_boot else None)
-    baseline_draws = []
+    return WordSample(table, mask, word_rows, types[word_rows], first, second, random_rows,
+                      random_counts, word_seed)
+
+
+def layer_stats(X: np.ndarray, sample: WordSample, layer: int, n_layers: int, *,
+                iso_rows: np.ndarray, sizes: np.ndarray, mev_threshold: float,
+                seed: int) -> tuple[dict, pd.DataFrame, np.ndarray, np.ndarray | None]:
+    """Claim 1's statistics of one layer: the per-layer row and the per-word rows.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (occurrences, d)
+        The layer's vectors of every word occurrence of ``sample.table``.
+    sample : WordSample
+        The rows every layer reads (:func:`word_sample`).
+    layer, n_layers : int
+        The layer, and L for its relative depth ``layer / L``.
+    iso_rows : numpy.ndarray of int
+        The occurrences IsoScore is computed on.
+    sizes : numpy.ndarray of int
+        The analysed words' occurrence counts (the size-matched MEV baseline's set sizes).
+    mev_threshold : float
+        The ``mev-low`` check's threshold (``share_mev_adj_below_threshold``).
+    seed : int
+        The claim's seed for its words (stream ``size-matched-sets``).
+
+    Returns
+    -------
+    record : dict
+        The layer's row of ``per_layer`` (see :func:`layerwise_word_stats`).
+    per_word : pandas.DataFrame
+        The layer's rows of ``per_word``, without ``n`` and ``contexts``.
+    cosines : numpy.ndarray
+        The baseline's random-pair cosines.
+    baseline_draws : numpy.ndarray or None
+        Bootstrap draws of the uncentred random-word MEV baseline (with resample counts).
+    """
+    sentences, word_rows, word_types = sample.sentences, sample.word_rows, sample.word_types
+    word_seed = sample.word_seed
+    cosines = metrics.pair_cosines(X, sample.first, sample.second)
+    baseline = float(np.mean(cosines))
+    baseline_se = float(np.std(cosines, ddof=1) / np.sqrt(cosines.size)) \
+        if cosines.size > 1 else 0.0
+    W = X[word_rows]
+    self_sim = metrics.self_similarity(W, word_types, context_ids=sentences[word_rows])
+    self_sim_all = metrics.self_similarity(W, word_types)
+    mev = metrics.max_explainable_variance(W, word_types, center=True)
+    mev_raw = metrics.max_explainable_variance(W, word_types, center=False)
+    mev_base = metrics.mev_baseline(X, RANDOM_WORDS, center=True, seed=word_seed,
+                                    groups=sentences)
+    mev_base_raw = metrics.mev_baseline(X, RANDOM_WORDS, center=False, seed=word_seed,
+                                        groups=sentences)
+    draws = (metrics.uncentred_share_draws(X[sample.random_rows], sample.random_counts)
+             if sample.random_counts is not None else None)
+    mev_base_sized = size_matched_mev_baseline(X, sizes, center=True, seed=stream_seed(
+        seed, "size-matched-sets"))
+    intra = metrics.intra_sentence_similarity(X, sentences)
+    record = {
+        "layer": layer, "relative_depth": layer / n_layers, "baseline": baseline,
+        "baseline_se": baseline_se,
+        "isoscore": metrics.isoscore(X[iso_rows]),
+        "self_similarity": float(self_sim.mean()),
+        "self_similarity_adj": float(self_sim.mean()) - baseline,
+        "self_similarity_all_pairs": float(self_sim_all.mean()),
+        "intra_similarity": float(intra.mean()),
+        "intra_similarity_adj": float(intra.mean()) - baseline,
+        "mev": float(mev.mean()), "mev_baseline": mev_base,
+        "mev_adj": float(mev.mean()) - mev_base_raw,
+        "mev_adj_centred_baseline": float(mev.mean()) - mev_base,
+        "share_mev_adj_below_threshold": float(((mev_raw - mev_base_raw) < mev_threshold)
+                                               [mev_raw.notna()].mean()),
+        "mev_baseline_size_matched": mev_base_sized,
+        "mev_adj_size_matched": float(mev.mean()) - mev_base_sized,
+        "mev_uncentred": float(mev_raw.mean()), "mev_uncentred_baseline": mev_base_raw,
+        "mev_uncentred_adj": float(mev_raw.mean()) - mev_base_raw,
+    }
+    per_word = pd.DataFrame({"type": self_sim.index, "layer": layer,
+                             "self_similarity": self_sim.to_numpy(),
+                             "self_similarity_adj": self_sim.to_numpy() - baseline,
+                             "mev": mev.reindex(self_sim.index).to_numpy(),
+                             "mev_uncentred": mev_raw.reindex(self_sim.index).to_numpy(),
+                             "mev_adj": mev.reindex(self_sim.index).to_numpy() - mev_base_raw})
+    return record, per_word, cosines, draws
+
+
+def layerwise_word_stats(tokens: TokenEmbeddings, layers: list[int], n_layers: int, *,
+                         min_contexts: int = 5, max_occurrences: int = 1000,
+                         exclude_positions: tuple[int, ...] = (), n_baseline_pairs: int = 1000,
+                         mev_threshold: float = 0.05, isoscore_sample: int = 5000, seed: int = 0,
+                         n_boot: int | None = None, progress: bool = True) -> WordStats:
+    """Per-layer and per-word statistics of Ethayarajh (2019): the sample drawn once
+    (:func:`word_sample`), each layer reduced (:func:`layer_stats`), the result named
+    (:class:`WordStats`, whose docstring says how self-similarity and MEV are computed).
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The sentences' token vectors, every layer.
+    layers : list of int
+        The layers to measure.
+    n_layers : int
+        L, to compute relative depth ``layer / L``.
+    min_contexts : int
+        Words need this many distinct sentences (Ethayarajh: 5).
+    max_occurrences : int
+        Cap per word for self-similarity and MEV (seeded subsample).
+    exclude_positions : tuple of int
+        Positions whose words are dropped (``(0,)`` excludes a decoder's sink).
+    n_baseline_pairs : int
+        Random pairs of occurrences in different sentences behind the baseline.
+    mev_threshold : float
+        ``share_mev_adj_below_threshold`` is the share of words whose adjusted MEV is below
+        it (the ``mev-low`` check's threshold).
+    isoscore_sample : int
+        Occurrences IsoScore is computed on (a seeded sample, new in each layer).
+    seed : int
+        The claim's seed.
+    n_boot : int or None
+        Bootstrap draws of the uncentred random-word MEV baseline; None for none.
+    progress : bool
+        Show a progress bar over the layers.
+
+    Returns
+    -------
+    WordStats
+        The per-layer and per-word tables, the sample's counts, the baseline's pair
+        cosines, the MEV baseline's draws and the sentence units.
+    """
+    sample = word_sample(tokens, min_contexts=min_contexts, max_occurrences=max_occurrences,
+                         exclude_positions=exclude_positions,
+                         n_baseline_pairs=n_baseline_pairs, seed=seed, n_boot=n_boot)
+    table, sentences, word_types = sample.table, sample.sentences, sample.word_types
+    iso_rng = stream(seed, "isoscore-sample")
+    sizes = pd.Series(word_types).value_counts().to_numpy()
+    records, per_word, cosines_by_layer, baseline_draws = [], [], [], []
     for layer in tqdm(layers, desc="layers", disable=not progress):
         X, _ = tokens.word_vectors(layer, exclude_positions)
-        cosines = metrics.pair_cosines(X, first, second)
+        iso_rows = iso_rng.choice(X.shape[0], size=min(isoscore_sample, X.shape[0]),
+                                  replace=False)
+        record, words, cosines, draws = layer_stats(
+            X, sample, layer, n_layers, iso_rows=iso_rows, sizes=sizes,
+            mev_threshold=mev_threshold, seed=seed)
+        records.append(record)
+        per_word.append(words)
         cosines_by_layer.append(cosines)
-        baseline = float(np.mean(cosines))
-        baseline_se = float(np.std(cosines, ddof=1) / np.sqrt(cosines.size)) \
-            if cosines.size > 1 else 0.0
-        sample = iso_rng.choice(X.shape[0], size=min(isoscore_sample, X.shape[0]), replace=False)
-        W = X[word_rows]
-        self_sim = metrics.self_similarity(W, word_types, context_ids=sentences[word_rows])
-        self_sim_all = metrics.self_similarity(W, word_types)
-        mev = metrics.max_explainable_variance(W, word_types, center=True)
-        mev_raw = metrics.max_explainable_variance(W, word_types, center=False)
-        mev_base = metrics.mev_baseline(X, RANDOM_WORDS, center=True, seed=word_seed,
-                                        groups=sentences)
-        mev_base_raw = metrics.mev_baseline(X, RANDOM_WORDS, center=False, seed=word_seed,
-                                            groups=sentences)
-        if n_boot:
-            baseline_draws.append(metrics.uncentred_share_draws(X[random_rows], random_counts))
-        mev_base_sized = size_matched_mev_baseline(X, sizes, center=True, seed=stream_seed(
-            seed, "size-matched-sets"))
-        intra = metrics.intra_sentence_similarity(X, sentences)
-        records.append({
-            "layer": layer, "relative_depth": layer / n_layers, "baseline": baseline,
-            "baseline_se": baseline_se,
-            "isoscore": metrics.isoscore(X[sample]),
-            "self_similarity": float(self_sim.mean()),
-            "self_similarity_adj": float(self_sim.mean()) - baseline,
-            "self_similarity_all_pairs": float(self_sim_all.mean()),
-            "intra_similarity": float(intra.mean()),
-            "intra_similarity_adj": float(intra.mean()) - baseline,
-            "mev": float(mev.mean()), "mev_baseline": mev_base,
-            "mev_adj": float(mev.mean()) - mev_base_raw,
-            "mev_adj_centred_baseline": float(mev.mean()) - mev_base,
-            "share_mev_adj_below_threshold": float(((mev_raw - mev_base_raw) < mev_threshold)
-                                                   [mev_raw.notna()].mean()),
-            "mev_baseline_size_matched": mev_base_sized,
-            "mev_adj_size_matched": float(mev.mean()) - mev_base_sized,
-            "mev_uncentred": float(mev_raw.mean()), "mev_uncentred_baseline": mev_base_raw,
-            "mev_uncentred_adj": float(mev_raw.mean()) - mev_base_raw,
-        })
-        per_word.append(pd.DataFrame({"type": self_sim.index, "layer": layer,
-                                      "self_similarity": self_sim.to_numpy(),
-                                      "self_similarity_adj": self_sim.to_numpy() - baseline,
-                                      "mev": mev.reindex(self_sim.index).to_numpy(),
-                                      "mev_uncentred":
-                                          mev_raw.reindex(self_sim.index).to_numpy(),
-                                      "mev_adj": mev.reindex(self_sim.index).to_numpy()
-                                      - mev_base_raw}))
+        if draws is not None:
+            baseline_draws.append(draws)
     per_word = pd.concat(per_word, ignore_index=True)
     counts = pd.Series(word_types).value_counts()
-    contexts = table[mask].groupby("type")["sentence"].nunique()
+    contexts = table[sample.eligible].groupby("type")["sentence"].nunique()
     per_word["n"] = per_word["type"].map(counts).to_numpy()
     per_word["contexts"] = per_word["type"].map(contexts).to_numpy()
     facts = {"n_sentences": int(len(tokens.words)), "n_tokens": int(len(tokens)),
              "n_word_occurrences": int(len(table)), "n_words_analysed": int(counts.size),
-             "n_occurrences_analysed": int(word_rows.size),
+             "n_occurrences_analysed": int(sample.word_rows.size),
              "min_contexts_of_analysed_words": int(contexts.min()),
              "n_random_words": int(min(RANDOM_WORDS, np.unique(sentences).size)),
              # 1: every sentence starts with a special (BOS/CLS) token; 0: with its first word
              "position0_special_share": float(tokens.special_mask[tokens.position == 0].mean())}
-    units = SentenceUnits(
-        np.vstack([sentences[first], sentences[second]]),
-        {word: group.to_numpy() for word, group in pd.Series(sentences[word_rows]).groupby(
-            word_types)},
-        int(max(len(tokens.words), sentences.max() + 1)))
-    return (pd.DataFrame(records), per_word, facts, np.vstack(cosines_by_layer),
-            np.vstack(baseline_draws) if n_boot else None, units)
+    return WordStats(pd.DataFrame(records), per_word, facts, np.vstack(cosines_by_layer),
+                     np.vstack(baseline_draws) if n_boot else None,
+                     sample.units(len(tokens.words)))
 
 
 def sink_effect(tokens: TokenEmbeddings, layers: list[int], n_pairs: int = 1000,
@@ -358,39 +515,31 @@ def baseline_band(pair_cosines: np.ndarray, units: SentenceUnits, n_boot: int = 
     return np.quantile(draws, 0.025, axis=0), np.quantile(draws, 0.975, axis=0)
 
 
-def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: np.ndarray,
-                 units: SentenceUnits, n_boot: int = 1000, seed: int = 0,
-                 mev_baseline_draws: np.ndarray | None = None) -> dict[str, tuple]:
-    """The measured value and 95% interval of every claim-1 check for one model.
+def layer_halves(per_layer: pd.DataFrame, pair_cosines: np.ndarray, units: SentenceUnits
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Check that claim 1's measurements of one model agree, and split its layers.
 
-    The sampled unit is the sentence: the bootstrap gives every sentence of ``units`` a
-    Bayesian-bootstrap weight (stream ``bootstrap/sentences`` under ``seed``; the same in
-    every layer), a baseline pair the product of its two sentences' weights and an analysed
-    word the mean weight of its sentences (:mod:`anisotropy.claims.layerwise.sentence_units`) times
-    how often an ordinary bootstrap over the words draws it (stream ``bootstrap/words``), and
-    recomputes the baseline, self-similarity and MEV means from the cached per-unit values
-    (no new forward pass). Pairs and words drawn from the same sentences move together, as
-    between two samples of sentences. The random-word MEV baseline is another sample:
-    ``mev_baseline_draws`` (layers x ``n_boot``, from :func:`layerwise_word_stats`)
-    resample its random words and refit the uncentred share in every draw; without them
-    the baseline is held fixed and the interval says so. A statement about every layer
-    (``baseline-positive``, ``mev-low``) is read on the worst layer, with the interval of a
-    minimum or maximum (:func:`~anisotropy.geometry.intervals.interval_of_min`) of the
-    layers' intervals, whose end that would call the statement false is a simultaneous
-    bound over the layers' joint draws
-    (:func:`~anisotropy.geometry.bands.every_layer_intervals`).
+    Parameters
+    ----------
+    per_layer : pandas.DataFrame
+        One row per layer (:attr:`WordStats.per_layer`).
+    pair_cosines : numpy.ndarray of shape (layers, pairs)
+        The baseline's random-pair cosines.
+    units : SentenceUnits
+        The sentences of the pairs and of the words.
 
-    ``mev-low`` grades the statistic the published numbers are (kawine/contextual at
-    commit 84d2f97): each word's uncentred first-component share minus the uncentred
-    random-word share, averaged over words. Its details give the centred per-word PCA of
-    the later commit 3865f9b beside it (same baseline) and that statistic's floor: the first
-    principal component of ``n`` centred points explains at least ``1/(n-1)`` of their
-    variance, so the centred mean is at least the mean of ``1/(n-1)`` over the words minus
-    the baseline (``centred floor``); the uncentred share has no such floor.
+    Returns
+    -------
+    layers : numpy.ndarray of int
+        The measured layers.
+    contextual, lower, upper : numpy.ndarray of bool
+        Layers 1 and above; layers 1 to L/2; layers above L/2.
 
-    Returns ``{check_id: (measured, Interval, details)}`` for ``baseline-positive``,
-    ``baseline-rises``, ``decoder-baseline-high``, ``selfsim-falls`` and ``mev-low``, plus
-    ``last-layer-rise`` as ``(measured, None, None)``.
+    Raises
+    ------
+    ValueError
+        When the cosines' layers or pairs disagree with ``per_layer`` or ``units``, or a
+        half holds no layer.
     """
     layers = per_layer["layer"].to_numpy()
     if pair_cosines.shape[0] != layers.size:
@@ -405,6 +554,110 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     if not lower.any() or not upper.any():
         raise ValueError("Need at least one layer in each half (layers 1..L/2 and above L/2); "
                          f"got layers {layers.tolist()}.")
+    return layers, contextual, lower, upper
+
+
+def mev_adjusted_draws(mev_draws: np.ndarray, mev_base: np.ndarray,
+                       mev_baseline_draws: np.ndarray | None, n_boot: int,
+                       words_method: str) -> tuple[np.ndarray, str]:
+    """Bootstrap draws of the adjusted MEV per layer: the words' mean uncentred share minus
+    the random-word baseline, resampled with it when its draws are given, else minus the
+    fixed baseline.
+
+    Parameters
+    ----------
+    mev_draws : numpy.ndarray of shape (n_boot, layers)
+        Draws of the words' mean uncentred first-component share.
+    mev_base : numpy.ndarray of shape (layers,)
+        The uncentred random-word baseline.
+    mev_baseline_draws : numpy.ndarray of shape (layers, n_boot), or None
+        Draws of that baseline, its random words resampled
+        (:attr:`WordStats.mev_baseline_draws`).
+    n_boot : int
+        The number of draws.
+    words_method : str
+        How the words were resampled, the start of the interval's method.
+
+    Returns
+    -------
+    draws : numpy.ndarray of shape (n_boot, layers)
+        The adjusted MEV's draws.
+    method : str
+        The interval's method, naming how the baseline was treated.
+
+    Raises
+    ------
+    ValueError
+        When ``mev_baseline_draws`` is not (layers, ``n_boot``).
+    """
+    if mev_baseline_draws is None:
+        return mev_draws - mev_base, (words_method + "; random-word MEV baseline (uncentred "
+                                      "TruncatedSVD, as the original code) fixed")
+    mev_baseline_draws = np.asarray(mev_baseline_draws, dtype=np.float64)
+    if mev_baseline_draws.shape != (mev_base.size, n_boot):
+        raise ValueError(f"mev_baseline_draws must be (layers, n_boot) = "
+                         f"{(mev_base.size, n_boot)}; got {mev_baseline_draws.shape}.")
+    return mev_draws - mev_baseline_draws.T, (
+        words_method + "; independently, the random words of the uncentred random-word MEV "
+        "baseline (refitted in every draw)")
+
+
+@dataclass
+class CheckDraws:
+    """The per-word values and bootstrap draws behind claim 1's checks (:func:`check_draws`).
+
+    Per layer: ``base``, the baseline (mean random-pair cosine); per (word, layer):
+    ``self_sim``, ``mev`` (uncentred share), ``centred_mev`` and ``contexts`` (occurrences);
+    shape (n_boot, layers): ``base_draws``, ``self_draws`` and ``mev_draws``, the means over
+    pairs and words in each draw; ``pairs_method`` and ``words_method`` say how they were
+    drawn.
+    """
+
+    base: np.ndarray
+    base_draws: np.ndarray
+    self_sim: np.ndarray
+    self_draws: np.ndarray
+    mev: np.ndarray
+    centred_mev: np.ndarray
+    contexts: np.ndarray
+    mev_draws: np.ndarray
+    pairs_method: str
+    words_method: str
+
+
+def check_draws(per_word: pd.DataFrame, layers: np.ndarray, pair_cosines: np.ndarray,
+                units: SentenceUnits, n_boot: int, seed: int) -> CheckDraws:
+    """Bootstrap draws of the baseline, self-similarity and MEV means over sentences.
+
+    The sampled unit is the sentence: the bootstrap gives every sentence of ``units`` a
+    Bayesian-bootstrap weight (stream ``bootstrap/sentences`` under ``seed``; the same in
+    every layer), a baseline pair the product of its two sentences' weights and an analysed
+    word the mean weight of its sentences (:mod:`anisotropy.claims.layerwise.sentence_units`) times
+    how often an ordinary bootstrap over the words draws it (stream ``bootstrap/words``), and
+    recomputes the baseline, self-similarity and MEV means from the cached per-unit values
+    (no new forward pass). Pairs and words drawn from the same sentences move together, as
+    between two samples of sentences.
+
+    Parameters
+    ----------
+    per_word : pandas.DataFrame
+        One row per (word, layer) (:attr:`WordStats.per_word`).
+    layers : numpy.ndarray of int
+        The measured layers, in the order of ``pair_cosines``' rows.
+    pair_cosines : numpy.ndarray of shape (layers, pairs)
+        The baseline's random-pair cosines.
+    units : SentenceUnits
+        The sentences of the pairs and of the words.
+    n_boot : int
+        Bootstrap draws.
+    seed : int
+        The claim's seed for its words.
+
+    Returns
+    -------
+    CheckDraws
+        The per-word values and the draws of their means.
+    """
     weights = dirichlet_weights(units.n_sentences, n_boot,
                                 stream_seed(seed, "bootstrap/sentences"))
     base = pair_cosines.mean(axis=1)
@@ -423,16 +676,136 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
         len(words), n_boot, stream_seed(seed, "bootstrap/words"))
     # NaN entries (a word whose occurrences share one vector in a layer, e.g. a decoder's
     # layer 0, has no MEV) are left out of that layer's mean, as in the per-layer table
-    self_draws = weighted_mean_draws(self_sim, per_word_weights)
-    mev_draws = weighted_mean_draws(mev, per_word_weights)
+    return CheckDraws(
+        base, base_draws, self_sim, weighted_mean_draws(self_sim, per_word_weights), mev,
+        centred_mev, contexts, weighted_mean_draws(mev, per_word_weights),
+        boot_method(n_boot, units.n_sentences, "sentences (Bayesian bootstrap, the same "
+                    "weights in every layer), each random pair weighted by its two sentences"),
+        boot_method(n_boot, units.n_sentences, "sentences (Bayesian bootstrap, the same "
+                    "weights in every layer) and words, each word drawn and weighted by its "
+                    "sentences"))
+
+
+def centred_mev(values: np.ndarray, contexts: np.ndarray,
+                baseline: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The centred per-word PCA's adjusted MEV per layer (kawine/contextual's later commit
+    3865f9b, with the uncentred baseline), and its floor.
+
+    The first principal component of ``n`` centred points explains at least ``1/(n-1)`` of
+    their variance, so the centred mean is at least the mean of ``1/(n-1)`` over the words
+    minus the baseline (the floor, averaged over the words the statistic is defined for);
+    the uncentred share has no such floor.
+
+    Parameters
+    ----------
+    values : numpy.ndarray of shape (words, layers)
+        Each word's centred first-component share (NaN where it is undefined).
+    contexts : numpy.ndarray of shape (words, layers)
+        Each word's occurrences.
+    baseline : numpy.ndarray of shape (layers,)
+        The uncentred random-word baseline.
+
+    Returns
+    -------
+    adjusted, floor : numpy.ndarray of shape (layers,)
+        The mean over words minus the baseline, and the floor of that mean.
+    """
+    floor_each = np.where(np.isfinite(values), 1.0 / np.maximum(contexts - 1, 1), np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return (np.nanmean(values, axis=0) - baseline,
+                np.nanmean(floor_each, axis=0) - baseline)
+
+
+def baseline_checks(d: CheckDraws, layers: np.ndarray, per_layer_interval: Callable,
+                    halves: Callable) -> dict[str, tuple]:
+    """The checks of the baseline alone: ``baseline-positive``, ``baseline-rises`` and
+    ``decoder-baseline-high``, as :func:`check_values` records them.
+
+    Parameters
+    ----------
+    d : CheckDraws
+        The baseline and its draws (:func:`check_draws`).
+    layers : numpy.ndarray of int
+        The measured layers.
+    per_layer_interval : callable
+        ``(draws, rows, method, extreme)`` to the interval of the worst of the layers
+        ``rows`` (a simultaneous bound over their joint draws).
+    halves : callable
+        Values per layer to the upper half's mean minus the lower half's.
+
+    Returns
+    -------
+    dict of str to tuple
+        ``{check id: (measured, Interval, details)}``.
+    """
+    base, draws, last = d.base, d.base_draws, layers.max()
+    contextual, lower, upper = layers >= 1, (layers >= 1) & (layers <= last / 2), \
+        layers > last / 2
+    return {
+        "baseline-positive": (
+            float(base[contextual].min()),
+            per_layer_interval(draws, contextual, d.pairs_method, interval_of_min),
+            {"layer of the minimum": int(layers[contextual][base[contextual].argmin()])}),
+        "baseline-rises": (
+            float(halves(base)), percentile_interval(halves(draws), method=d.pairs_method),
+            {"upper half": float(base[upper].mean()),
+             "lower half": float(base[lower].mean()), "layer 0": float(base[layers == 0][0])
+             if (layers == 0).any() else None,
+             "upper minus lower without layer L": float(
+                 base[upper & (layers < last)].mean() - base[lower].mean())
+             if (upper & (layers < last)).any() else None}),
+        "decoder-baseline-high": (
+            float(base[upper].mean()),
+            percentile_interval(draws[:, upper].mean(axis=1), method=d.pairs_method),
+            {"last layer": float(base[layers == last][0])})}
+
+
+def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: np.ndarray,
+                 units: SentenceUnits, n_boot: int = 1000, seed: int = 0,
+                 mev_baseline_draws: np.ndarray | None = None) -> dict[str, tuple]:
+    """The measured value and 95% interval of every claim-1 check for one model.
+
+    The bootstrap is :func:`check_draws`'. The random-word MEV baseline is another sample:
+    ``mev_baseline_draws`` (layers x ``n_boot``, from :func:`layerwise_word_stats`)
+    resample its random words and refit the uncentred share in every draw; without them
+    the baseline is held fixed and the interval says so. A statement about every layer
+    (``baseline-positive``, ``mev-low``) is read on the worst layer, its interval's end that
+    would call it false a simultaneous bound over the layers' joint draws
+    (:func:`~anisotropy.geometry.bands.every_layer_intervals`).
+
+    ``mev-low`` grades the statistic the published numbers are (kawine/contextual at
+    commit 84d2f97): each word's uncentred first-component share minus the uncentred
+    random-word share, averaged over words; its details give the centred variant beside it
+    (:func:`centred_mev`).
+
+    Parameters
+    ----------
+    per_layer, per_word : pandas.DataFrame
+        One row per layer and per (word, layer) (:class:`WordStats`).
+    pair_cosines : numpy.ndarray of shape (layers, pairs)
+        The baseline's random-pair cosines.
+    units : SentenceUnits
+        The sentences of the pairs and of the words.
+    n_boot : int
+        Bootstrap draws.
+    seed : int
+        The claim's seed for its words.
+    mev_baseline_draws : numpy.ndarray of shape (layers, n_boot), optional
+        Draws of the random-word MEV baseline.
+
+    Returns
+    -------
+    dict of str to tuple
+        ``{check_id: (measured, Interval, details)}`` for ``baseline-positive``,
+        ``baseline-rises``, ``decoder-baseline-high``, ``selfsim-falls`` and ``mev-low``,
+        plus ``last-layer-rise`` as ``(measured, None, None)``.
+    """
+    layers, contextual, lower, upper = layer_halves(per_layer, pair_cosines, units)
+    d = check_draws(per_word, layers, pair_cosines, units, n_boot, seed)
+    base, base_draws, self_sim, mev = d.base, d.base_draws, d.self_sim, d.mev
     mev_base = per_layer["mev_uncentred_baseline"].to_numpy()  # the paper's combination
-    pairs_method = boot_method(n_boot, units.n_sentences, "sentences (Bayesian bootstrap, "
-                               "the same weights in every layer), each random pair weighted "
-                               "by its two sentences")
-    words_method = boot_method(n_boot, units.n_sentences, "sentences (Bayesian bootstrap, "
-                               "the same weights in every layer) and words, each word drawn "
-                               "and weighted by its sentences")
-    both = (f"{words_method}; the baseline's pairs by the same sentence weights")
+    both = (f"{d.words_method}; the baseline's pairs by the same sentence weights")
 
     def per_layer_interval(draws: np.ndarray, rows: np.ndarray, method: str, extreme):
         statement = "min" if extreme is interval_of_min else "max"
@@ -443,46 +816,15 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
         return values[..., upper].mean(axis=-1) - values[..., lower].mean(axis=-1)
 
     adjusted = np.nanmean(self_sim, axis=0) - base
-    adjusted_draws = self_draws - base_draws
+    adjusted_draws = d.self_draws - base_draws
     with warnings.catch_warnings():  # all-NaN columns (no MEV in a layer) give NaN
         warnings.simplefilter("ignore", RuntimeWarning)
         mev_adj = np.nanmean(mev, axis=0) - mev_base
-    if mev_baseline_draws is not None:
-        mev_baseline_draws = np.asarray(mev_baseline_draws, dtype=np.float64)
-        if mev_baseline_draws.shape != (layers.size, n_boot):
-            raise ValueError(f"mev_baseline_draws must be (layers, n_boot) = "
-                             f"{(layers.size, n_boot)}; got {mev_baseline_draws.shape}.")
-        mev_adj_draws = mev_draws - mev_baseline_draws.T
-        mev_method = (words_method + "; independently, the random words of the uncentred "
-                      "random-word MEV baseline (refitted in every draw)")
-    else:
-        mev_adj_draws = mev_draws - mev_base
-        mev_method = (words_method + "; random-word MEV baseline (uncentred TruncatedSVD, as "
-                      "the original code) fixed")
-    # the centred statistic of the later commit, and its floor: 1/(n-1) averaged over the
-    # words it is defined for
-    floor_each = np.where(np.isfinite(centred_mev), 1.0 / np.maximum(contexts - 1, 1), np.nan)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        centred_adj = np.nanmean(centred_mev, axis=0) - mev_base
-        centred_floor = np.nanmean(floor_each, axis=0) - mev_base
+    mev_adj_draws, mev_method = mev_adjusted_draws(d.mev_draws, mev_base, mev_baseline_draws,
+                                                   n_boot, d.words_method)
+    centred_adj, centred_floor = centred_mev(d.centred_mev, d.contexts, mev_base)
     out = {
-        "baseline-positive": (
-            float(base[contextual].min()),
-            per_layer_interval(base_draws, contextual, pairs_method, interval_of_min),
-            {"layer of the minimum": int(layers[contextual][base[contextual].argmin()])}),
-        "baseline-rises": (
-            float(halves(base)), percentile_interval(halves(base_draws), method=pairs_method),
-            {"upper half": float(base[upper].mean()),
-             "lower half": float(base[lower].mean()), "layer 0": float(base[layers == 0][0])
-             if (layers == 0).any() else None,
-             "upper minus lower without layer L": float(
-                 base[upper & (layers < last)].mean() - base[lower].mean())
-             if (upper & (layers < last)).any() else None}),
-        "decoder-baseline-high": (
-            float(base[upper].mean()),
-            percentile_interval(base_draws[:, upper].mean(axis=1), method=pairs_method),
-            {"last layer": float(base[layers == last][0])}),
+        **baseline_checks(d, layers, per_layer_interval, halves),
         "selfsim-falls": (
             float(halves(adjusted)), percentile_interval(halves(adjusted_draws), method=both),
             {"upper half": float(adjusted[upper].mean()),
@@ -493,7 +835,7 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
             {"layer of the maximum": int(layers[contextual][mev_adj[contextual].argmax()]),
              "centred PCA (commit 3865f9b)": float(np.nanmax(centred_adj[contextual])),
              "centred floor": float(np.nanmax(centred_floor[contextual])),
-             "median contexts": float(np.nanmedian(contexts[:, 0]))}),
+             "median contexts": float(np.nanmedian(d.contexts[:, 0]))}),
     }
     intra = per_layer["intra_similarity_adj"].to_numpy()
     out["last-layer-rise"] = ({"self-sim change": float(adjusted[-1] - adjusted[-2]),
