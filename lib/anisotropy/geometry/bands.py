@@ -71,8 +71,31 @@ def band_level(draws, level: float, side: Literal["upper", "lower"], *,
     halvings): the share of rows held falls as :math:`\\zeta` grows, and at
     :math:`\\zeta = 0` each bound is its column's extreme, which holds every row.
 
-    Raises on fewer than 20 rows, no column, a draw that is not finite or a level outside
-    (0, 1).
+    Parameters
+    ----------
+    draws : array_like of shape (n_draws, n_columns)
+        Joint draws, one row per draw (e.g. every layer under one set of bootstrap
+        weights); at least 20 rows and one column, all finite.
+    level : float
+        The share of rows that must lie on the inner side of every bound at once, in
+        (0, 1).
+    side : {"upper", "lower"}
+        Which bound: ``"upper"`` bounds each column from above (a row is held when every
+        entry is at most its column's bound), ``"lower"`` from below.
+    steps : int, optional
+        Number of bisection halvings of :math:`\\zeta` (default 40).
+
+    Returns
+    -------
+    float
+        The pointwise level :math:`1-\\zeta`, at least ``level``: ``level`` itself when the
+        pointwise bounds at ``level`` already hold ``level`` of the rows jointly.
+
+    Raises
+    ------
+    ValueError
+        On fewer than 20 rows, no column, a draw that is not finite, a level outside
+        (0, 1) or a ``side`` other than ``"upper"`` or ``"lower"``.
     """
     draws = _checked(draws)
     if not 0 < level < 1:
@@ -93,7 +116,28 @@ def band_level(draws, level: float, side: Literal["upper", "lower"], *,
 
 def simultaneous_bounds(draws, level: float, side: Literal["upper", "lower"]) -> np.ndarray:
     """One ``side`` bound per column of ``draws`` such that at least ``level`` of the rows
-    lie on the inner side of every bound at once (:func:`band_level`)."""
+    lie on the inner side of every bound at once (:func:`band_level`).
+
+    Parameters
+    ----------
+    draws : array_like of shape (n_draws, n_columns)
+        Joint draws, one row per draw; at least 20 rows and one column, all finite.
+    level : float
+        The joint share of rows to hold, in (0, 1).
+    side : {"upper", "lower"}
+        ``"upper"``: bounds from above (the :math:`1-\\zeta` quantile of each column);
+        ``"lower"``: bounds from below (the :math:`\\zeta` quantile).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_columns,)
+        The bound of each column, float64.
+
+    Raises
+    ------
+    ValueError
+        As :func:`band_level` does.
+    """
     draws = _checked(draws)
     return _bounds(draws, 1 - band_level(draws, level, side), side)
 
@@ -110,6 +154,33 @@ def every_layer_intervals(draws, statement: Literal["min", "max"], level: float 
     :math:`(1+\\text{level})/2` over the layers (:func:`simultaneous_bounds`). With one
     layer both ends are the percentile interval's. Combine them with
     :func:`~anisotropy.geometry.intervals.interval_of_min` or ``interval_of_max``.
+
+    Parameters
+    ----------
+    draws : array_like of shape (n_draws, n_layers)
+        Joint draws of the statistic, one row per draw (every layer under one set of
+        weights), one column per layer; at least 20 rows, all finite.
+    statement : {"min", "max"}
+        ``"min"``: the smallest layer must lie above a threshold; ``"max"``: the largest
+        below one.
+    level : float, optional
+        Two-sided level of each interval (default :data:`~anisotropy.geometry.intervals.LEVEL`,
+        0.95).
+    method : str
+        Description of how the draws were made (e.g. from
+        :func:`~anisotropy.geometry.intervals.boot_method`); each interval's ``method`` is
+        this text followed by a note on the simultaneous bound.
+
+    Returns
+    -------
+    list of Interval
+        One :class:`~anisotropy.geometry.intervals.Interval` per layer (column), in order.
+
+    Raises
+    ------
+    ValueError
+        For a ``statement`` other than ``"min"`` or ``"max"``, or draws that
+        :func:`band_level` refuses.
     """
     if statement not in ("min", "max"):
         raise ValueError(f"statement must be 'min' or 'max'; got {statement!r}.")

@@ -41,9 +41,28 @@ def knn_distances(X, k: int, metric: str = "euclidean", chunk_size: int = 2048) 
     ``_ZERO_DISTANCE``, or a squared Euclidean distance below ``_ZERO_DISTANCE * (|x|^2 +
     |y|^2)``, is rounding noise of a duplicate and becomes 0.
 
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        The points, one per row; finite, with ``n_points > k``.
+    k : int
+        Number of nearest neighbours, >= 1.
+    metric : {"euclidean", "cosine"}, optional
+        Euclidean distance (default) or cosine distance ``1 - cos``.
+    chunk_size : int, optional
+        Rows per block of the search (default 2048); bounds the memory, not the result.
+
     Returns
     -------
     ndarray of shape (n_points, k), float64.
+        Row ``i``: the distances of point ``i`` to its ``k`` nearest other points,
+        ascending.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``metric``, ``k`` not an integer >= 1, or ``X`` not 2-D, not finite
+        or with at most ``k`` rows.
     """
     if metric not in ("euclidean", "cosine"):
         raise ValueError(f"metric must be 'euclidean' or 'cosine', got {metric!r}.")
@@ -102,9 +121,29 @@ def knn_distances_among(pool, rows, k: int, memory: float = 1e7) -> np.ndarray:
     products the result is the same, bit for bit, as the float64 distances of every pair
     (:func:`_exact_rows`, tested).
 
+    Parameters
+    ----------
+    pool : array_like of shape (n_points, dim)
+        Every point of the space, one per row; finite, with ``n_points > k``.
+    rows : array_like of int, shape (n_queries,)
+        Indices into ``pool`` of the points whose neighbours are wanted.
+    k : int
+        Number of nearest neighbours, >= 1.
+    memory : float, optional
+        Float32 products per block of queries (default 1e7, 40 MB); bounds the memory, not
+        the result.
+
     Returns
     -------
     ndarray of shape (len(rows), k), float64.
+        Row ``i``: the Euclidean distances of ``pool[rows[i]]`` to its ``k`` nearest other
+        points of ``pool``, ascending.
+
+    Raises
+    ------
+    ValueError
+        For ``k`` not an integer >= 1, a ``pool`` not 2-D, not finite or with at most ``k``
+        rows, or ``rows`` not a 1-D array of indices into ``pool``.
     """
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be an integer >= 1, got {k!r}.")
@@ -259,8 +298,22 @@ def twonn_log_ratios(X) -> np.ndarray:
     its repeats NaN, which :func:`twonn_from_log_ratios` leaves out. The result is aligned
     with the rows of ``X``, so bootstrap weights over rows apply to it directly.
 
-    Raises when fewer than :data:`MIN_TWONN_POINTS` distinct rows remain, naming how many
-    there are and the minimum.
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        The points, one per row; at least :data:`MIN_TWONN_POINTS` of them distinct.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_points,), float64
+        :math:`\\log \\mu_i` of each row: NaN for a repeat of an earlier row, and for a
+        ratio that is not finite.
+
+    Raises
+    ------
+    ValueError
+        When ``X`` is not 2-D, or when fewer than :data:`MIN_TWONN_POINTS` distinct rows
+        remain, naming how many there are and the minimum.
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
@@ -291,6 +344,26 @@ def twonn_from_log_ratios(log_mu, weights=None) -> float | np.ndarray:
     estimate per row, :math:`(N-1)/\\sum_i w_i \\log\\mu_i`. Points whose ratio is not
     finite (ties) are left out.
 
+    Parameters
+    ----------
+    log_mu : array_like of shape (N,)
+        :math:`\\log \\mu_i` of each point, as :func:`twonn_log_ratios` gives; NaN or
+        infinite entries are left out, and :data:`MIN_TWONN_POINTS` finite ones are needed.
+    weights : array_like of shape (n_boot, N), optional
+        Bootstrap weights over the points, one row per draw; the columns of the points
+        left out are dropped and each row is rescaled to sum to the number of points kept.
+
+    Returns
+    -------
+    float or numpy.ndarray of shape (n_boot,)
+        :math:`\\hat d`: a float without ``weights``, one estimate per row of ``weights``
+        with them.
+
+    Raises
+    ------
+    ValueError
+        When fewer than :data:`MIN_TWONN_POINTS` entries of ``log_mu`` are finite.
+
     References
     ----------
     Facco, E., d'Errico, M., Rodriguez, A., & Laio, A. (2017). Estimating the intrinsic
@@ -312,5 +385,22 @@ def twonn_from_log_ratios(log_mu, weights=None) -> float | np.ndarray:
 def twonn(X) -> float:
     """The TwoNN intrinsic dimension of ``X`` (Facco et al. 2017), the estimator Valeriani
     et al. (2023) and Cheng et al. (2025) use per layer: :func:`twonn_from_log_ratios` of
-    :func:`twonn_log_ratios`. Needs :data:`MIN_TWONN_POINTS` distinct rows."""
+    :func:`twonn_log_ratios`. Needs :data:`MIN_TWONN_POINTS` distinct rows.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        The points, one per row; at least :data:`MIN_TWONN_POINTS` of them distinct.
+
+    Returns
+    -------
+    float
+        The maximum-likelihood TwoNN dimension :math:`(N-1)/\\sum_i \\log \\mu_i` over
+        the :math:`N` distinct rows whose ratio is finite.
+
+    Raises
+    ------
+    ValueError
+        As :func:`twonn_log_ratios` and :func:`twonn_from_log_ratios` do.
+    """
     return twonn_from_log_ratios(twonn_log_ratios(X))

@@ -41,7 +41,18 @@ def group_sums(X, codes, n_groups: int) -> np.ndarray:
 
 
 def run_starts(labels) -> np.ndarray:
-    """Indices where a new run of equal consecutive labels begins (0 first when non-empty)."""
+    """Indices where a new run of equal consecutive labels begins (0 first when non-empty).
+
+    Parameters
+    ----------
+    labels : array_like of shape (n_rows,)
+        One label per row; a run is a maximal stretch of equal consecutive labels.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        The index of the first row of each run, ascending; empty for empty ``labels``.
+    """
     labels = np.asarray(labels)
     if labels.size == 0:
         return np.zeros(0, dtype=int)
@@ -51,7 +62,24 @@ def run_starts(labels) -> np.ndarray:
 def run_means(X, starts) -> np.ndarray:
     """Mean of each run of contiguous rows: run ``i`` is ``X[starts[i]:starts[i + 1]]``.
 
-    ``starts`` must begin at 0 and increase strictly. Returns float64 ``(len(starts), dim)``.
+    Parameters
+    ----------
+    X : array_like of shape (n_rows, dim)
+        The rows.
+    starts : array_like of int, shape (n_runs,)
+        The first row of each run (as :func:`run_starts` gives); must begin at 0 and
+        increase strictly, within the rows of ``X``. The last run ends at the last row.
+
+    Returns
+    -------
+    numpy.ndarray of shape (len(starts), dim), float64
+        The mean of each run's rows.
+
+    Raises
+    ------
+    ValueError
+        When ``starts`` does not begin at 0 or does not increase strictly within the rows
+        of ``X``.
     """
     X = np.asarray(X, dtype=np.float64)
     starts = np.asarray(starts)

@@ -60,6 +60,13 @@ class Interval:
         object.__setattr__(self, "high", high)
 
     def as_list(self) -> list[float]:
+        """The interval as a list, as the ledger stores it.
+
+        Returns
+        -------
+        list of float
+            ``[low, high]``.
+        """
         return [self.low, self.high]
 
 
@@ -75,7 +82,27 @@ def _check_units(n_units: int, unit: str) -> None:
 
 
 def resample_indices(n_units: int, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> np.ndarray:
-    """``(n_boot, n_units)`` indices drawn with replacement (seeded)."""
+    """``(n_boot, n_units)`` indices drawn with replacement (seeded).
+
+    Parameters
+    ----------
+    n_units : int
+        Number of units resampled, >= 2.
+    n_boot : int, optional
+        Number of resamples, an integer >= 20 (default :data:`DEFAULT_BOOT`, 1000).
+    seed : int, optional
+        Seed of ``numpy.random.default_rng`` (default 0).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n_boot, n_units)
+        Row ``b``: the units of resample ``b``, each uniform over ``range(n_units)``.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2 units, or ``n_boot`` not an integer >= 20.
+    """
     _check_units(n_units, "units")
     _check_boot(n_boot)
     rng = np.random.default_rng(seed)
@@ -87,6 +114,25 @@ def resample_counts(n_units: int, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> 
 
     Row ``b`` sums to ``n_units``; ``counts @ values / n_units`` is the resampled mean. The
     counts are those of :func:`resample_indices` with the same seed.
+
+    Parameters
+    ----------
+    n_units : int
+        Number of units resampled, >= 2.
+    n_boot : int, optional
+        Number of resamples, an integer >= 20 (default :data:`DEFAULT_BOOT`, 1000).
+    seed : int, optional
+        Seed of ``numpy.random.default_rng`` (default 0).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_boot, n_units), float64
+        ``counts[b, i]``: how often unit ``i`` is drawn in resample ``b``.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2 units, or ``n_boot`` not an integer >= 20.
     """
     indices = resample_indices(n_units, n_boot, seed)
     offsets = (np.arange(n_boot) * n_units)[:, None]
@@ -103,6 +149,25 @@ def dirichlet_weights(n_units: int, n_boot: int = DEFAULT_BOOT, seed: int = 0) -
     distinct units (a mean over pairs, a cluster's mean) is defined in every draw and every
     draw measures the same quantity. The weighted mean's variance is ``n/(n+1)`` times the
     ordinary bootstrap's.
+
+    Parameters
+    ----------
+    n_units : int
+        Number of units resampled, >= 2.
+    n_boot : int, optional
+        Number of resamples, an integer >= 20 (default :data:`DEFAULT_BOOT`, 1000).
+    seed : int, optional
+        Seed of ``numpy.random.default_rng`` (default 0).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_boot, n_units), float64
+        Positive weights, each row summing to ``n_units``.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2 units, or ``n_boot`` not an integer >= 20.
 
     References
     ----------
@@ -124,12 +189,18 @@ def weighted_mean_draws(values, weights: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     values : array, ``(n_units,)`` or ``(n_units, n_columns)``
+        The statistic of each unit (per column); non-finite entries are left out.
     weights : array, ``(n_boot, n_units)``
         Unit weights per draw, as :func:`dirichlet_weights` or :func:`resample_counts` give.
 
     Returns
     -------
     ndarray, ``(n_boot,)`` or ``(n_boot, n_columns)``, float64.
+
+    Raises
+    ------
+    ValueError
+        If ``weights`` is not 2-D with one column per unit of ``values``.
     """
     values = np.asarray(values, dtype=np.float64)
     weights = np.asarray(weights, dtype=np.float64)
@@ -146,6 +217,26 @@ def percentile_interval(draws, level: float = LEVEL, *, method: str) -> Interval
 
     Raises when a draw is not finite: a statistic undefined on some resample (too few
     units) must be fixed at its source, not averaged away.
+
+    Parameters
+    ----------
+    draws : array_like
+        The bootstrap draws of the statistic (flattened); at least 20, all finite.
+    level : float, optional
+        Two-sided level (default :data:`LEVEL`, 0.95): the ends are the
+        :math:`(1-\\text{level})/2` and :math:`(1+\\text{level})/2` quantiles.
+    method : str
+        How the draws were made (e.g. :func:`boot_method`), stored in the interval.
+
+    Returns
+    -------
+    Interval
+        ``[low, high]``, the two quantiles of the draws, with ``method``.
+
+    Raises
+    ------
+    ValueError
+        On fewer than 20 draws or a draw that is not finite.
     """
     draws = np.asarray(draws, dtype=np.float64).ravel()
     if draws.size < 20:
@@ -171,6 +262,28 @@ def normal_interval(estimate: float, draws, level: float = LEVEL, *, method: str
     gives draws that sit to one side of the full sample's value, and their quantiles can
     leave it out. The draws give the spread only. Raises on fewer than 20 draws or a draw
     that is not finite, as :func:`percentile_interval` does.
+
+    Parameters
+    ----------
+    estimate : float
+        The statistic on the full sample, :math:`\hat\theta`; the interval's centre.
+    draws : array_like
+        The bootstrap draws :math:`\theta^*_b` (flattened); at least 20, all finite.
+    level : float, optional
+        Two-sided level, :math:`1-\alpha` (default :data:`LEVEL`, 0.95).
+    method : str
+        How the draws were made, stored in the interval.
+
+    Returns
+    -------
+    Interval
+        :math:`\hat\theta \pm z_{1-\alpha/2}\,\mathrm{sd}`, the standard deviation
+        taken with ``ddof=1``, with ``method``.
+
+    Raises
+    ------
+    ValueError
+        On fewer than 20 draws, or an estimate or draw that is not finite.
     """
     draws = np.asarray(draws, dtype=np.float64).ravel()
     if draws.size < 20:
@@ -184,7 +297,25 @@ def normal_interval(estimate: float, draws, level: float = LEVEL, *, method: str
 
 
 def boot_method(n_boot: int, n_units: int, unit: str, note: str = "") -> str:
-    """``"percentile bootstrap, B=1000 over 812 words"`` (+ a note)."""
+    """``"percentile bootstrap, B=1000 over 812 words"`` (+ a note).
+
+    Parameters
+    ----------
+    n_boot : int
+        Number of resamples, B.
+    n_units : int
+        Number of units resampled (printed with thousands separators).
+    unit : str
+        What the units are, in the plural (``"words"``, ``"sentence pairs"``).
+    note : str, optional
+        Appended after a semicolon when not empty (default ``""``).
+
+    Returns
+    -------
+    str
+        ``f"95% percentile bootstrap, B={n_boot} over {n_units:,} {unit}"``, then
+        ``f"; {note}"`` when a note is given.
+    """
     text = f"95% percentile bootstrap, B={n_boot} over {n_units:,} {unit}"
     return f"{text}; {note}" if note else text
 
@@ -197,6 +328,34 @@ def bootstrap_means(values, n_boot: int = DEFAULT_BOOT, seed: int = 0,
     the same units (e.g. every layer of a word table). With ``skip_nan`` a NaN entry is
     left out of its column's mean (as :meth:`pandas.Series.mean` does), so a unit undefined
     in one column still counts in the others; otherwise NaN is refused.
+
+    Parameters
+    ----------
+    values : array_like of shape (n_units,) or (n_units, n_columns)
+        The statistic of each unit (per column); a 1-D array is one column. No entry may
+        be infinite, nor NaN unless ``skip_nan``.
+    n_boot : int, optional
+        Number of resamples when ``counts`` is not given (default :data:`DEFAULT_BOOT`,
+        1000; at least 20).
+    seed : int, optional
+        Seed of :func:`resample_counts` when ``counts`` is not given (default 0).
+    counts : numpy.ndarray of shape (n_boot, n_units), optional
+        Resample counts to use (from :func:`resample_counts`); ``n_boot`` and ``seed``
+        are then ignored.
+    skip_nan : bool, optional
+        Leave NaN entries out of their column's mean instead of refusing them (default
+        False). A column whose resample holds no finite entry gives NaN.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_boot, n_columns), float64
+        The column means of each resample (``n_columns`` is 1 for 1-D ``values``).
+
+    Raises
+    ------
+    ValueError
+        For ``values`` not 1-D or 2-D, an infinite entry, NaN without ``skip_nan``, or
+        ``counts`` that do not cover the units of ``values``.
     """
     values = np.asarray(values, dtype=np.float64)
     if values.ndim == 1:
@@ -226,6 +385,27 @@ def seed_interval(values: Sequence[float], level: float = LEVEL,
     """Student t-interval of the mean over independent seeds: mean ± t·s/√n.
 
     Needs at least 2 seeds (one seed carries no information about the spread).
+
+    Parameters
+    ----------
+    values : sequence of float
+        One value per seed (flattened); at least 2, all finite.
+    level : float, optional
+        Two-sided level (default :data:`LEVEL`, 0.95).
+    unit : str, optional
+        What the values are over, for the messages and the method text (default
+        ``"seeds"``).
+
+    Returns
+    -------
+    Interval
+        mean ± :math:`t_{(1+\\text{level})/2,\\,n-1}\\, s/\\sqrt n` (``s`` with
+        ``ddof=1``), its method ``"95% t-interval of the mean over n seeds"``.
+
+    Raises
+    ------
+    ValueError
+        On fewer than 2 values or a value that is not finite.
     """
     values = np.asarray(values, dtype=np.float64).ravel()
     if values.size < 2:
@@ -253,6 +433,27 @@ def spread_half_width(groups: Sequence[Sequence[float]], level: float = LEVEL
     (draws that all tie give a half-width of 0). With one group it is
     :math:`t_{n-1}\\, s`, the spread of a single draw (not of the mean of the draws).
 
+    Parameters
+    ----------
+    groups : sequence of sequences of float
+        The draws of each group (each flattened); at least one group, each of at least 2
+        finite draws.
+    level : float, optional
+        Two-sided level of :math:`t_\\nu`, the :math:`(1+\\text{level})/2` quantile
+        (default :data:`LEVEL`, 0.95).
+
+    Returns
+    -------
+    half_width : float
+        :math:`t_{\\nu} \\sqrt{\\sum_g s_g^2} / G`.
+    dof : float
+        :math:`\\nu`, the Welch-Satterthwaite degrees of freedom, at least 1.
+
+    Raises
+    ------
+    ValueError
+        For no group, a group of fewer than 2 draws, or a draw that is not finite.
+
     References
     ----------
     Satterthwaite, F. E. (1946). An approximate distribution of estimates of variance
@@ -273,7 +474,31 @@ def spread_half_width(groups: Sequence[Sequence[float]], level: float = LEVEL
 def sd_interval(values: Sequence[float], level: float = LEVEL,
                 unit: str = "seeds") -> Interval:
     """Chi-square interval of a standard deviation from ``n`` normal draws:
-    ``[s·sqrt((n−1)/χ²_{1−α/2}), s·sqrt((n−1)/χ²_{α/2})]``."""
+    ``[s·sqrt((n−1)/χ²_{1−α/2}), s·sqrt((n−1)/χ²_{α/2})]``.
+
+    Parameters
+    ----------
+    values : sequence of float
+        The draws (flattened), at least 2; ``s`` is their standard deviation with
+        ``ddof=1`` and ``χ²_q`` the ``q`` quantile of :math:`\\chi^2_{n-1}`.
+    level : float, optional
+        Two-sided level, ``1 − α`` (default :data:`LEVEL`, 0.95).
+    unit : str, optional
+        What the values are over, for the messages and the method text (default
+        ``"seeds"``).
+
+    Returns
+    -------
+    Interval
+        The interval of the standard deviation, its method
+        ``"95% chi-square interval of the s.d. over n seeds"``.
+
+    Raises
+    ------
+    ValueError
+        On fewer than 2 values (and, through :class:`Interval`, on bounds that are not
+        finite).
+    """
     values = np.asarray(values, dtype=np.float64).ravel()
     if values.size < 2:
         raise ValueError(f"A standard-deviation interval needs at least 2 {unit}; "
@@ -293,6 +518,25 @@ def interval_of_max(intervals: Sequence[Interval], what: str = "") -> Interval:
     its own upper end); the lower end is not: with k estimates the true maximum can fall
     below it with probability up to k times 2.5%. A "below the threshold" verdict read from
     the upper end is therefore safe; an "above" verdict is less so.
+
+    Parameters
+    ----------
+    intervals : sequence of Interval
+        The intervals of the estimates; at least one.
+    what : str, optional
+        What the estimates are (``"layers"``), for the method text (default
+        ``"estimates"``).
+
+    Returns
+    -------
+    Interval
+        ``[max of lows, max of highs]``, its method
+        ``"max over k <what> of: <the distinct methods, sorted, joined by '; '>"``.
+
+    Raises
+    ------
+    ValueError
+        For no interval.
     """
     if not intervals:
         raise ValueError("interval_of_max needs at least one interval.")
@@ -309,6 +553,25 @@ def interval_of_min(intervals: Sequence[Interval], what: str = "") -> Interval:
     lower end; "above the threshold" is then read from every estimate's interval at once
     (the intersection-union test of a statement that holds "in every layer"), and the
     minimum of the point estimates always lies inside.
+
+    Parameters
+    ----------
+    intervals : sequence of Interval
+        The intervals of the estimates; at least one.
+    what : str, optional
+        What the estimates are (``"layers"``), for the method text (default
+        ``"estimates"``).
+
+    Returns
+    -------
+    Interval
+        ``[min of lows, min of highs]``, its method
+        ``"min over k <what> of: <the distinct methods, sorted, joined by '; '>"``.
+
+    Raises
+    ------
+    ValueError
+        For no interval.
     """
     if not intervals:
         raise ValueError("interval_of_min needs at least one interval.")
@@ -321,7 +584,26 @@ def combine_independent(center: float, *intervals: Interval) -> Interval:
     """One interval for two or more independent sources of error around ``center``: the
     half-widths add in quadrature, ``h = sqrt(sum h_i^2)`` (each ``h_i`` is the larger
     distance from ``center`` to an end of interval ``i``). A normal approximation; used
-    where a trained part (seeds) and a sampled one (pairs) both move a number."""
+    where a trained part (seeds) and a sampled one (pairs) both move a number.
+
+    Parameters
+    ----------
+    center : float
+        The point estimate the combined interval is centred on.
+    *intervals : Interval
+        The intervals of the independent sources of error; at least one.
+
+    Returns
+    -------
+    Interval
+        ``[center - h, center + h]``, its method the intervals' methods, each in
+        parentheses, joined by ``" and "``.
+
+    Raises
+    ------
+    ValueError
+        For no interval.
+    """
     if not intervals:
         raise ValueError("combine_independent needs at least one interval.")
     halves = [max(center - i.low, i.high - center, 0.0) for i in intervals]
@@ -331,7 +613,23 @@ def combine_independent(center: float, *intervals: Interval) -> Interval:
 
 
 def rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r of each row of ``x`` with the same row of ``y`` (both ``(n_rows, n)``)."""
+    """Pearson r of each row of ``x`` with the same row of ``y`` (both ``(n_rows, n)``).
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray of shape (n_rows, n)
+        The paired samples, one pair of rows per draw.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_rows,), float64
+        The correlation of each pair of rows; NaN where a row is constant.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` and ``y`` are not 2-D arrays of one shape.
+    """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 2:
@@ -345,7 +643,24 @@ def rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def rowwise_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Spearman rho of each row of ``x`` with the same row of ``y`` (average ranks for
-    ties, as :func:`scipy.stats.spearmanr`)."""
+    ties, as :func:`scipy.stats.spearmanr`).
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray of shape (n_rows, n)
+        The paired samples, one pair of rows per draw.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_rows,), float64
+        The rank correlation of each pair of rows (:func:`rowwise_pearson` of the rows'
+        ranks); NaN where a row is constant.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` and ``y`` are not 2-D arrays of one shape.
+    """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 2:

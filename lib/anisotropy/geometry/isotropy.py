@@ -31,9 +31,22 @@ def isoscore(X) -> float:
     shape (n_points, dim), including when n_points < dim (then the eigenvalues come from an
     SVD of the centred data, zeros padded to ``dim``).
 
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        The points, one per row: finite, at least 2 points and 2 dimensions, not all equal.
+        The covariance is formed in ``X``'s precision (float32 stays float32), its
+        eigenvalues in float64.
+
     Returns
     -------
     float in [0, 1]: 1 for isotropic, 0 when all variance lies on one direction.
+
+    Raises
+    ------
+    ValueError
+        For ``X`` not 2-D, not finite, with fewer than 2 points or 2 dimensions, or with
+        zero variance.
 
     References
     ----------
@@ -69,6 +82,23 @@ def isotropy_defect(variances) -> float:
               \\rVert / \\sqrt{2(n-\\sqrt n)}
 
     0 for equal variances in all ``n`` dimensions, 1 when one dimension holds all of it.
+
+    Parameters
+    ----------
+    variances : array_like of shape (n,)
+        The variances :math:`\\Sigma` along the ``n`` principal directions, ``n >= 2``;
+        their norm must be positive and finite.
+
+    Returns
+    -------
+    float
+        The defect :math:`\\delta`.
+
+    Raises
+    ------
+    ValueError
+        For a ``variances`` that is not a vector of at least 2 entries, or whose norm is
+        zero or not finite.
     """
     variances = np.asarray(variances, dtype=np.float64)
     if variances.ndim != 1 or variances.size < 2:
@@ -152,6 +182,17 @@ def centroid_norm_ratio(X) -> float:
     Parameters
     ----------
     X : array of shape (n_points, dim), at least one point with a non-zero norm
+        The points, one per row (finite; one point suffices).
+
+    Returns
+    -------
+    float
+        :math:`r`, in [0, 1] (clipped at 1 against rounding).
+
+    Raises
+    ------
+    ValueError
+        For ``X`` not 2-D, empty or not finite, or with every row zero.
 
     References
     ----------

@@ -96,12 +96,24 @@ def cosine_contributions(X, first, second) -> np.ndarray:
 
     (Timkey & van Schijndel 2021, Sec. 3, Eq. 2.) A pair with a zero vector contributes 0.
 
+    Parameters
+    ----------
+    X : array_like of shape (n_tokens, dim)
+        Token vectors of one layer.
+    first, second : array_like of int, shape (n_pairs,)
+        The rows of ``X`` of each pair: pair ``p`` is ``(X[first[p]], X[second[p]])``.
+
     Returns
     -------
     ndarray ``(n_pairs, dim)``
         Per pair and dimension, :math:`u_i v_i / (\\lVert u\\rVert \\lVert v\\rVert)`;
         its column means are the :math:`CC_i` and its row sums the pairs' cosines (so a
         bootstrap over pairs reweights rows).
+
+    Raises
+    ------
+    ValueError
+        If ``first`` and ``second`` are not 1-D arrays of one length.
     """
     X = np.asarray(X, dtype=np.float64)
     first, second = np.asarray(first), np.asarray(second)
@@ -120,6 +132,24 @@ def top_share(contributions, k: int) -> float:
     With :func:`cosine_contributions`' column means this is the share of the mean cosine
     that the top-``k`` dimensions give (Timkey & van Schijndel 2021, Fig. 1). It can exceed
     1 when other dimensions contribute negatively; the sum must be positive.
+
+    Parameters
+    ----------
+    contributions : array_like
+        The values, e.g. the column means of :func:`cosine_contributions` (one per
+        dimension); flattened, so a 2-D array is read as one vector of all its entries.
+    k : int
+        How many of the largest entries, ``1 <= k <= contributions.size``.
+
+    Returns
+    -------
+    float
+        The sum of the ``k`` largest entries over the sum of all entries.
+
+    Raises
+    ------
+    ValueError
+        For ``k`` outside ``[1, contributions.size]``, or a total that is not positive.
     """
     values = np.asarray(contributions, dtype=np.float64).ravel()
     if not 1 <= k <= values.size:
@@ -134,7 +164,22 @@ def top_share(contributions, k: int) -> float:
 def standardise(X, mean=None, scale=None) -> np.ndarray:
     """Z-score each dimension: :math:`(x_i - \\mu_i) / \\sigma_i` (Timkey & van Schijndel
     2021, Sec. 5), with ``mean`` and ``scale`` estimated from ``X`` unless given. A constant
-    dimension (``scale`` 0) is centred and left unscaled."""
+    dimension (``scale`` 0) is centred and left unscaled.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_tokens, dim)
+        Token vectors.
+    mean : array_like of shape (dim,), optional
+        :math:`\\mu`; by default the column means of ``X``.
+    scale : array_like of shape (dim,), optional
+        :math:`\\sigma`; by default the column standard deviations of ``X`` (``ddof=0``).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_tokens, dim), float64
+        The z-scored vectors.
+    """
     X = np.asarray(X, dtype=np.float64)
     mean = X.mean(axis=0) if mean is None else np.asarray(mean, dtype=np.float64)
     scale = X.std(axis=0) if scale is None else np.asarray(scale, dtype=np.float64)
@@ -143,7 +188,25 @@ def standardise(X, mean=None, scale=None) -> np.ndarray:
 
 def without_dimensions(X, dims) -> np.ndarray:
     """A copy of ``X`` with the columns ``dims`` set to 0 (the ablation of a few outlier
-    dimensions, after which a similarity is measured again)."""
+    dimensions, after which a similarity is measured again).
+
+    Parameters
+    ----------
+    X : array_like of shape (n_tokens, dim)
+        Token vectors.
+    dims : array_like of int
+        The columns to zero, each in ``[0, dim)`` (no negative indices).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_tokens, dim), float64
+        A new array; ``X`` is not changed.
+
+    Raises
+    ------
+    ValueError
+        For a dimension outside ``[0, dim)``.
+    """
     out = np.array(X, dtype=np.float64, copy=True)
     dims = np.asarray(dims, dtype=np.int64)
     if dims.size and (dims.min() < 0 or dims.max() >= out.shape[1]):

@@ -23,10 +23,28 @@ def sample_indices(n: int, size: int | None, seed: int = 0, *, sort: bool = Fals
     sorted with ``sort=True``). ``sort`` keeps the sample in its original order, e.g. so
     that a subset of sentences stays in corpus order.
 
+    Parameters
+    ----------
+    n : int
+        Size of the population, ``range(n)``; >= 0.
+    size : int or None
+        Number of indices wanted, >= 1; None (or at least ``n``) takes all ``n``.
+    seed : int, optional
+        Seed of ``numpy.random.default_rng`` (default 0): the seed of the sample's own
+        named stream (:func:`anisotropy.geometry.streams.stream_seed`).
+    sort : bool, optional
+        Return the indices in ascending order instead of the order drawn (default False).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (min(size, n),)
+        Distinct indices of ``range(n)``.
+
     Raises
     ------
     ValueError
-        For a negative ``n`` or a ``size`` below 1.
+        For an ``n`` that is negative or not an integer, or a ``size`` that is below 1 or
+        neither an integer nor None.
     """
     if not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"n must be an integer >= 0; got {n!r}.")

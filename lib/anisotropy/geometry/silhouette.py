@@ -31,10 +31,26 @@ def silhouette(X, labels, chunk_size: int = 1024) -> float:
     within 1e-6 on embedding-like data (``benchmarks/bench_metrics.py`` prints its time
     against the GEMM peak).
 
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        The points, one per row.
+    labels : array_like of shape (n_points,)
+        The cluster of each point; between 2 and ``n_points - 1`` distinct values.
+    chunk_size : int, optional
+        Rows per block of distances (default 1024), >= 1; bounds the memory, not the
+        result.
+
+    Returns
+    -------
+    float
+        The mean silhouette coefficient, in [-1, 1].
+
     Raises
     ------
     ValueError
-        For fewer than 2 points, NaN/inf, fewer than 2 or more than n-1 distinct labels.
+        For fewer than 2 points, NaN/inf, fewer than 2 or more than n-1 distinct labels,
+        labels that are not one per point, or ``chunk_size`` below 1.
 
     References
     ----------

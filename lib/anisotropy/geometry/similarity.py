@@ -18,7 +18,20 @@ __all__ = ["cosine_baseline", "random_pairs", "pair_cosines", "self_similarity",
 
 
 def mean_offdiagonal_cosine(unit: np.ndarray) -> float:
-    """Mean cosine over ordered pairs i != j of unit rows: (|sum u|^2 - n) / (n^2 - n)."""
+    """Mean cosine over ordered pairs i != j of unit rows: (|sum u|^2 - n) / (n^2 - n).
+
+    Parameters
+    ----------
+    unit : numpy.ndarray of shape (n, dim)
+        Rows of unit norm (as :func:`~anisotropy.geometry.validation.unit_rows` gives),
+        ``n >= 2``. The code subtracts the rows' summed squared norms, which is ``n`` for
+        unit rows; a zero row then counts as cosine 0 with every other row.
+
+    Returns
+    -------
+    float
+        The mean of :math:`u_i \\cdot u_j` over the :math:`n^2 - n` ordered pairs.
+    """
     n = unit.shape[0]
     total = unit.sum(axis=0)
     return float((total @ total - (unit * unit).sum()) / (n * n - n))
@@ -41,16 +54,20 @@ def cosine_baseline(X, groups=None, n_pairs: int = 1000, seed: int = 0,
     ----------
     X : array of shape (n_points, dim)
     groups : array of shape (n_points,), optional
+        The group (e.g. sentence id) of each point, at least 2 distinct; see
+        :func:`random_pairs`.
     n_pairs : int
         Number of random pairs (Ethayarajh's code uses 1,000).
     seed : int
-
+        Seed of the pairs' draw (``numpy.random.default_rng``; default 0).
     return_se : bool
         Also return the standard error of the mean over the sampled pairs.
 
     Returns
     -------
     float, or (float, float) with ``return_se``
+        The mean cosine; with ``return_se`` also its standard error,
+        ``std(cosines, ddof=1) / sqrt(n_pairs)`` (0.0 for a single pair).
 
     References
     ----------
@@ -76,6 +93,30 @@ def random_pairs(n: int, groups=None, n_pairs: int = 1000, seed: int = 0
     then uniformly randomly sampling a single word from each", kawine/contextual
     ``analyze.py``), which does not favour long sentences. The same ``(n, groups, n_pairs,
     seed)`` give the same pairs, so every layer of one set of words shares them.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, >= 2.
+    groups : array_like of shape (n,), optional
+        The group (e.g. sentence id) of each point, at least 2 distinct values. Groups are
+        numbered by first appearance, so the draw does not depend on the label values.
+    n_pairs : int, optional
+        Number of pairs, >= 1 (default 1000).
+    seed : int, optional
+        Seed of ``numpy.random.default_rng`` (default 0).
+
+    Returns
+    -------
+    first, second : numpy.ndarray of int, shape (n_pairs,)
+        The indices of the two points of each pair; ``first[p] != second[p]`` (and in
+        different groups when ``groups`` is given).
+
+    Raises
+    ------
+    ValueError
+        For ``n_pairs`` below 1, ``n`` below 2, or ``groups`` that are not one per point
+        or have fewer than 2 distinct values.
     """
     if n_pairs < 1:
         raise ValueError(f"n_pairs must be >= 1, got {n_pairs}.")
@@ -103,7 +144,20 @@ def random_pairs(n: int, groups=None, n_pairs: int = 1000, seed: int = 0
 
 
 def pair_cosines(X, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Cosine similarity of rows ``first[p]`` and ``second[p]`` of ``X`` for every pair."""
+    """Cosine similarity of rows ``first[p]`` and ``second[p]`` of ``X`` for every pair.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        The points, one per row (finite, at least 2).
+    first, second : numpy.ndarray of int, shape (n_pairs,)
+        The rows of each pair, as :func:`random_pairs` gives.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_pairs,), float64
+        The cosine of each pair; 0 for a pair with a zero row.
+    """
     unit = unit_rows(check_embeddings(X))
     return np.einsum("ij,ij->i", unit[first], unit[second])
 
@@ -131,6 +185,7 @@ def self_similarity(X, word_ids, max_occurrences: int | None = None, seed: int =
         Subsample words with more occurrences to this many (seeded), as Cai et al. cap
         S_intra at 1,000 instances. Not combined with ``context_ids``.
     seed : int
+        Seed of that subsampling (``numpy.random.default_rng``; default 0).
     context_ids : array of shape (n_points,), optional
         The context (sentence) of each row; same-context pairs are then excluded.
 
@@ -204,10 +259,24 @@ def intra_sentence_similarity(X, sentence_ids) -> pd.Series:
 
     Sentences with fewer than 2 words are left out (the value is trivially 1).
 
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        One row per word occurrence.
+    sentence_ids : array_like of shape (n_points,)
+        The sentence of each row.
+
     Returns
     -------
     pandas.Series
-        Indexed by sentence id.
+        Indexed by sentence id (index name ``"sentence"``), sorted by id; the
+        per-sentence intra-sentence similarity.
+
+    Raises
+    ------
+    ValueError
+        For an ``X`` that :func:`~anisotropy.geometry.validation.check_embeddings`
+        refuses, ``sentence_ids`` not one per row, or no sentence of 2 or more words.
 
     References
     ----------
@@ -280,10 +349,26 @@ def max_explainable_variance(X, word_ids, center: bool = True) -> pd.Series:
     Words with fewer than 2 occurrences are left out; a word whose occurrences are identical
     (e.g. a static input embedding) has no variance and gets NaN.
 
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        One row per occurrence.
+    word_ids : array_like of shape (n_points,)
+        The word (type) of each row.
+    center : bool, optional
+        Centre each word's occurrence matrix (default True, the PCA share); False gives
+        the uncentred ``TruncatedSVD`` share.
+
     Returns
     -------
     pandas.Series
-        Indexed by word id.
+        Indexed by word id (sorted), named ``"mev"``.
+
+    Raises
+    ------
+    ValueError
+        For an ``X`` that :func:`~anisotropy.geometry.validation.check_embeddings`
+        refuses, ``word_ids`` not one per row, or no word with 2 or more occurrences.
 
     References
     ----------
@@ -311,6 +396,25 @@ def mev_baseline(X, n_points: int = 1000, center: bool = True, seed: int = 0,
     without replacement (one per group when ``groups``, e.g. sentence ids, is given: the
     original code takes one random word from each of 1,000 random sentences) and returns
     that share, with the centring convention of :func:`max_explainable_variance`.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, dim)
+        The representations, one per row.
+    n_points : int, optional
+        Number of rows drawn (default 1000); fewer when ``X`` has fewer rows (or groups).
+    center : bool, optional
+        Centre the sample (default True), as in :func:`max_explainable_variance`.
+    seed : int, optional
+        Seed of the draw (default 0; :func:`mev_baseline_rows`).
+    groups : array_like of shape (n,), optional
+        The group (e.g. sentence id) of each row; one row is drawn per group.
+
+    Returns
+    -------
+    float
+        The first component's share of the sample's variance; NaN when the rows drawn do
+        not vary.
     """
     X = check_embeddings(X)
     return _first_pc_share(X[mev_baseline_rows(X.shape[0], n_points, seed, groups)], center)
@@ -319,7 +423,31 @@ def mev_baseline(X, n_points: int = 1000, center: bool = True, seed: int = 0,
 def mev_baseline_rows(n: int, n_points: int = 1000, seed: int = 0, groups=None) -> np.ndarray:
     """The rows :func:`mev_baseline` draws: ``n_points`` of ``n`` without replacement, one
     per group when ``groups`` is given (a random member of each of ``n_points`` random
-    groups)."""
+    groups).
+
+    Parameters
+    ----------
+    n : int
+        Number of rows to draw from.
+    n_points : int, optional
+        Number of rows (or groups) drawn (default 1000).
+    seed : int, optional
+        Seed of ``numpy.random.default_rng`` (default 0).
+    groups : array_like of shape (n,), optional
+        The group of each row.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        The rows drawn: ``min(n_points, n)`` of them in random order without ``groups``;
+        with ``groups``, one random row of each of ``min(n_points, n_groups)`` random
+        groups.
+
+    Raises
+    ------
+    ValueError
+        For ``groups`` that are not one per row.
+    """
     rng = np.random.default_rng(seed)
     if groups is None:
         return rng.choice(n, size=min(n_points, n), replace=False)
@@ -349,6 +477,27 @@ def uncentred_share_draws(M, counts: np.ndarray, n_iter: int = 40) -> np.ndarray
     1e-12 in any coordinate), and the share is the weighted variance of :math:`M v_b`
     over the weighted total variance, as for the full sample. All-ones counts give
     :func:`_first_pc_share`.
+
+    Parameters
+    ----------
+    M : array_like of shape (n, dim)
+        The sample's rows (e.g. those :func:`mev_baseline_rows` draws); finite, n >= 2.
+    counts : numpy.ndarray of shape (n_boot, n)
+        Weight of each row in each draw (how often a resample holds it), as
+        :func:`~anisotropy.geometry.intervals.resample_counts` gives.
+    n_iter : int, optional
+        The most power iterations (default 40).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_boot,), float64
+        The uncentred first-component share of each draw.
+
+    Raises
+    ------
+    ValueError
+        For an ``M`` that :func:`~anisotropy.geometry.validation.check_embeddings`
+        refuses, or ``counts`` not of shape ``(n_boot, n)``.
     """
     M = np.asarray(check_embeddings(M, min_points=2), dtype=np.float64)
     counts = np.asarray(counts, dtype=np.float64)
@@ -389,6 +538,29 @@ def inter_type_similarity(X, type_ids, seed: int = 0, min_units: int = 1) -> flo
     vectors (:func:`type_pair_mean_cosine`): the same expected value, without the luck of
     one draw.
 
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        One row per instance (token).
+    type_ids : array_like of shape (n_points,)
+        The type of each row; at least 2 distinct types.
+    seed : int, optional
+        Seed of the instances' draw (default 0; :func:`inter_type_rows`).
+    min_units : int, optional
+        The least number of instances to use in all (default 1, one per type), >= 1.
+
+    Returns
+    -------
+    float
+        :math:`S_\\mathrm{inter}`.
+
+    Raises
+    ------
+    ValueError
+        For an ``X`` that :func:`~anisotropy.geometry.validation.check_embeddings`
+        refuses, ``type_ids`` not one per row or of fewer than 2 types, or ``min_units``
+        below 1.
+
     References
     ----------
     Cai, X., Huang, J., Bian, Y., Church, K. (2021). Isotropy in the contextual embedding
@@ -406,6 +578,23 @@ def type_pair_mean_cosine(unit: np.ndarray, type_ids) -> float:
     With :math:`\\bar m_t` the mean of type t's unit rows and T types,
     :math:`(\\lVert\\sum_t \\bar m_t\\rVert^2 - \\sum_t \\lVert\\bar m_t\\rVert^2) /
     (T^2 - T)`; with one row per type, :func:`mean_offdiagonal_cosine`.
+
+    Parameters
+    ----------
+    unit : numpy.ndarray of shape (n, dim)
+        Rows of unit norm.
+    type_ids : array_like of shape (n,)
+        The type of each row; at least 2 distinct types.
+
+    Returns
+    -------
+    float
+        The mean over the :math:`T^2 - T` ordered pairs of distinct types.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 2 distinct types.
     """
     codes, inverse = np.unique(np.asarray(type_ids), return_inverse=True)
     if codes.size < 2:
@@ -420,7 +609,31 @@ def inter_type_rows(type_ids, seed: int = 0, min_units: int = 1) -> np.ndarray:
     """The rows S_inter averages over (see :func:`inter_type_similarity`): up to
     ``r = max(1, ceil(min_units / T))`` seeded random instances of each of the T types, the
     first ``r`` of each type in one seeded permutation (``r = 1``: one instance per type, in
-    the order of the sorted type ids)."""
+    the order of the sorted type ids).
+
+    Parameters
+    ----------
+    type_ids : array_like of shape (n_points,)
+        The type of each row; at least 2 distinct types.
+    seed : int, optional
+        Seed of the permutation (``numpy.random.default_rng``; default 0).
+    min_units : int, optional
+        The least number of instances wanted in all, >= 1 (default 1); ``r`` is
+        ``ceil(min_units / T)``.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Row indices: with ``r = 1`` one per type, in the order of the sorted type ids;
+        otherwise up to ``r`` per type (all of a type's rows when it has fewer), grouped
+        by sorted type id.
+
+    Raises
+    ------
+    ValueError
+        For ``type_ids`` that are not 1-D or have fewer than 2 distinct types, or
+        ``min_units`` below 1.
+    """
     type_ids = np.asarray(type_ids)
     check_labels(type_ids, type_ids.shape[0], "type_ids", min_groups=2)
     if min_units < 1:
@@ -437,7 +650,25 @@ def inter_type_rows(type_ids, seed: int = 0, min_units: int = 1) -> np.ndarray:
 
 
 def inter_type_units(X, type_ids, seed: int = 0, min_units: int = 1) -> np.ndarray:
-    """The unit vectors of :func:`inter_type_rows`' rows."""
+    """The unit vectors of :func:`inter_type_rows`' rows.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        One row per instance.
+    type_ids : array_like of shape (n_points,)
+        The type of each row; at least 2 distinct types.
+    seed : int, optional
+        Seed of :func:`inter_type_rows` (default 0).
+    min_units : int, optional
+        As in :func:`inter_type_rows` (default 1).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_rows, dim), float64
+        The rows of ``X`` that :func:`inter_type_rows` picks, in its order, scaled to unit
+        norm.
+    """
     X = check_embeddings(X)
     check_labels(type_ids, X.shape[0], "type_ids", min_groups=2)
     return unit_rows(X[inter_type_rows(type_ids, seed, min_units)])
@@ -450,6 +681,27 @@ def intra_type_similarity(X, type_ids, max_instances: int = 1000, seed: int = 0)
               [\\cos(\\phi_k(t_i), \\phi_l(t_i))]]
 
     Types with at least 2 instances; at most ``max_instances`` per type (Cai's code: 1,000).
+
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        One row per instance.
+    type_ids : array_like of shape (n_points,)
+        The type of each row.
+    max_instances : int, optional
+        Types with more instances are subsampled to this many (seeded; default 1000).
+    seed : int, optional
+        Seed of that subsampling (default 0; :func:`self_similarity`).
+
+    Returns
+    -------
+    float
+        The unweighted mean over types of their :func:`self_similarity`.
+
+    Raises
+    ------
+    ValueError
+        As :func:`self_similarity` does (e.g. no type with 2 or more instances).
 
     References
     ----------

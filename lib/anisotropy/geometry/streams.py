@@ -50,6 +50,18 @@ def spawn_key(name: str) -> tuple[int, ...]:
     """The ``SeedSequence`` spawn key of a stream name: SHA-256 of its UTF-8 bytes as eight
     32-bit words.
 
+    Parameters
+    ----------
+    name : str
+        The use, as a ``'/'``-separated path of non-empty parts, e.g.
+        ``"claim3/bootstrap/STS12"``.
+
+    Returns
+    -------
+    tuple of int
+        Eight integers in ``[0, 2**32)``: the digest's consecutive 4-byte words, read
+        little-endian.
+
     Raises
     ------
     ValueError
@@ -78,19 +90,66 @@ def stream(seed: int, name: str) -> np.random.Generator:
         The root seed (a claim's ``seed`` setting), >= 0.
     name : str
         The use, as a path: ``"claim1/sentences"``, ``"claim3/bootstrap/STS12"``.
+
+    Returns
+    -------
+    numpy.random.Generator
+        A fresh generator on the PCG64 bit generator of that ``SeedSequence``.
+
+    Raises
+    ------
+    ValueError
+        For a ``seed`` that is not an integer >= 0 (a bool included) or a ``name`` that
+        :func:`spawn_key` refuses.
     """
     return np.random.Generator(np.random.PCG64(_sequence(seed, name)))
 
 
 def stream_seed(seed: int, name: str) -> int:
     """A 32-bit integer seed for use ``name`` under ``seed``, for APIs that take an integer:
-    the first word of ``SeedSequence(seed, spawn_key=spawn_key(name)).generate_state(1)``."""
+    the first word of ``SeedSequence(seed, spawn_key=spawn_key(name)).generate_state(1)``.
+
+    Parameters
+    ----------
+    seed : int
+        The root seed, or a seed derived from it by this function; >= 0.
+    name : str
+        The use, as a ``'/'``-separated path (:func:`spawn_key`).
+
+    Returns
+    -------
+    int
+        A seed in ``[0, 2**32)``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`stream` does.
+    """
     return int(_sequence(seed, name).generate_state(1, dtype=np.uint32)[0])
 
 
 def repeat_name(name: str, r: int) -> str:
     """The stream name of repeat ``r`` (0, 1, ...) of use ``name``: ``name`` itself for the
-    first, ``name-r`` after it, so that one repeat draws what the single use drew."""
+    first, ``name-r`` after it, so that one repeat draws what the single use drew.
+
+    Parameters
+    ----------
+    name : str
+        The stream name of the single use.
+    r : int
+        The repeat, >= 0.
+
+    Returns
+    -------
+    str
+        ``name`` for ``r == 0``, else ``f"{name}-{r}"``.
+
+    Raises
+    ------
+    ValueError
+        For an ``r`` that is not an integer >= 0.
+    """
     if not isinstance(r, (int, np.integer)) or r < 0:
         raise ValueError(f"r must be an integer >= 0; got {r!r}.")
     return name if r == 0 else f"{name}-{r}"
@@ -98,11 +157,39 @@ def repeat_name(name: str, r: int) -> str:
 
 def sub_seed(train_seed: int | None, name: str) -> int | None:
     """``train_seed`` derived along ``name`` as the sample seed is (:func:`stream_seed`), or
-    ``None`` when there is none (the training streams then follow the sample seed)."""
+    ``None`` when there is none (the training streams then follow the sample seed).
+
+    Parameters
+    ----------
+    train_seed : int or None
+        The training root seed (a claim's ``train_seed`` setting), or None.
+    name : str
+        The path to derive it along, as for the sample seed.
+
+    Returns
+    -------
+    int or None
+        ``stream_seed(train_seed, name)``, or None when ``train_seed`` is None.
+    """
     return None if train_seed is None else stream_seed(train_seed, name)
 
 
 def train_stream_seed(seed: int, train_seed: int | None, name: str) -> int:
     """The integer seed of a training stream ``name``: :func:`stream_seed` under
-    ``train_seed``, or under ``seed`` when ``train_seed`` is ``None``."""
+    ``train_seed``, or under ``seed`` when ``train_seed`` is ``None``.
+
+    Parameters
+    ----------
+    seed : int
+        The sample seed; used when ``train_seed`` is None.
+    train_seed : int or None
+        The training seed (as :func:`sub_seed` derives it), or None.
+    name : str
+        The training use, as a ``'/'``-separated path.
+
+    Returns
+    -------
+    int
+        A seed in ``[0, 2**32)`` (:func:`stream_seed`).
+    """
     return stream_seed(seed if train_seed is None else train_seed, name)

@@ -45,7 +45,18 @@ class _Transform:
         return np.asarray(X, dtype=np.float64)
 
     def fit_transform(self, X) -> np.ndarray:
-        """Fit on ``X`` and return its transform."""
+        """Fit on ``X`` and return its transform.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_points, dim)
+            The vectors to fit on and transform, one per row.
+
+        Returns
+        -------
+        numpy.ndarray, float64
+            ``self.fit(X).transform(X)``.
+        """
         return self.fit(X).transform(X)
 
     def fit(self, X):  # pragma: no cover - abstract
@@ -94,10 +105,42 @@ class Center(_Transform):
     """Subtract the mean of the fitted data: :math:`x \\mapsto x - \\mu`."""
 
     def fit(self, X) -> Center:
+        """Store the mean of ``X`` as ``mean_``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_points, dim)
+            The vectors to fit on, one per row; finite, at least one.
+
+        Returns
+        -------
+        Center
+            ``self``, fitted.
+        """
         self.mean_ = self._check_fit_input(X, min_points=1).mean(axis=0)
         return self
 
     def transform(self, X) -> np.ndarray:
+        """Subtract the fitted mean.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_points, dim)
+            The vectors, one per row, in the fitted dimension.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_points, dim), float64
+            :math:`x - \\mu` for each row.
+
+        Raises
+        ------
+        RuntimeError
+            If the transform is not fitted.
+        ValueError
+            For an ``X`` that is not 2-D, is empty or not finite, or whose dimension is not
+            the fitted one.
+        """
         return self._check_transform_input(X) - self.mean_
 
 
@@ -126,6 +169,26 @@ class AllButTheTop(_Transform):
         self.n_components = n_components
 
     def fit(self, X) -> AllButTheTop:
+        """Fit the mean ``mean_`` and the top ``n_components`` principal directions
+        ``components_`` (rows, ``(n_components, dim)``) of the centred ``X``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_points, dim)
+            The vectors to fit on, one per row; finite, at least 2, with
+            ``n_components <= min(n_points, dim)``.
+
+        Returns
+        -------
+        AllButTheTop
+            ``self``, fitted.
+
+        Raises
+        ------
+        ValueError
+            For an ``X`` that is not 2-D, not finite or of fewer than 2 rows, or
+            ``n_components`` above ``min(n_points, dim)``.
+        """
         X = self._check_fit_input(X)
         if self.n_components > min(X.shape):
             raise ValueError(
@@ -136,6 +199,26 @@ class AllButTheTop(_Transform):
         return self
 
     def transform(self, X) -> np.ndarray:
+        """Centre with the fitted mean and remove the fitted directions.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_points, dim)
+            The vectors, one per row, in the fitted dimension.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_points, dim), float64
+            :math:`x'` for each row.
+
+        Raises
+        ------
+        RuntimeError
+            If the transform is not fitted.
+        ValueError
+            For an ``X`` that is not 2-D, is empty or not finite, or whose dimension is not
+            the fitted one.
+        """
         return _remove(self._check_transform_input(X) - self.mean_, self.components_)
 
 
@@ -186,6 +269,29 @@ class ClusterIsotropy(_Transform):
         self.n_init = n_init
 
     def fit(self, X) -> ClusterIsotropy:
+        """Cluster ``X`` and fit each cluster's mean and top directions.
+
+        Sets ``labels_`` (the cluster of each row), ``means_`` (``(n_clusters, dim)``; zero
+        for an empty cluster) and ``components_`` (one ``(r, dim)`` array of directions per
+        cluster, ``r = min(n_components, cluster size - 1, dim)``).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_points, dim)
+            The vectors to fit on, one per row; finite, at least 2 and at least
+            ``n_clusters``.
+
+        Returns
+        -------
+        ClusterIsotropy
+            ``self``, fitted.
+
+        Raises
+        ------
+        ValueError
+            For an ``X`` that is not 2-D, not finite or of fewer than 2 rows, or fewer rows
+            than ``n_clusters``.
+        """
         X = self._check_fit_input(X)
         if self.n_clusters > X.shape[0]:
             raise ValueError(f"n_clusters={self.n_clusters} exceeds n_points={X.shape[0]}.")
@@ -209,6 +315,24 @@ class ClusterIsotropy(_Transform):
 
         The clustering and per-cluster SVD are reused: the directions are the leading right
         singular vectors, so truncating them is exactly what fitting with fewer would give.
+
+        Parameters
+        ----------
+        n_components : int
+            Directions removed per cluster, at most the fitted ``n_components``.
+
+        Returns
+        -------
+        ClusterIsotropy
+            A shallow copy of ``self`` (it shares the clustering and means) whose
+            ``components_`` keep each cluster's first ``n_components`` directions.
+
+        Raises
+        ------
+        RuntimeError
+            If ``self`` is not fitted.
+        ValueError
+            For ``n_components`` above the fitted one.
         """
 
         if not hasattr(self, "components_"):
@@ -240,13 +364,53 @@ class ClusterIsotropy(_Transform):
         return np.asarray(labels)
 
     def predict(self, X) -> np.ndarray:
-        """Cluster of each row of ``X`` under the fitted clustering."""
+        """Cluster of each row of ``X`` under the fitted clustering.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_points, dim)
+            The vectors, one per row, in the fitted dimension.
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (n_points,)
+            The fitted cluster (K-means or mixture) of each row; all 0 with one cluster.
+
+        Raises
+        ------
+        RuntimeError
+            If the transform is not fitted.
+        ValueError
+            For an ``X`` that is not 2-D, is empty or not finite, or whose dimension is not
+            the fitted one.
+        """
         X = self._check_transform_input(X)
         if self._assigner is None:
             return np.zeros(X.shape[0], dtype=int)
         return np.asarray(self._assigner.predict(X))
 
     def transform(self, X) -> np.ndarray:
+        """Assign each row to its fitted cluster (:meth:`predict`), subtract that cluster's
+        mean and remove its directions.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_points, dim)
+            The vectors, one per row, in the fitted dimension.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_points, dim), float64
+            The transformed rows, in the order of ``X``.
+
+        Raises
+        ------
+        RuntimeError
+            If the transform is not fitted.
+        ValueError
+            For an ``X`` that is not 2-D, is empty or not finite, or whose dimension is not
+            the fitted one.
+        """
         X = self._check_transform_input(X)
         labels = self.predict(X)
         out = np.empty_like(X)
@@ -286,6 +450,25 @@ class Whitening(_Transform):
         self.eps = eps
 
     def fit(self, X) -> Whitening:
+        """Fit the mean (``bias_ = -mean_``) and the kernel ``kernel_`` (``(dim, k)``, the
+        first k columns of :math:`W`) from the covariance of ``X`` (``np.cov``, ``ddof=1``).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_points, dim)
+            The vectors to fit on, one per row; finite, at least 2.
+
+        Returns
+        -------
+        Whitening
+            ``self``, fitted.
+
+        Raises
+        ------
+        ValueError
+            For an ``X`` that is not 2-D, not finite or of fewer than 2 rows, or
+            ``n_components`` above ``dim``.
+        """
         X = self._check_fit_input(X)
         k = self.n_components or X.shape[1]
         if k > X.shape[1]:
@@ -301,4 +484,24 @@ class Whitening(_Transform):
         return self
 
     def transform(self, X) -> np.ndarray:
+        """Whiten: :math:`(x - \\mu)\\,W_{[:, :k]}`.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_points, dim)
+            The vectors, one per row, in the fitted dimension.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_points, k), float64
+            The whitened rows (``k = n_components``, or ``dim`` when None).
+
+        Raises
+        ------
+        RuntimeError
+            If the transform is not fitted.
+        ValueError
+            For an ``X`` that is not 2-D, is empty or not finite, or whose dimension is not
+            the fitted one.
+        """
         return (self._check_transform_input(X) + self.bias_) @ self.kernel_

@@ -45,6 +45,32 @@ def twonn_fit(log_mu, weights=None, fraction: float = TWONN_FRACTION
     the sums are weighted. Unit weights give the unweighted estimate exactly. Points whose
     ratio is not finite (ties) are left out.
 
+    Parameters
+    ----------
+    log_mu : array_like of shape (N,)
+        :math:`\\log\\mu_i` of each point, as
+        :func:`~anisotropy.geometry.dimension.twonn_log_ratios` gives; entries that are
+        not finite are left out, and
+        :data:`~anisotropy.geometry.dimension.MIN_TWONN_POINTS` finite ones are needed.
+    weights : array_like of shape (n_boot, N), optional
+        Bootstrap weights over the points, one row per draw; the columns of the points
+        left out are dropped and each row is rescaled to sum to the number kept.
+    fraction : float, optional
+        :math:`f`, the share of the smallest ratios fitted, in (0, 1) (default
+        :data:`TWONN_FRACTION`, 0.9).
+
+    Returns
+    -------
+    float or numpy.ndarray of shape (n_boot,)
+        :math:`\\hat d`: a float without ``weights``, one estimate per row of ``weights``
+        with them.
+
+    Raises
+    ------
+    ValueError
+        For ``fraction`` outside (0, 1), or fewer than ``MIN_TWONN_POINTS`` finite
+        entries of ``log_mu``.
+
     References
     ----------
     Facco, E., d'Errico, M., Rodriguez, A., & Laio, A. (2017). Estimating the intrinsic
@@ -77,5 +103,22 @@ def twonn_fit(log_mu, weights=None, fraction: float = TWONN_FRACTION
 def twonn_facco(X) -> float:
     """The TwoNN intrinsic dimension of ``X`` as Facco et al. (2017) fit it:
     :func:`twonn_fit` of :func:`~anisotropy.geometry.dimension.twonn_log_ratios`. Needs
-    :data:`~anisotropy.geometry.dimension.MIN_TWONN_POINTS` distinct rows."""
+    :data:`~anisotropy.geometry.dimension.MIN_TWONN_POINTS` distinct rows.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        The points, one per row; at least ``MIN_TWONN_POINTS`` of them distinct.
+
+    Returns
+    -------
+    float
+        The fitted TwoNN dimension with :data:`TWONN_FRACTION` of the ratios.
+
+    Raises
+    ------
+    ValueError
+        As :func:`~anisotropy.geometry.dimension.twonn_log_ratios` and :func:`twonn_fit`
+        do.
+    """
     return twonn_fit(twonn_log_ratios(X))

@@ -14,6 +14,21 @@ __all__ = ["check_embeddings", "check_labels", "unit_rows", "grouped_rows"]
 def check_embeddings(X, *, min_points: int = 2, name: str = "X") -> np.ndarray:
     """Return ``X`` as a 2-D floating array after checking shape, size and finiteness.
 
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        The embeddings, one per row.
+    min_points : int, optional
+        The fewest rows accepted (default 2).
+    name : str, optional
+        The name the error messages give the array (default ``"X"``).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_points, dim)
+        ``X`` as an array: a floating ``X`` keeps its dtype (float32 stays float32), any
+        other is converted to float64.
+
     Raises
     ------
     ValueError
@@ -38,6 +53,31 @@ def check_embeddings(X, *, min_points: int = 2, name: str = "X") -> np.ndarray:
 
 
 def check_labels(labels, n: int, name: str, min_groups: int = 1) -> np.ndarray:
+    """Return ``labels`` as an array after checking it has one entry per point and enough
+    distinct values.
+
+    Parameters
+    ----------
+    labels : array_like of shape (n,)
+        One label (group, word, sentence id) per point.
+    n : int
+        The number of points.
+    name : str
+        The name the error messages give the labels.
+    min_groups : int, optional
+        The fewest distinct values accepted (default 1).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,)
+        ``labels`` as an array, dtype unchanged.
+
+    Raises
+    ------
+    ValueError
+        If ``labels`` is not 1-D with ``n`` entries, or has fewer than ``min_groups``
+        distinct values.
+    """
     labels = np.asarray(labels)
     if labels.ndim != 1 or labels.shape[0] != n:
         raise ValueError(f"{name} must be 1-D with one entry per point ({n}); got {labels.shape}.")
@@ -48,14 +88,38 @@ def check_labels(labels, n: int, name: str, min_groups: int = 1) -> np.ndarray:
 
 
 def unit_rows(X: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit L2 norm (float64); zero rows stay zero."""
+    """Rows scaled to unit L2 norm (float64); zero rows stay zero.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n_points, dim)
+        The vectors, one per row.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_points, dim), float64
+        Each row divided by its L2 norm (a zero row left as it is).
+    """
     X = np.asarray(X, dtype=np.float64)
     norms = np.sqrt(np.einsum("ij,ij->i", X, X))[:, None]  # no (n, dim) temporary
     return X / np.where(norms > 0, norms, 1.0)
 
 
 def grouped_rows(ids: np.ndarray):
-    """Yield ``(value, row indices)`` for each distinct value of ``ids``, rows in order."""
+    """Yield ``(value, row indices)`` for each distinct value of ``ids``, rows in order.
+
+    Parameters
+    ----------
+    ids : numpy.ndarray of shape (n_rows,)
+        One id (e.g. a word id) per row.
+
+    Yields
+    ------
+    value : scalar
+        A distinct value of ``ids``, in ascending (sorted) order.
+    rows : numpy.ndarray of int
+        The indices of the rows with that value, ascending.
+    """
     codes, inverse = np.unique(ids, return_inverse=True)
     order = np.argsort(inverse, kind="stable")
     bounds = np.searchsorted(inverse[order], np.arange(codes.size + 1))
