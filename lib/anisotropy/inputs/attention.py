@@ -54,16 +54,34 @@ def first_token_attention(encoder, texts: list[str], *, tokens: int | None = Non
     :math:`\\alpha_1 = H_{T_s}/T_s` (0.26 at :math:`T_s = 12`, 0.07 at 64), which is why
     the length matters.
 
+    Parameters
+    ----------
+    encoder : Encoder
+        The model; it is switched to eager attention for the forward passes and back after.
+    texts : list of str
+        Non-empty texts.
+    tokens : int or None, optional
+        Cut every text to its first ``tokens`` tokens (at least 2); default None, each text
+        at its own length (then no text may exceed the encoder's ``max_length``).
+    batch_size : int, optional
+        Texts per forward pass (default 32), taken in order of length.
+    progress : bool, optional
+        Show a progress bar (default True).
+
     Returns
     -------
     ndarray ``(n_texts, n_layers, n_heads)``, float32, memory-mapped from the cache.
+        One row per text, in input order; ``n_layers`` counts the transformer blocks (no
+        layer 0).
 
     Raises
     ------
     AttentionUnavailable
         When the model returns no attention weights.
     ValueError
-        When a text has fewer than two tokens, or fewer than ``tokens``.
+        When a text has fewer than two tokens, or fewer than ``tokens``; when ``tokens`` is
+        below 2; when ``texts`` is empty or holds an empty or non-string text; or, without
+        ``tokens``, when a text is longer than the encoder's ``max_length`` tokens.
     """
     import torch
 
@@ -138,6 +156,26 @@ def sink_rate(alpha: np.ndarray, epsilon: float, weights=None):
     :func:`first_token_attention`. With ``weights`` ``(n_boot, n_sequences)`` (bootstrap
     weights over sequences) it returns one rate per draw, the weighted mean of the
     sequences' rates.
+
+    Parameters
+    ----------
+    alpha : ndarray of shape (n_sequences, n_layers, n_heads)
+        Attention to the first token (:func:`first_token_attention`).
+    epsilon : float
+        The threshold, in (0, 1).
+    weights : array_like of shape (n_boot, n_sequences), optional
+        Bootstrap weights over sequences; default None, the plain mean over sequences.
+
+    Returns
+    -------
+    float or ndarray of shape (n_boot,)
+        The sink rate in [0, 1]: a float without ``weights``, else one per row of
+        ``weights``.
+
+    Raises
+    ------
+    ValueError
+        When ``alpha`` is not three-dimensional or ``epsilon`` is not in (0, 1).
     """
     a = np.asarray(alpha, dtype=np.float64)
     if a.ndim != 3:

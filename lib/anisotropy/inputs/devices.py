@@ -32,7 +32,23 @@ def _torch():
 
 def check_device_name(requested) -> str:
     """Check that ``requested`` is a device name this module knows (without asking torch
-    what is present; :func:`select_device` does that). Raises ValueError otherwise."""
+    what is present; :func:`select_device` does that). Raises ValueError otherwise.
+
+    Parameters
+    ----------
+    requested : str
+        ``"auto"``, ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or ``"mps"``.
+
+    Returns
+    -------
+    str
+        ``requested``, unchanged.
+
+    Raises
+    ------
+    ValueError
+        When ``requested`` is not a string or not one of those names.
+    """
     if not isinstance(requested, str) or not _DEVICE.match(requested):
         raise ValueError(f"device must be one of {list(DEVICE_CHOICES)} or 'cuda:N'; got "
                          f"{requested!r}.")
@@ -40,7 +56,18 @@ def check_device_name(requested) -> str:
 
 
 def available_devices(torch=None) -> list[str]:
-    """Devices this process can use: ``cpu``, ``cuda:0``.. and ``mps`` where present."""
+    """Devices this process can use: ``cpu``, ``cuda:0``.. and ``mps`` where present.
+
+    Parameters
+    ----------
+    torch : module, optional
+        The torch module to ask (tests pass a stand-in); default the installed torch.
+
+    Returns
+    -------
+    list of str
+        ``"cpu"``, then ``"cuda:N"`` for each CUDA device, then ``"mps"`` when available.
+    """
     torch = torch or _torch()
     found = ["cpu"]
     if torch.cuda.is_available():
@@ -56,11 +83,17 @@ def select_device(requested: str = "auto", torch=None) -> str:
 
     Parameters
     ----------
-    requested : str
-        ``"auto"`` (CUDA, else MPS, else CPU), ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or
-        ``"mps"``.
+    requested : str, optional
+        ``"auto"`` (CUDA, else MPS, else CPU; the default), ``"cpu"``, ``"cuda"``,
+        ``"cuda:N"`` or ``"mps"``.
     torch : module, optional
         The torch module to ask (tests pass a stand-in); default the installed torch.
+
+    Returns
+    -------
+    str
+        The device: ``"auto"`` gives ``"cuda"``, ``"mps"`` or ``"cpu"``; a named device is
+        returned as given.
 
     Raises
     ------
@@ -95,6 +128,20 @@ def select_dtype(dtype: str = "float32", device: str = "cpu") -> str:
     ``float32`` is allowed everywhere; ``float16`` and ``bfloat16`` only on an accelerator
     (``cuda``/``mps``), where they are what makes large models fast. Hidden states are
     returned as float32 whatever the precision.
+
+    Parameters
+    ----------
+    dtype : str, optional
+        ``"float32"`` (default), ``"float16"`` or ``"bfloat16"``.
+    device : str, optional
+        The device type the forward passes run on (:class:`~anisotropy.inputs.encoders.Encoder`
+        passes its device without an index); default ``"cpu"``. Only ``"cpu"`` refuses
+        a half precision.
+
+    Returns
+    -------
+    str
+        ``dtype``, unchanged.
 
     Raises
     ------

@@ -54,7 +54,21 @@ class StaticVectors:
         return f"StaticVectors({self.name!r}, n={len(self.vocab)}, dim={self.dim})"
 
     def lookup(self, words: Sequence[str]) -> tuple[np.ndarray, list[str]]:
-        """Vectors of the words present in the vocabulary, and those words (in input order)."""
+        """Vectors of the words present in the vocabulary, and those words (in input order).
+
+        Parameters
+        ----------
+        words : sequence of str
+            Words to look up (exact, case-sensitive match); words not in the vocabulary are
+            skipped, repeated words kept.
+
+        Returns
+        -------
+        vectors : ndarray of shape (n_found, dim), float32
+            The found words' vectors, a copy (not memory-mapped).
+        found : list of str
+            The words found, in input order.
+        """
         index = {word: i for i, word in enumerate(self.vocab)}
         found = [w for w in words if w in index]
         return np.asarray(self.vectors[[index[w] for w in found]], dtype=np.float32), found
@@ -77,6 +91,17 @@ def is_causal_lm(config: object) -> bool:
     family, or when its declared architecture is a causal LM (``*ForCausalLM`` or
     ``*LMHeadModel``). Encoders (BERT, MPNet, RoBERTa: ``*ForMaskedLM``, ``*Model``) are False.
     The answer decides sink handling (position 0 is excluded from pooling under a decoder).
+
+    Parameters
+    ----------
+    config : object
+        A ``transformers`` model config (any object with some of the attributes
+        ``is_decoder``, ``model_type`` and ``architectures``).
+
+    Returns
+    -------
+    bool
+        True for a decoder-only model.
     """
     if getattr(config, "is_decoder", False):
         return True
@@ -165,11 +190,33 @@ class Encoder:
                 f"dtype={self.dtype})")
 
     def describe(self) -> dict:
-        """The results file's record: :meth:`ResolvedModel.describe` plus device and dtype."""
+        """The results file's record: :meth:`ResolvedModel.describe` plus device and dtype.
+
+        Returns
+        -------
+        dict
+            :meth:`ResolvedModel.describe`'s fields with ``device`` and ``dtype``.
+        """
         return {**self.resolved.describe(), "device": self.device, "dtype": self.dtype}
 
     def check_layers(self, layers: Sequence[int] | None) -> list[int]:
-        """All layers 0..L when None; else the given ones, each checked to be in range."""
+        """All layers 0..L when None; else the given ones, each checked to be in range.
+
+        Parameters
+        ----------
+        layers : sequence of int or None
+            Layer numbers, 0 (the input-embedding output) to ``n_layers``.
+
+        Returns
+        -------
+        list of int
+            ``[0, ..., n_layers]`` for None; else ``layers`` as ints, in the given order.
+
+        Raises
+        ------
+        ValueError
+            When a layer is not an integer or out of range.
+        """
         if layers is None:
             return list(range(self.n_layers + 1))
         out = []
@@ -192,11 +239,36 @@ class Encoder:
         token embedding). Each sentence is split into words by :data:`WORD_PATTERN`; every
         subword token records the word it overlaps (``-1`` for special or space tokens).
 
+        Parameters
+        ----------
+        sentences : sequence of str
+            Non-empty texts.
+        layers : sequence of int, optional
+            Layers to store (:meth:`check_layers`); default every layer, 0 to ``n_layers``.
+        batch_tokens : int, optional
+            Most tokens (padding included) in a batch, default 8192; lowered to keep one
+            batch's hidden states within
+            :data:`~anisotropy.inputs.extraction.HIDDEN_STATES_BYTES`
+            (:func:`~anisotropy.inputs.extraction.bounded_batch_tokens`). Not part of the
+            cache key.
+        progress : bool, optional
+            Show a progress bar (default True).
+        truncate : bool, optional
+            Cut sentences longer than ``max_length`` tokens to that length instead of raising
+            (default False); part of the cache key.
+
         Returns
         -------
         TokenEmbeddings
             Memory-mapped per-layer arrays plus token ids, strings, sentence index,
             position, word index and special-token mask.
+
+        Raises
+        ------
+        ValueError
+            When a layer is out of range, ``sentences`` is empty or holds an empty or
+            non-string item, or a sentence is longer than ``max_length`` tokens and
+            ``truncate`` is False.
         """
         return extract_token_embeddings(self, list(sentences), self.check_layers(layers),
                                         batch_tokens=batch_tokens, progress=progress,
@@ -223,6 +295,39 @@ class Encoder:
         whose first position carries massive activations, and False for encoders.
         ``normalize=True`` scales each vector to unit length (sentence-transformers'
         Normalize module).
+
+        Parameters
+        ----------
+        sentences : sequence of str
+            Non-empty texts of at most ``max_length`` tokens (no truncation here).
+        pooling : str, optional
+            ``"mean"`` (default), ``"last-avg"``, ``"cls"`` or ``"first-last-avg"``.
+        first_layer : int, optional
+            The first layer of ``"first-last-avg"`` (default 1); checked to be in range
+            whatever the pooling.
+        exclude_sink : bool or None, optional
+            Drop position 0 from the means (not from ``"cls"``); default None, True for a
+            decoder (``resolved.kind == "decoder"``) and False otherwise.
+        normalize : bool, optional
+            Scale each vector to unit length (default False).
+        batch_tokens : int, optional
+            Most tokens (padding included) in a batch, default 8192, lowered as in
+            :meth:`encode_tokens`.
+        progress : bool, optional
+            Show a progress bar (default True).
+
+        Returns
+        -------
+        ndarray of shape (n_sentences, dim), float32
+            One vector per sentence, in input order. Every layer's poolings are cached
+            (:func:`~anisotropy.inputs.extraction.extract_pooled`), so another pooling of
+            the same sentences needs no forward pass.
+
+        Raises
+        ------
+        ValueError
+            For an unknown pooling, a ``first_layer`` out of range, an empty ``sentences``,
+            an empty or non-string sentence, or one longer than ``max_length`` tokens.
         """
         if pooling not in ("mean", "last-avg", "cls", "first-last-avg"):
             raise ValueError(f"Unknown pooling {pooling!r}; choose 'mean', 'last-avg', 'cls' "
@@ -243,6 +348,15 @@ class Encoder:
         ``embed_scale`` where it has one (Gemma multiplies by ``sqrt(hidden_size)``, so
         its row ``t`` equals ``hidden_states[0]`` at a token ``t``), the weights themselves
         otherwise.
+
+        Returns
+        -------
+        matrix : ndarray of shape (vocab, dim), float32
+            The embedding weights as float32 on the CPU, times ``embed_scale`` where the
+            module has one.
+        tokens : list of str
+            The tokenizer's string of each row's token id (None for a row the tokenizer
+            has no token for, where the matrix is larger than its vocabulary).
         """
         module = self.model.get_input_embeddings()
         weight = module.weight.detach().float().cpu().numpy()

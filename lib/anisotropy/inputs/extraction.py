@@ -111,6 +111,18 @@ def bounded_batch_tokens(encoder, batch_tokens: int) -> int:
     float rounding (the batches' shapes differ), so the cache key does not hold the bound.
     Token extraction keeps the stored layers of one more batch alive while they are
     written (:class:`_BackgroundWriter`): at most as much again.
+
+    Parameters
+    ----------
+    encoder : Encoder
+        The model (its ``n_layers`` and ``dim`` are read).
+    batch_tokens : int
+        The requested most tokens in a batch, padding included.
+
+    Returns
+    -------
+    int
+        The bound: at most ``batch_tokens``, and at least 1.
     """
     per_token = (encoder.n_layers + 1) * encoder.dim * 4
     return max(1, min(int(batch_tokens), HIDDEN_STATES_BYTES // per_token))
@@ -144,7 +156,22 @@ def _batches(lengths: np.ndarray, batch_tokens: int, max_padding: float = 0.08
 
 def padded_batch(encoder, ids: list[list[int]]):
     """Token ids right-padded with the tokenizer's pad id (0 when it has none) to the
-    longest sequence, and the attention mask: two ``(batch, width)`` long tensors."""
+    longest sequence, and the attention mask: two ``(batch, width)`` long tensors.
+
+    Parameters
+    ----------
+    encoder : Encoder
+        The model whose tokenizer gives the pad id.
+    ids : list of list of int
+        The token ids of each sequence of the batch (at least one).
+
+    Returns
+    -------
+    input_ids : torch.Tensor of shape (batch, width), int64
+        The ids, right-padded.
+    mask : torch.Tensor of shape (batch, width), int64
+        1 at real tokens, 0 at padding.
+    """
     import torch
 
     width = max(len(seq) for seq in ids)
@@ -290,6 +317,36 @@ def extract_token_embeddings(encoder, sentences: list[str], layers: list[int], *
     """Run the model over ``sentences`` and store every token's vector at ``layers``.
 
     See :meth:`anisotropy.inputs.encoders.Encoder.encode_tokens`.
+
+    Parameters
+    ----------
+    encoder : Encoder
+        The model.
+    sentences : list of str
+        Non-empty texts.
+    layers : list of int
+        Layers to store, already checked
+        (:meth:`~anisotropy.inputs.encoders.Encoder.check_layers`).
+    batch_tokens : int, optional
+        Most tokens in a batch, padding included, default 8192; lowered by
+        :func:`bounded_batch_tokens`.
+    progress : bool, optional
+        Show a progress bar (default True).
+    truncate : bool, optional
+        Cut sentences longer than the encoder's ``max_length`` tokens instead of raising
+        (default False).
+
+    Returns
+    -------
+    TokenEmbeddings
+        The cache entry's token vectors (memory-mapped per layer) and token index; the
+        entry is built first when it is not in the cache.
+
+    Raises
+    ------
+    ValueError
+        When ``sentences`` is empty or holds an empty or non-string item, or a sentence is
+        longer than ``max_length`` tokens and ``truncate`` is False.
     """
     description = _description(encoder, sentences, "tokens", layers=layers, truncate=truncate,
                                word_pattern=WORD_PATTERN)
@@ -370,6 +427,30 @@ def extract_pooled(encoder, sentences: list[str], *, batch_tokens: int = 8192,
     ``"mean_nosink"`` and ``"first"`` (memory-mapped from the cache). The means use the
     rows of :func:`pooling_mask` and the averaging of :func:`pool_rows`, as sentence means of
     cached tokens do (:meth:`TokenEmbeddings.sentence_means`).
+
+    Parameters
+    ----------
+    encoder : Encoder
+        The model.
+    sentences : list of str
+        Non-empty texts of at most the encoder's ``max_length`` tokens (never truncated).
+    batch_tokens : int, optional
+        Most tokens in a batch, padding included, default 8192; lowered by
+        :func:`bounded_batch_tokens`.
+    progress : bool, optional
+        Show a progress bar (default True).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``{"mean", "mean_nosink", "first"}``: float32 arrays of shape
+        ``(L+1, n_sentences, dim)``, memory-mapped from the cache.
+
+    Raises
+    ------
+    ValueError
+        When ``sentences`` is empty or holds an empty or non-string item, or a sentence is
+        longer than ``max_length`` tokens.
     """
     layers = list(range(encoder.n_layers + 1))
     description = _description(encoder, sentences, "pooled", pooling="pool_rows")
@@ -421,7 +502,39 @@ def extract_pooled(encoder, sentences: list[str], *, batch_tokens: int = 8192,
 def pool_sentences(pooled: dict[str, np.ndarray], pooling: str, last_layer: int,
                    first_layer: int = 1, exclude_sink: bool = False,
                    normalize: bool = False) -> np.ndarray:
-    """Combine cached per-layer poolings into one sentence vector per sentence (float32)."""
+    """Combine cached per-layer poolings into one sentence vector per sentence (float32).
+
+    See :meth:`anisotropy.inputs.encoders.Encoder.encode_sentences` for the poolings.
+
+    Parameters
+    ----------
+    pooled : dict of str to ndarray
+        Per-layer poolings, ``(L+1, n_sentences, dim)`` each, as :func:`extract_pooled`
+        returns them.
+    pooling : str
+        ``"mean"`` or ``"last-avg"`` (the mean at ``last_layer``), ``"cls"`` (the first
+        token at ``last_layer``) or ``"first-last-avg"`` (the average of the means at
+        ``first_layer`` and ``last_layer``).
+    last_layer : int
+        The last layer (the encoder's ``n_layers``).
+    first_layer : int, optional
+        The first layer of ``"first-last-avg"`` (default 1); unused by the others.
+    exclude_sink : bool, optional
+        Take the means without position 0 (``"mean_nosink"``); default False. ``"cls"`` is
+        unaffected.
+    normalize : bool, optional
+        Scale each vector to unit length (default False).
+
+    Returns
+    -------
+    ndarray of shape (n_sentences, dim), float32
+        One vector per sentence (computed in float64).
+
+    Raises
+    ------
+    ValueError
+        For an unknown pooling.
+    """
     means = pooled["mean_nosink" if exclude_sink else "mean"]
     if pooling in ("mean", "last-avg"):
         vectors = np.asarray(means[last_layer], dtype=np.float64)

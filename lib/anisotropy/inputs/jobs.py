@@ -53,7 +53,31 @@ def _digest(sentences: list[str]) -> str:
 
 def jobs(models: Iterable[str], corpus: str, kind: str, layers: str,
          sentences: Callable[[], list[str]]) -> list[Extraction]:
-    """One :class:`Extraction` per model over the same sentences (built once)."""
+    """One :class:`Extraction` per model over the same sentences (built once).
+
+    Parameters
+    ----------
+    models : iterable of str
+        Model names (:func:`anisotropy.inputs.models.resolve`).
+    corpus : str
+        The sentence set's name, part of each job's id.
+    kind : str
+        ``"tokens"``, ``"pooled"`` or ``"attention"`` (:class:`Extraction`).
+    layers : str
+        The layer set of a ``"tokens"`` job, :data:`ALL_LAYERS`, :data:`FIRST_LAST` or
+        :data:`LAST`; an ``"attention"`` job names the text length instead (``"T64"``:
+        every text cut to 64 tokens; :data:`ALL_LAYERS`: each at its own length). A
+        ``"pooled"`` job's entry holds every layer; its ``layers`` (claim 5 gives
+        :data:`LAST`) only names the job.
+    sentences : callable
+        Called once, with no argument, for the sentence list.
+
+    Returns
+    -------
+    list of Extraction
+        One job per model, in the order of ``models``, sharing the sentences and their
+        digest (the sha256 of their JSON list).
+    """
     built = tuple(sentences())
     digest = _digest(list(built))
     return [Extraction(model, corpus, kind, layers, built, digest) for model in models]

@@ -138,6 +138,24 @@ def family_of(name: str, kind: str = "") -> str:
     decoder a causal LM; static vectors static. Anything else is ``"unknown"``, which no
     claim's scope holds: its verdicts count as generalisations, never as reproductions.
 
+    Parameters
+    ----------
+    name : str
+        A registry name or alias (:data:`OFFLINE_MODELS`, :data:`ALIASES`), a hub id or any
+        other model name; only a registry model's family is declared, any other is read
+        from the name (case-insensitive).
+    kind : str, optional
+        The model's kind, ``"encoder"``, ``"decoder"`` or ``"static"``; default ``""`` (not
+        known), which gives ``"unknown"`` unless the name marks a sentence encoder. Ignored
+        for a registry model.
+
+    Returns
+    -------
+    str
+        A key of :data:`FAMILIES`, or ``"unknown"``.
+
+    Examples
+    --------
     >>> family_of("minilm"), family_of("gpt2", "decoder"), family_of("bert-base-uncased", "encoder")
     ('sentence-encoder', 'causal-lm', 'masked-lm')
     >>> family_of("BAAI/bge-small-en-v1.5", "encoder"), family_of("my/encoder", "encoder")
@@ -169,11 +187,36 @@ def _installed_offline() -> list[str]:
 def resolve(name: str) -> ResolvedModel:
     """Resolve a model name or path to local files (or the hub) without loading it.
 
+    The order is the module's: an existing directory, an installed registry package, the
+    local Hugging Face cache, then the hub.
+
+    Parameters
+    ----------
+    name : str
+        A directory holding a model (``~`` is expanded), a registry name or alias
+        (:data:`OFFLINE_MODELS`, :data:`ALIASES`; ``anisotropy models`` lists them), or a
+        Hugging Face id.
+
+    Returns
+    -------
+    ResolvedModel
+        Where the model's files are and how they were found: ``source`` is
+        ``"local-path"`` (the absolute directory; kind ``"unknown"``), ``"offline-package"``
+        (the prepared package files, the registry's kind and the digest of
+        :data:`anisotropy.inputs.packaged.PREPARE`), ``"hub-cache"`` (the cached snapshot of
+        :attr:`ModelSpec.revision` for a registry model, else of ``main``; kind
+        ``"unknown"``, fingerprinted by the snapshot's commit) or ``"hub"`` (the id only;
+        nothing is fetched, which :func:`load` does).
+
     Raises
     ------
     ModelNotAvailable
         Immediately when the name is neither local nor reachable, with a message listing the
-        installed offline models and how to get this one.
+        installed offline models and how to get this one; also for a name that is not a
+        non-empty string, a static registry model whose package is not installed (static
+        vectors ship only in their package), an installed registry package whose files are
+        missing or fail their check (:mod:`~anisotropy.inputs.packaged`), or an id the
+        reachable hub says it does not have.
     """
     if not isinstance(name, str) or not name.strip():
         raise ModelNotAvailable(f"Model name must be a non-empty string, got {name!r}.")
@@ -220,7 +263,15 @@ def resolve(name: str) -> ResolvedModel:
 
 
 def list_models() -> pd.DataFrame:
-    """The registry: each offline model, its package, whether it is installed, and notes."""
+    """The registry: each offline model, its package, whether it is installed, and notes.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model of :data:`OFFLINE_MODELS`, and a last row for any Hugging Face
+        id, with columns ``name``, ``aliases``, ``kind``, ``layers``, ``dim``, ``package``,
+        ``installed``, ``source``, ``licence`` and ``notes``.
+    """
     rows = []
     for spec in OFFLINE_MODELS.values():
         installed = packaged.installed(spec.package)
@@ -244,7 +295,33 @@ def list_models() -> pd.DataFrame:
 
 
 def load(name: str, **kwargs) -> Encoder | StaticVectors:
-    """Resolve ``name`` and load it: :class:`StaticVectors` for static models, else Encoder."""
+    """Resolve ``name`` and load it: :class:`StaticVectors` for static models, else Encoder.
+
+    A model that resolves to the hub is downloaded first (weight formats torch never reads,
+    :data:`anisotropy.inputs.hub.IGNORE`, are skipped) and loaded from the Hugging Face
+    cache, fingerprinted as a later :func:`resolve` of the same name will find it.
+
+    Parameters
+    ----------
+    name : str
+        A model name, alias, hub id or directory (:func:`resolve`).
+    **kwargs
+        Passed to :class:`Encoder` (``max_length``, ``device``, ``dtype``); not used for
+        static vectors.
+
+    Returns
+    -------
+    Encoder or StaticVectors
+        The loaded model.
+
+    Raises
+    ------
+    ModelNotAvailable
+        When :func:`resolve` cannot find the model, or :class:`Encoder` finds no fast
+        tokenizer for it.
+    ValueError
+        When :class:`Encoder` refuses ``device`` or ``dtype``.
+    """
     resolved = resolve(name)
     if resolved.source == "hub":
         # fetch once, then load the local snapshot and fingerprint it by its revision, as

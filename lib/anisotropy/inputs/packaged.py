@@ -27,7 +27,18 @@ _GEMMA_FILE = "gemma-3-270m-q4_k_m.gguf"
 
 
 def installed(package: str) -> bool:
-    """Whether a distribution of that name is installed."""
+    """Whether a distribution of that name is installed.
+
+    Parameters
+    ----------
+    package : str
+        A distribution (PyPI package) name.
+
+    Returns
+    -------
+    bool
+        True when :mod:`importlib.metadata` finds it.
+    """
     try:
         metadata.distribution(package)
         return True
@@ -36,7 +47,31 @@ def installed(package: str) -> bool:
 
 
 def package_file(package: str, suffix: str) -> tuple[Path, str]:
-    """Absolute path and RECORD sha256 of the file of ``package`` whose path ends with suffix."""
+    """Absolute path and RECORD sha256 of the file of ``package`` whose path ends with suffix.
+
+    Parameters
+    ----------
+    package : str
+        An installed distribution's name.
+    suffix : str
+        The end of the file's path in the distribution's RECORD; the first file listed
+        that ends with it is taken.
+
+    Returns
+    -------
+    path : pathlib.Path
+        The file's absolute, resolved path.
+    digest : str
+        Its sha256 as the RECORD gives it (urlsafe base64, :func:`record_digest`); ``""``
+        when the RECORD gives none.
+
+    Raises
+    ------
+    ModelNotAvailable
+        When no file of the package ends with ``suffix``.
+    importlib.metadata.PackageNotFoundError
+        When ``package`` is not installed.
+    """
     dist = metadata.distribution(package)
     for entry in dist.files or []:
         if str(entry).endswith(suffix):
@@ -85,6 +120,19 @@ def dequantize_gguf(gguf_path: Path, base_class: str, tmp: Path, provenance: dic
     (``model.*``) is loaded into a plain ``base_class`` (``LlamaModel``, ``Gemma3TextModel``),
     so the saved checkpoint has no LM head and later loads take about a second. The
     tokenizer is saved beside it; ``DEQUANTIZED.json`` records where the weights came from.
+
+    Parameters
+    ----------
+    gguf_path : pathlib.Path
+        The GGUF file; it is loaded from its directory.
+    base_class : str
+        The name of the ``transformers`` class of the base model, e.g. ``"LlamaModel"``.
+    tmp : pathlib.Path
+        The directory the model, its tokenizer and ``DEQUANTIZED.json`` are saved in (a
+        cache entry's build directory).
+    provenance : dict
+        What ``DEQUANTIZED.json`` records (JSON-serializable): the source file, its sha256
+        and a note.
     """
     import torch
     import transformers
@@ -124,7 +172,18 @@ def _prepare_smollm2() -> tuple[Path, str]:
 
 
 def record_digest(path: Path) -> str:
-    """A file's sha256 as a wheel's RECORD writes it (urlsafe base64, no padding)."""
+    """A file's sha256 as a wheel's RECORD writes it (urlsafe base64, no padding).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    str
+        The digest, comparable with a RECORD entry's hash value.
+    """
     digest = bytes.fromhex(cache.file_hash(path))
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
@@ -140,6 +199,14 @@ def join_verified(parts: Sequence[tuple[str, Path, str]], expected_sha256: str,
         RECORD gives for it (urlsafe base64).
     expected_sha256 : str
         Hex sha256 of the joined file (the main package's ``SHA256SUMS``).
+    target : pathlib.Path
+        The joined file to write (overwritten if it exists; deleted again when its sha256
+        differs).
+
+    Returns
+    -------
+    pathlib.Path
+        ``target``, checked.
 
     Raises
     ------

@@ -40,12 +40,40 @@ def _references(path: Path = REFERENCES_FILE) -> dict:
 
 
 def references() -> dict:
-    """The papers' reference numbers (``data/references.yaml``), each with its source."""
+    """The papers' reference numbers (``data/references.yaml``), each with its source.
+
+    Returns
+    -------
+    dict
+        The parsed file, read once per version of the file; a copy the caller may change.
+    """
     return _references()
 
 
 def reference_value(key: str, references: dict | None = None) -> Any:
-    """The entry of ``data/references.yaml`` at a slash-separated key path."""
+    """The entry of ``data/references.yaml`` at a slash-separated key path.
+
+    Parameters
+    ----------
+    key : str
+        Keys from the top of the file down, joined by ``/``; a part made of digits also
+        matches a numeric YAML key (``"3"`` reads the key ``3``).
+    references : dict, optional
+        A parsed references file (:func:`references`); default the file read anew (once
+        per version of it).
+
+    Returns
+    -------
+    Any
+        The entry: a number, a string, a list, or a dict (a block, which may hold a
+        ``source``, ``columns`` or a ``statement``).
+
+    Raises
+    ------
+    KeyError
+        When ``key`` leads to no entry (a part is missing, or follows a value that is not
+        a block).
+    """
     node = _references() if references is None else references
     for part in key.split("/"):
         if isinstance(node, dict) and part not in node and part.isdigit() and int(
@@ -58,7 +86,27 @@ def reference_value(key: str, references: dict | None = None) -> Any:
 
 
 def reference_source(key: str, references: dict | None = None) -> str:
-    """The ``source`` nearest to a key path: its own block's, else its parents'."""
+    """The ``source`` nearest to a key path: its own block's, else its parents'.
+
+    Parameters
+    ----------
+    key : str
+        A slash-separated key path (:func:`reference_value`).
+    references : dict, optional
+        A parsed references file (:func:`references`); default the file read anew (once
+        per version of it).
+
+    Returns
+    -------
+    str
+        The nearest ``source``, its whitespace collapsed to single spaces; ``""`` when
+        neither the entry nor any parent has one.
+
+    Raises
+    ------
+    KeyError
+        When ``key`` leads to no entry (:func:`reference_value`).
+    """
     references = _references() if references is None else references
     parts = key.split("/")
     for depth in range(len(parts), 0, -1):
@@ -99,7 +147,30 @@ def _describe_value(value: Any, columns: list | None = None) -> str:
 
 
 def describe_reference(key: str, references: dict | None = None) -> str:
-    """Short text of a reference entry: a number, a list or table, or a statement."""
+    """Short text of a reference entry: a number, a list or table, or a statement.
+
+    Parameters
+    ----------
+    key : str
+        A slash-separated key path (:func:`reference_value`).
+    references : dict, optional
+        A parsed references file (:func:`references`); default the file read anew (once
+        per version of it).
+
+    Returns
+    -------
+    str
+        A statement's text alone; else the entry's name (its last key, after its parent's
+        when the last key is a number) and a colon before the value: a number (``:g``
+        format), a list of numbers (named by the parent's ``columns`` when they match it,
+        else up to three values, else its range and count), or a table's entries
+        (``source``, ``columns`` and ``note`` left out). Whitespace in texts is collapsed.
+
+    Raises
+    ------
+    KeyError
+        When ``key`` leads to no entry (:func:`reference_value`).
+    """
     references = _references() if references is None else references
     value = reference_value(key, references)
     parent = reference_value("/".join(key.split("/")[:-1]), references) \

@@ -17,12 +17,34 @@ __all__ = ["ModelNotAvailable", "ResolvedModel", "portable_path", "short_name", 
 
 def short_name(name: str) -> str:
     """A model's name without its organisation: ``"sentence-transformers/all-MiniLM-L6-v2"``
-    gives ``"all-MiniLM-L6-v2"``; a name without ``/`` is returned as is."""
+    gives ``"all-MiniLM-L6-v2"``; a name without ``/`` is returned as is.
+
+    Parameters
+    ----------
+    name : str
+        A model name or hub id.
+
+    Returns
+    -------
+    str
+        The part after the last ``/``.
+    """
     return name.split("/")[-1]
 
 
 def short_names(names: str) -> str:
-    """:func:`short_name` of each name in a ``", "``-separated list (a check's models)."""
+    """:func:`short_name` of each name in a ``", "``-separated list (a check's models).
+
+    Parameters
+    ----------
+    names : str
+        Model names joined by ``", "``; may be empty.
+
+    Returns
+    -------
+    str
+        The short names joined by ``", "``; ``""`` for an empty ``names``.
+    """
     return ", ".join(short_name(name) for name in names.split(", ")) if names else ""
 
 
@@ -47,12 +69,25 @@ class ResolvedModel:
 
         ``path`` is recorded without the build machine's directories (see
         :func:`portable_path`); :attr:`path` itself stays absolute for loading.
+
+        Returns
+        -------
+        dict
+            The fields ``name``, ``path`` (portable), ``source``, ``kind``, ``notes`` and
+            ``fingerprint``.
         """
         return {**asdict(self), "path": portable_path(self.path, self.source)}
 
 
 def site_directories() -> list[Path]:
-    """Directories packages are installed into (site-packages), most specific first."""
+    """Directories packages are installed into (site-packages), most specific first.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The interpreter's ``purelib`` and ``platlib`` paths, then :func:`site.getsitepackages`
+        and the user site-packages, resolved, each once.
+    """
 
     paths = sysconfig.get_paths()
     candidates = [paths.get("purelib"), paths.get("platlib"), *site.getsitepackages(),
@@ -61,7 +96,14 @@ def site_directories() -> list[Path]:
 
 
 def hf_hub_cache() -> Path | None:
-    """The Hugging Face hub cache directory (None without ``huggingface_hub``)."""
+    """The Hugging Face hub cache directory (None without ``huggingface_hub``).
+
+    Returns
+    -------
+    pathlib.Path or None
+        ``huggingface_hub``'s ``HF_HUB_CACHE``, resolved; None when ``huggingface_hub`` is
+        not installed.
+    """
     try:
         from huggingface_hub import constants
     except ImportError:
@@ -78,6 +120,22 @@ def portable_path(path: str, source: str) -> str:
     - under the Hugging Face hub cache: ``hf-cache:<relative>``;
     - a hub id stays the id; a path the user gave (``source == "local-path"``), or one under
       none of these roots, stays absolute.
+
+    The roots are tried in that order; the hub cache only for ``source == "hub-cache"``.
+
+    Parameters
+    ----------
+    path : str
+        The model's path (:attr:`ResolvedModel.path`), or its hub id.
+    source : str
+        How the model was found (:attr:`ResolvedModel.source`): ``"offline-package"``,
+        ``"local-path"``, ``"hub-cache"`` or ``"hub"``.
+
+    Returns
+    -------
+    str
+        ``<label>:<relative path>`` (POSIX separators) under a known root; else ``path``
+        unchanged.
     """
     if source in ("hub", "local-path"):
         return path
