@@ -94,6 +94,11 @@ def test_gemma_layer_zero_is_the_scaled_embedding(gemma):
     matrix, vocab = gemma.input_embedding_matrix()
     np.testing.assert_array_equal(matrix[ids], hidden[0][0].numpy())
     assert vocab[ids[0]] == "<bos>"
+    # reading the matrix leaves the model as it was: the same matrix again, the same
+    # forward pass (it once scaled the embedding weights in place)
+    np.testing.assert_array_equal(gemma.input_embedding_matrix()[0], matrix)
+    np.testing.assert_array_equal(_forward(gemma, [ids])[0][0][0].numpy(),
+                                  hidden[0][0].numpy())
 
 
 def test_gemma_bos_is_special_and_the_sink(gemma):

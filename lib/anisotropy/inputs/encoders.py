@@ -359,7 +359,9 @@ class Encoder:
             has no token for, where the matrix is larger than its vocabulary).
         """
         module = self.model.get_input_embeddings()
-        weight = module.weight.detach().float().cpu().numpy()
+        # a copy: on the CPU in float32, .float().cpu().numpy() is the parameter's own memory,
+        # and scaling it in place would change the model (and every later forward pass)
+        weight = module.weight.detach().float().cpu().numpy().copy()
         scale = getattr(module, "embed_scale", None)
         if scale is not None:
             weight *= np.float32(float(scale))
