@@ -82,19 +82,56 @@ class Settings(ClaimSettings):
 
 
 def models(settings: Settings) -> list[str]:
-    """The models the claim runs (the fine-tuned model is loaded apart)."""
+    """The models the claim runs (the fine-tuned model is loaded apart).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+
+    Returns
+    -------
+    list of str
+        ``settings.models``, in their order.
+    """
     return list(settings.models)
 
 
 def sts_corpus(settings: Settings) -> tuple[str, object]:
     """The name and builder of the STS sentences claims 3 and 4 share
-    (:func:`anisotropy.inputs.corpora.sts_sentences`)."""
+    (:func:`anisotropy.inputs.corpora.sts_sentences`).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: its ``tasks``, ``max_pairs`` and ``seed`` are read.
+
+    Returns
+    -------
+    name : str
+        The name the sentences' forward passes are cached under.
+    build : callable
+        Returns the sentences (a list of str) when called.
+    """
     return corpora.sts_sentences(settings.tasks, settings.max_pairs, settings.seed)
 
 
 def inputs(settings: Settings) -> list[Extraction]:
     """The STS sentences (layers 0, 1 and last) and the SST-2 probe's phrases (last layer),
-    per model."""
+    per model.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+
+    Returns
+    -------
+    list of Extraction
+        The token-vector jobs of every model of ``settings.models``: the STS sentences, then
+        the SST-2 probe's sentences
+        (:func:`~anisotropy.claims.cluster_isotropy.methods.sst2_probe_data`).
+    """
     s = settings
     sts = sts_corpus(s)
     return (jobs(s.models, sts[0], "tokens", FIRST_LAST, sts[1])
@@ -126,7 +163,18 @@ NOT_FINETUNED = ("the fine-tuning runs are not part of this profile (finetune_ta
 
 
 def eval_tasks(settings: Settings) -> list[str]:
-    """The STS tasks scored (STS-B's dev split is the authors' own configuration)."""
+    """The STS tasks scored (STS-B's dev split is the authors' own configuration).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+
+    Returns
+    -------
+    list of str
+        ``settings.tasks`` without ``STS-B-dev``, in their order.
+    """
     return [t for t in settings.tasks if t != "STS-B-dev"]
 
 
@@ -155,8 +203,29 @@ class ModelComparison:
 def measure(settings: Settings, sentences: list[str], *, on_model=None,
             load=None) -> dict[str, ModelComparison]:
     """Every method on every STS task, fitted on the evaluation sentences (transductive)
-    and on other sentences (inductive), per model; ``sentences`` are the tasks' distinct
-    sentences (:func:`sts_corpus`)."""
+    and on other sentences (inductive), per model.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+    sentences : list of str
+        The tasks' distinct sentences (:func:`sts_corpus`).
+    on_model : callable, optional
+        Called with each model once it is loaded (the results' ``add_model``); None reports
+        nothing.
+    load : callable, optional
+        Loads a model by name (``load(name, device=..., dtype=...)``); None:
+        :func:`anisotropy.inputs.models.load`.
+
+    Returns
+    -------
+    dict of str to ModelComparison
+        Per model of ``settings.models``: the comparison of both modes on every task of
+        ``settings.tasks``, the transductive pair scores and the isotropy fits
+        (:func:`~anisotropy.claims.cluster_isotropy.methods.isotropy_fits`) on the scored
+        tasks (:func:`eval_tasks`).
+    """
     import pandas as pd
 
     s = settings
@@ -193,7 +262,17 @@ def measure(settings: Settings, sentences: list[str], *, on_model=None,
 def grade_sts(results, settings: Settings, measured: dict[str, ModelComparison]) -> None:
     """The STS checks per model (the isotropy end state and the direction against the
     global methods, the Spearman change, the best global method; the isotropy shares as
-    findings), then the Spearman change per task."""
+    findings), then the Spearman change per task.
+
+    Parameters
+    ----------
+    results : Results
+        The claim's results, where the checks are recorded.
+    settings : Settings
+        The claim's parameters.
+    measured : dict of str to ModelComparison
+        The comparisons per model (:func:`measure`).
+    """
     tasks = eval_tasks(settings)
     for name, m in measured.items():
         scores = m.comparison.drop(columns=FIT_COLUMNS)
@@ -217,7 +296,24 @@ def grade_sts(results, settings: Settings, measured: dict[str, ModelComparison])
 
 def measure_sweep(settings: Settings, measured: dict[str, ModelComparison],
                   sentences: list[str]):
-    """K-means+Mean+PCA on the sweep task over every (K, D), transductive, per model."""
+    """K-means+Mean+PCA on the sweep task over every (K, D), transductive, per model.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: ``sweep_task``, ``sweep_clusters`` and
+        ``sweep_components``.
+    measured : dict of str to ModelComparison
+        The comparisons per model (:func:`measure`): their token vectors are swept.
+    sentences : list of str
+        The STS sentences of the token vectors (:func:`sts_corpus`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of :func:`~anisotropy.claims.cluster_isotropy.methods.sweep` of every
+        model, one per (model, K, D), with a ``model`` column (the short name).
+    """
     import pandas as pd
 
     s = settings
@@ -234,7 +330,25 @@ def measure_sweep(settings: Settings, measured: dict[str, ModelComparison],
 
 def measure_sst2(settings: Settings, measured: dict[str, ModelComparison]) -> tuple:
     """The SST-2 probe per model: ``(probe data, {name: (table, (value, Interval,
-    details))})``."""
+    details))})``.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+    measured : dict of str to ModelComparison
+        The comparisons per model (:func:`measure`): their encoders encode the probe's
+        sentences.
+
+    Returns
+    -------
+    probe : dict
+        The probe's sentences and labels
+        (:func:`~anisotropy.claims.cluster_isotropy.methods.sst2_probe_data`).
+    probes : dict
+        ``{name: (table, (value, Interval, details))}``
+        (:func:`~anisotropy.claims.cluster_isotropy.methods.sst2_probe`).
+    """
     s = settings
     probe = ci.sst2_probe_data(s.sst2_train_items, seed=stream_seed(s.seed, "data"))
     out = {}
@@ -252,7 +366,17 @@ def measure_sst2(settings: Settings, measured: dict[str, ModelComparison]) -> tu
 
 def grade_sst2(results, measured: dict[str, ModelComparison], probes: dict) -> None:
     """The SST-2 probe's accuracy change per model, a finding (``data/checks.yaml`` says
-    why), its 95% interval in the details."""
+    why), its 95% interval in the details.
+
+    Parameters
+    ----------
+    results : Results
+        The claim's results, where the findings are recorded.
+    measured : dict of str to ModelComparison
+        The comparisons per model (not read).
+    probes : dict
+        ``{name: (table, (value, Interval, details))}`` (:func:`measure_sst2`).
+    """
     for name, (_, (value, interval, details)) in probes.items():
         results.finding(SST2_CHECK, name, value, details={
             **details, "95% interval": [interval.low, interval.high],
@@ -261,7 +385,19 @@ def grade_sst2(results, measured: dict[str, ModelComparison], probes: dict) -> N
 
 def finetune_settings(settings: Settings):
     """The fine-tuning hyper-parameters
-    (:class:`~anisotropy.claims.cluster_isotropy.finetuning.FineTuning`)."""
+    (:class:`~anisotropy.claims.cluster_isotropy.finetuning.FineTuning`).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: its ``finetune_*`` ones.
+
+    Returns
+    -------
+    FineTuning
+        Epochs, batch size, learning rate, max length, K and D from ``settings``; the
+        other fields at their defaults.
+    """
     s = settings
     return ft.FineTuning(epochs=s.finetune_epochs, batch_size=s.finetune_batch_size,
                          learning_rate=s.finetune_learning_rate,
@@ -272,14 +408,40 @@ def finetune_settings(settings: Settings):
 def release_encoders(measured: dict[str, ModelComparison]) -> None:
     """Free the measured models' weights once their last forward pass (the SST-2 probe) is
     done: the fine-tuning loads its own copy, and with SmolLM2's 540 MB still held the
-    binder profile's claim passed its 2 GB budget."""
+    binder profile's claim passed its 2 GB budget.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelComparison
+        The comparisons per model (:func:`measure`); each one's encoder is released.
+    """
     for comparison in measured.values():
         comparison.encoder.release()
 
 
 def measure_finetuning(settings: Settings, *, on_model=None, load=None):
     """Fine-tune the model plain and with the method inside, per task and seed (in float32):
-    ``(runs, model kind)``, or ``(None, None)`` when ``finetune_tasks`` is empty."""
+    ``(runs, model kind)``, or ``(None, None)`` when ``finetune_tasks`` is empty.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: ``finetune_model`` and the ``finetune_*`` ones.
+    on_model : callable, optional
+        Called with the model once it is loaded (the results' ``add_model``); None reports
+        nothing.
+    load : callable, optional
+        Loads a model by name (``load(name, device=...)``); None:
+        :func:`anisotropy.inputs.models.load`.
+
+    Returns
+    -------
+    runs : pandas.DataFrame or None
+        The rows of :func:`~anisotropy.claims.cluster_isotropy.finetuning.run_seeds` of
+        every task of ``finetune_tasks``.
+    kind : str or None
+        The fine-tuned model's kind (``"encoder"``, ``"decoder"``).
+    """
     import pandas as pd
 
     s = settings
@@ -300,7 +462,19 @@ def measure_finetuning(settings: Settings, *, on_model=None, load=None):
 
 def grade_finetuning(results, settings: Settings, runs, kind) -> None:
     """The fine-tuning checks per task (and the CLS zero-mean finding), or all of them as
-    not run when the profile runs no fine-tuning."""
+    not run when the profile runs no fine-tuning.
+
+    Parameters
+    ----------
+    results : Results
+        The claim's results, where the checks are recorded.
+    settings : Settings
+        The claim's parameters (``finetune_model`` names the model graded).
+    runs : pandas.DataFrame or None
+        The fine-tuning runs (:func:`measure_finetuning`); None: none were run.
+    kind : str or None
+        The fine-tuned model's kind (:func:`measure_finetuning`).
+    """
     model = settings.finetune_model
     if runs is None:
         for check in (*FINETUNE_CHECKS, FINETUNE_FINDING):

@@ -65,9 +65,22 @@ def batch_cluster_isotropy(H, n_clusters: int, n_components: int, seed: int = 0)
     Parameters
     ----------
     H : torch.Tensor of shape (n, dim), n >= 2
+        The batch's vectors (finite).
     n_clusters, n_components : int
         K >= 1 and D >= 0.
     seed : int
+        ``random_state`` of K-means.
+
+    Returns
+    -------
+    torch.Tensor of shape (n, dim)
+        The transformed vectors, in the rows' order of ``H``.
+
+    Raises
+    ------
+    ValueError
+        If ``H`` is not 2-D, has fewer than 2 rows or a value that is not finite, or K < 1
+        or D < 0.
 
     References
     ----------
@@ -114,7 +127,29 @@ def batch_cluster_isotropy(H, n_clusters: int, n_components: int, seed: int = 0)
 
 def batches(n: int, batch_size: int, order: np.ndarray | None = None) -> list[np.ndarray]:
     """Index batches of ``range(n)`` (or of ``order``) of ``batch_size``; a last batch of one
-    item joins the batch before it, since the method needs two vectors to cluster."""
+    item joins the batch before it, since the method needs two vectors to cluster.
+
+    Parameters
+    ----------
+    n : int
+        Items, >= 2.
+    batch_size : int
+        Items per batch, >= 2.
+    order : numpy.ndarray or None, optional
+        The items in the order they are batched (a permutation of ``range(n)``); None:
+        ``range(n)``.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The batches' indices, in order; every batch holds ``batch_size`` items but the last,
+        which holds from 2 to ``batch_size + 1``.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` < 2 or ``batch_size`` < 2.
+    """
     if n < 2:
         raise ValueError(f"Batches need at least 2 items; got {n}.")
     if batch_size < 2:
@@ -134,8 +169,32 @@ def pair_task(task: str, split: str, sep: str, n_items: int | None = None,
 
     RTE: premise and hypothesis (label 1 = entailment). WiC: the target word, the
     tokenizer's separator ``sep`` and the first sentence, then the second sentence (label
-    1 = same sense), so the [CLS] vector sees which word is asked about. ``n_items`` keeps a
-    random subset, from the stream ``corpus/TASK-SPLIT`` under ``seed`` (None: every item).
+    1 = same sense), so the [CLS] vector sees which word is asked about.
+
+    Parameters
+    ----------
+    task : {"rte", "wic"}
+        The task (:data:`TASKS`).
+    split : str
+        The split, e.g. ``"train"`` or ``"dev"``.
+    sep : str
+        The tokenizer's separator token, between WiC's target word and first sentence.
+    n_items : int or None, optional
+        Keeps a random subset of that many items, in the data's order, from the stream
+        ``corpus/TASK-SPLIT`` under ``seed``; None: every item.
+    seed : int, optional
+        The data seed.
+
+    Returns
+    -------
+    dict
+        ``task``, ``split``, ``first`` and ``second`` (lists of str) and ``labels`` (an int
+        array of 0 and 1).
+
+    Raises
+    ------
+    ValueError
+        For a task not in :data:`TASKS`.
     """
     if task not in TASKS:
         raise ValueError(f"Unknown fine-tuning task {task!r}; choose one of {sorted(TASKS)}.")
@@ -225,6 +284,36 @@ def fine_tune(encoder, train: dict, dev: dict, *, method: bool, settings: FineTu
     library versions. Runs are cached, keyed by the model's weights, both data sets, the
     settings, the seed and the code version (not the device: like extracted vectors, a run
     made on a GPU serves a CPU reader, and its record says where it ran).
+
+    Parameters
+    ----------
+    encoder : Encoder
+        The pre-trained model; its weights are loaded afresh in float32, on its device.
+    train, dev : dict
+        The training and dev pairs (:func:`pair_task`), at least 2 items each.
+    method : bool
+        Whether the method runs inside fine-tuning.
+    settings : FineTuning
+        The run's hyper-parameters.
+    seed : int, optional
+        The run's seed: the streams of the initialisation (``init``), the batch order
+        (``batch-order``), the batches' K-means (``batch-clusters/...``) and the offline
+        method (``offline-clusters``).
+    progress : bool, optional
+        Show a progress bar over the training steps.
+
+    Returns
+    -------
+    dict
+        The dev numbers and the run's record, as above, with ``n_train`` and ``n_dev``
+        (the training and dev items).
+
+    Raises
+    ------
+    TypeError
+        If ``settings`` is not a :class:`FineTuning`.
+    ValueError
+        If ``train`` or ``dev`` has fewer than 2 items.
     """
     if not isinstance(settings, FineTuning):
         raise TypeError(f"settings must be a FineTuning, got {type(settings).__name__}.")
@@ -332,8 +421,27 @@ def _train_and_evaluate(encoder, train, dev, method, settings, seed, progress) -
 
 
 def pretrained_cls(encoder, dev: dict, max_length: int, batch_size: int = 32) -> dict:
-    """The pre-trained model's dev [CLS] vectors, before any fine-tuning: ``log10_iw`` and
-    ``centroid_ratio_cls``, the reference for "fine-tuned CLS vectors are zero-mean"."""
+    """The pre-trained model's dev [CLS] vectors, before any fine-tuning: ``log10_iw_cls``
+    and ``centroid_ratio_cls``, the reference for "fine-tuned CLS vectors are zero-mean".
+
+    Parameters
+    ----------
+    encoder : Encoder
+        The pre-trained model, as loaded.
+    dev : dict
+        The dev pairs (:func:`pair_task`).
+    max_length : int
+        Tokens per input pair (longer pairs are truncated).
+    batch_size : int, optional
+        Pairs per forward pass (32 by default).
+
+    Returns
+    -------
+    dict
+        ``log10_iw_cls`` (log10 I(W) of the last layer's [CLS] vectors) and
+        ``centroid_ratio_cls`` (:func:`~anisotropy.geometry.metrics.centroid_norm_ratio`
+        of them).
+    """
     import torch
 
     vectors = []
@@ -358,7 +466,42 @@ def run_seeds(encoder, task: str, *, settings: FineTuning, n_seeds: int,
     ``pretrained`` row. ``n_train`` and ``n_dev`` keep random subsets of the training and
     dev pairs (:func:`pair_task` under ``data_seed``; None: all of them). One row per run:
     condition, seed, the dev numbers of :func:`fine_tune` (without the losses) and
-    ``final_loss``, the mean of the last tenth of the training losses."""
+    ``final_loss``, the mean of the last tenth of the training losses.
+
+    Parameters
+    ----------
+    encoder : Encoder
+        The pre-trained model.
+    task : {"rte", "wic"}
+        The task (:data:`TASKS`).
+    settings : FineTuning
+        The runs' hyper-parameters.
+    n_seeds : int
+        Seeds, >= 2; each runs plain and with the method.
+    n_train, n_dev : int or None, optional
+        Training and dev pairs kept; None: all of them.
+    seed : int, optional
+        The claim's seed for the runs, when ``train_seed`` is None.
+    data_seed : int, optional
+        The seed of the subsets of pairs.
+    progress : bool, optional
+        Show progress bars over the training steps.
+    train_seed : int or None, optional
+        The stream the runs train from (``finetune/TASK/R`` under it).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ``pretrained`` row (``seed`` None, ``n_train`` 0, the numbers of
+        :func:`pretrained_cls`), then a ``plain`` and a ``method`` row per seed; every row
+        also gives ``task``, ``majority`` (the dev accuracy of always answering the commoner
+        label, %) and ``dim``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_seeds`` < 2 or the task is unknown.
+    """
     if n_seeds < 2:
         raise ValueError(f"n_seeds must be >= 2 (the checks' intervals are over seeds); got "
                          f"{n_seeds}.")
@@ -393,8 +536,25 @@ def check_values(runs: pd.DataFrame) -> dict:
     classifier inputs' I(W)) and ``log10_iw_cls`` (of the encoder's own CLS vectors); plus
     the zero-mean finding's numbers (with the offline method's I(W) on the plain runs).
 
-    Returns ``{task: {"accuracy": (value, interval, details), "log10_iw": (...),
-    "log10_iw_cls": (...), "zero_mean": {...}}}``.
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        :func:`run_seeds`' rows, of one or more tasks.
+
+    Returns
+    -------
+    dict
+        ``{task: {"accuracy": (value, interval, details), "log10_iw": (...),
+        "log10_iw_cls": (...), "zero_mean": {...}}}``: each value the mean change over
+        the seeds, its :class:`~anisotropy.geometry.intervals.Interval` a t-interval over
+        them, its details the plain and method values and the seeds; ``zero_mean`` the
+        centroid norm ratios of the pre-trained, plain and method CLS vectors and the
+        plain runs' log10 I(W) before and after the method applied offline.
+
+    Raises
+    ------
+    ValueError
+        If a task has plain and method runs for fewer than 2 seeds.
     """
     out = {}
     for task, part in runs.groupby("task", sort=False):

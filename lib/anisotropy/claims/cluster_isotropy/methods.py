@@ -53,7 +53,18 @@ KMEANS_N_INIT = 1
 
 def abtt_components(dim: int) -> int:
     """All-but-the-top's D for a ``dim``-dimensional space: dim/100, at least 1 (Mu &
-    Viswanath 2018 remove about d/100 directions)."""
+    Viswanath 2018 remove about d/100 directions).
+
+    Parameters
+    ----------
+    dim : int
+        The space's dimension.
+
+    Returns
+    -------
+    int
+        ``max(1, round(dim / 100))``.
+    """
     return max(1, round(dim / 100))
 
 
@@ -74,6 +85,31 @@ def fit_methods(X: np.ndarray, n_clusters: int, n_components: int, seed: int = 0
     K-means+Mean reuses the K-means+Mean+PCA clustering with no direction removed; K-means
     runs :data:`KMEANS_N_INIT` initialisations, the Gaussian mixture the settings of
     :class:`~anisotropy.geometry.transforms.ClusterIsotropy`.
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        ``(n_tokens, dim)`` token vectors.
+    n_clusters : int
+        Clusters of the cluster-based methods (K).
+    n_components : int
+        Dominant directions removed per cluster, and globally by Mean+PCA (D).
+    seed : int, optional
+        Seed of the sample (stream ``sample``), and of the starts when ``train_seed`` is
+        None.
+    max_tokens : int or None, optional
+        Rows the methods are fitted on, a seeded sample when ``X`` has more (10000 by
+        default); None: every row.
+    methods : sequence of str, optional
+        The methods to fit, names of :data:`METHODS` (all of them by default).
+    train_seed : int or None, optional
+        Seed of the K-means and mixture starts (streams ``kmeans`` and ``gmm``).
+
+    Returns
+    -------
+    dict
+        ``{method: fitted transform}`` in the order of ``methods``; the Baseline's
+        transform is None.
     """
     S = _sample(np.asarray(X, dtype=np.float64), max_tokens, stream_seed(seed, "sample"))
     fitted = {"Baseline": None}
@@ -160,6 +196,58 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
     Each task draws from its own streams under ``seed`` (``fit-sample/TASK``, ``fit/TASK``,
     ``iso-sample/TASK``); its pairs are :func:`~anisotropy.inputs.tasks.sts_task`'s under
     ``data_seed``.
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The token vectors of ``sentences``, holding ``layer``.
+    layer : int
+        The layer transformed and pooled.
+    sentences : list of str
+        The sentences of ``tokens``, in order (the tasks' pairs are looked up in them).
+    tasks : sequence of str
+        The STS tasks; the inductive mode needs two or more.
+    mode : {"transductive", "inductive"}
+        Where each method is fitted (see above).
+    n_clusters : int, optional
+        K-means and mixture clusters (27 by default).
+    n_components : int, optional
+        Dominant directions removed (12 by default).
+    seed : int, optional
+        Seed of the samples' streams, and of the starts when ``train_seed`` is None.
+    exclude_positions : tuple of int, optional
+        Token positions left out of every sentence (``(0,)``: a decoder's first token).
+    fit_max_tokens : int or None, optional
+        Token vectors a method is fitted on, a seeded sample (10000 by default); None:
+        every one.
+    iso_max_tokens : int, optional
+        Transformed token vectors I(W) and IsoScore are computed on (20000 by default).
+    methods : sequence of str, optional
+        The methods compared (:data:`METHODS` by default).
+    max_pairs : int or None, optional
+        Pairs sampled per task; None: every pair.
+    progress : bool, optional
+        Show a progress bar over the tasks.
+    pair_scores : dict or None, optional
+        Filled with each pair's cosine and the gold scores (see above); None: not kept.
+    data_seed : int, optional
+        Seed of the tasks' pairs.
+    train_seed : int or None, optional
+        Seed of the clusterings' starts (stream ``fit/TASK`` under it).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (task, method): ``task``, ``method``, ``mode``, ``pearson``,
+        ``spearman`` (pooled over the pairs, x 100), ``spearman_mean`` (mean over the
+        task's subsets), ``log10 I(W)`` and ``isoscore``; inductive rows also the fit's
+        facts.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``mode``, or in the inductive mode with one task or with no
+        sentence of the other tasks left to fit on.
     """
 
     if mode not in ("transductive", "inductive"):
@@ -223,6 +311,50 @@ def isotropy_fits(tokens, layer: int, sentences: list[str], tasks, *, fits: int,
     between runs: the tokens the method is fitted on, the K-means initialisation, and the
     tokens I(W) is measured on (streams ``fit/TASK/fit-N`` and ``iso-sample/TASK/fit-N``),
     so that an interval over fits covers them. One row per (task, fit).
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The token vectors of ``sentences``, holding ``layer``.
+    layer : int
+        The layer transformed and pooled.
+    sentences : list of str
+        The sentences of ``tokens``, in order.
+    tasks : sequence of str
+        The STS tasks.
+    fits : int
+        Fits per task, fit 0 included; below 2, only fit 0.
+    comparison : pandas.DataFrame
+        :func:`evaluate_methods`' rows; fit 0 is read from the transductive ones.
+    n_clusters : int, optional
+        K-means clusters (27 by default).
+    n_components : int, optional
+        Dominant directions removed (12 by default).
+    seed : int, optional
+        Seed of the samples' streams, and of the starts when ``train_seed`` is None.
+    exclude_positions : tuple of int, optional
+        Token positions left out of every sentence.
+    fit_max_tokens : int or None, optional
+        Token vectors a method is fitted on (10000 by default); None: every one.
+    iso_max_tokens : int, optional
+        Token vectors I(W) is computed on (20000 by default).
+    max_pairs : int or None, optional
+        Pairs sampled per task; None: every pair.
+    data_seed : int, optional
+        Seed of the tasks' pairs.
+    method : str, optional
+        The cluster-based method (``"K-means+Mean+PCA"`` by default).
+    progress : bool, optional
+        Show a progress bar over the tasks.
+    train_seed : int or None, optional
+        Seed of the clusterings' starts (stream ``fit/TASK/fit-N`` under it).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (task, fit): ``task``, ``fit``, ``baseline``, ``method`` and
+        ``global`` (log10 I(W)), ``spearman Baseline``, ``spearman METHOD`` and
+        ``spearman G`` for each global method G.
     """
     index = {sentence: i for i, sentence in enumerate(sentences)}
     H = np.asarray(tokens.layer(layer))
@@ -266,7 +398,22 @@ def isotropy_fits(tokens, layer: int, sentences: list[str], tasks, *, fits: int,
 
 def fit_spread(fits: pd.DataFrame, tasks, method: str, other: str) -> list[np.ndarray]:
     """Per task (in the order of ``tasks``), the Spearman x 100 change of ``method`` over
-    ``other`` in each fit of :func:`isotropy_fits`: the spread a rerun's refit gives."""
+    ``other`` in each fit of :func:`isotropy_fits`: the spread a rerun's refit gives.
+
+    Parameters
+    ----------
+    fits : pandas.DataFrame
+        :func:`isotropy_fits`' rows.
+    tasks : sequence of str
+        The tasks, in the order returned.
+    method, other : str
+        The methods compared: columns ``spearman METHOD`` of ``fits``.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One array per task, one change per fit.
+    """
     return [(fits.loc[fits["task"] == t, f"spearman {method}"]
              - fits.loc[fits["task"] == t, f"spearman {other}"]).to_numpy() for t in tasks]
 
@@ -276,7 +423,25 @@ def with_fit_spread(value: float, pairs: Interval, changes: list[np.ndarray],
     """``pairs`` (the paired bootstrap, fits held fixed) widened by the spread between
     refits of the method: one fit per task, averaged over the tasks of ``changes``
     (:func:`~anisotropy.geometry.intervals.spread_half_width`), half-widths added in
-    quadrature (:func:`~anisotropy.geometry.intervals.combine_independent`)."""
+    quadrature (:func:`~anisotropy.geometry.intervals.combine_independent`).
+
+    Parameters
+    ----------
+    value : float
+        The measured change, the centre of the interval.
+    pairs : Interval
+        The paired bootstrap interval.
+    changes : list of numpy.ndarray
+        Per task, the change in each fit (:func:`fit_spread`).
+    redrawn : str, optional
+        What a refit redraws, for the interval's method text.
+
+    Returns
+    -------
+    Interval
+        Centred on ``value``, its half-width that of ``pairs`` and of the spread in
+        quadrature.
+    """
     half, df = spread_half_width(changes)
     spread = Interval(value - half, value + half,
                       f"t interval of one fit's change from {changes[0].size} fits per task "
@@ -291,6 +456,23 @@ def attainable_share(baseline_log10: np.ndarray, method_log10: np.ndarray) -> np
     ``-b`` orders of magnitude can be gained; 1 means perfectly isotropic after the method,
     0 no gain, negative a loss. A baseline at 0 (already isotropic) has nothing to gain and
     is refused.
+
+    Parameters
+    ----------
+    baseline_log10 : numpy.ndarray
+        ``b``: log10 I(W) before the method; every value below 0.
+    method_log10 : numpy.ndarray
+        ``m``: log10 I(W) after it.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``1 - m / b``, float64, elementwise.
+
+    Raises
+    ------
+    ValueError
+        If a baseline is at or above 0.
     """
     b = np.asarray(baseline_log10, dtype=np.float64)
     m = np.asarray(method_log10, dtype=np.float64)
@@ -373,6 +555,32 @@ def check_values(comparison: pd.DataFrame, pair_scores: dict, tasks, n_boot: int
     With ``fits`` (:func:`isotropy_fits`), the interval also holds the spread between refits
     of the method (:func:`with_fit_spread`): the method is fitted on the sentences it
     scores, from a sample and a K-means start that a rerun redraws.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        :func:`evaluate_methods`' rows; the transductive ones of ``tasks`` are read.
+    pair_scores : dict
+        The per-pair cosines and gold scores :func:`evaluate_methods` stored.
+    tasks : sequence of str
+        The tasks averaged over.
+    n_boot : int, optional
+        Bootstrap resamples (1000 by default).
+    seed : int, optional
+        Seed of the bootstrap streams.
+    method : str, optional
+        The cluster-based method (``"K-means+Mean+PCA"`` by default).
+    global_methods : sequence of str, optional
+        The global methods the best is chosen from (:data:`GLOBAL_METHODS` by default).
+    fits : pandas.DataFrame or None, optional
+        :func:`isotropy_fits`' rows, to widen the intervals; None: the bootstrap alone.
+
+    Returns
+    -------
+    dict
+        ``{check id: (value, Interval, details)}`` for ``sts-improves`` (details: the
+        tasks improved and the tasks) and ``beats-global`` (details: the best global
+        method, its mean Spearman and each global method's).
     """
     part = comparison[(comparison["mode"] == "transductive") & comparison["task"].isin(tasks)]
     wide = part.pivot(index="task", columns="method", values=["spearman", "log10 I(W)"])
@@ -411,7 +619,28 @@ def task_changes(pair_scores: dict, tasks, n_boot: int = 1000, seed: int = 0,
     """Per task: the Spearman x 100 change of ``method`` over the baseline and its 95%
     paired bootstrap interval over the task's sentence pairs ("improves all seven tasks"
     is graded task by task), with ``fits`` widened by the spread between refits of the
-    method on the task (:func:`with_fit_spread`)."""
+    method on the task (:func:`with_fit_spread`).
+
+    Parameters
+    ----------
+    pair_scores : dict
+        The per-pair cosines and gold scores :func:`evaluate_methods` stored.
+    tasks : sequence of str
+        The tasks.
+    n_boot : int, optional
+        Bootstrap resamples (1000 by default).
+    seed : int, optional
+        Seed of the bootstrap (stream ``bootstrap/TASK`` per task).
+    method : str, optional
+        The cluster-based method (``"K-means+Mean+PCA"`` by default).
+    fits : pandas.DataFrame or None, optional
+        :func:`isotropy_fits`' rows, to widen the intervals; None: the bootstrap alone.
+
+    Returns
+    -------
+    dict
+        ``{task: (change, Interval, None)}``.
+    """
     out = {}
     for task in tasks:
         gold = pair_scores[(task, "gold")]
@@ -432,7 +661,24 @@ def sst2_probe_data(n_train: int | None, min_words: int = 3, seed: int = 0) -> d
     """The SST-2 probe's sentences: a seeded sample of ``n_train`` training phrases (None:
     all of them) of at least ``min_words`` words (the training set also holds one- and
     two-word phrases), then every dev sentence. Returns ``sentences``, ``n_train``,
-    ``train_labels``, ``dev_labels``."""
+    ``train_labels``, ``dev_labels``.
+
+    Parameters
+    ----------
+    n_train : int or None
+        Training phrases sampled; None (or more than there are): all of them.
+    min_words : int, optional
+        Fewest whitespace-separated words of a training phrase (3 by default).
+    seed : int, optional
+        The data seed; the sample draws from its stream ``corpus/sst2``.
+
+    Returns
+    -------
+    dict
+        ``sentences`` (list of str: the sampled training phrases in corpus order, then the
+        dev sentences), ``n_train`` (int: the training phrases taken), ``train_labels``
+        and ``dev_labels`` (arrays).
+    """
     train = classification_task("sst2")
     dev = classification_task("sst2-dev")
     long_enough = np.flatnonzero([len(s.split()) >= min_words for s in train["sentences"]])
@@ -474,6 +720,48 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
     trains both classifiers again: the spread of their changes on the dev set, a rerun's
     other training sample and K-means start, joins the interval in quadrature
     (:func:`with_fit_spread`).
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The token vectors of the training sentences, then the dev sentences
+        (:func:`sst2_probe_data`), holding ``layer``.
+    layer : int
+        The layer transformed and pooled.
+    n_train : int
+        The training sentences, the first of ``tokens``.
+    train_labels, dev_labels : array_like
+        The labels of the training and of the dev sentences.
+    n_clusters : int, optional
+        K-means clusters (27 by default).
+    n_components : int, optional
+        Dominant directions removed (12 by default).
+    seed : int, optional
+        Seed of the streams (``fit``, ``iso-sample``, ``bootstrap/dev``, ``refit-R/...``),
+        and of the starts when ``train_seed`` is None.
+    exclude_positions : tuple of int, optional
+        Token positions left out of every sentence.
+    fit_max_tokens : int or None, optional
+        Training token vectors the method is fitted on (10000 by default); None: every one.
+    iso_max_tokens : int, optional
+        Dev token vectors I(W) is computed on (20000 by default).
+    n_boot : int, optional
+        Bootstrap resamples over the dev sentences (1000 by default).
+    refits : int, optional
+        Fits of the method, the first included; below 2 (0 by default), no refit.
+    method : str, optional
+        The cluster-based method (``"K-means+Mean+PCA"`` by default).
+    train_seed : int or None, optional
+        Seed of the clusterings' starts (streams ``fit`` and ``refit-R/fit`` under it).
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        One row per method (the Baseline and ``method``): ``method``, ``dev accuracy``
+        (%) and ``log10 I(W) dev tokens``.
+    check : tuple
+        ``(change, Interval, details)``: the accuracy change in points; details give the
+        dev sentences and, with refits, each fit's change (``refit changes``).
     """
     n_sentences = len(tokens.words)
     train_rows = tokens.sentence_rows(np.arange(n_train), exclude_positions)
@@ -536,7 +824,43 @@ def sweep(tokens, layer: int, sentences: list[str], task: str, cluster_counts, c
 
     The task's pairs are :func:`~anisotropy.inputs.tasks.sts_task`'s under ``data_seed``;
     the fit sample and the I(W) sample draw from streams under ``seed``, the clusterings'
-    starts under ``train_seed`` (``seed`` when ``None``)."""
+    starts under ``train_seed`` (``seed`` when ``None``).
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The token vectors of ``sentences``, holding ``layer``.
+    layer : int
+        The layer transformed and pooled.
+    sentences : list of str
+        The sentences of ``tokens``, in order.
+    task : str
+        The STS task.
+    cluster_counts : sequence of int
+        The values of K; one clustering each.
+    component_counts : sequence of int
+        The values of D, each applied to every clustering.
+    seed : int, optional
+        Seed of the samples' streams (``fit-sample``, ``iso-sample``).
+    exclude_positions : tuple of int, optional
+        Token positions left out of every sentence.
+    fit_max_tokens : int or None, optional
+        Token vectors the clusterings are fitted on (10000 by default); None: every one.
+    iso_max_tokens : int, optional
+        Token vectors I(W) and IsoScore are computed on (20000 by default).
+    max_pairs : int or None, optional
+        Pairs sampled from the task; None: every pair.
+    data_seed : int, optional
+        Seed of the task's pairs.
+    train_seed : int or None, optional
+        Seed of the clusterings' starts (stream ``kmeans``; the same for every K).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (K, D): ``K``, ``D``, ``pearson``, ``spearman``, ``spearman_mean``
+        (x 100), ``log10 I(W)`` and ``isoscore``.
+    """
     index = {sentence: i for i, sentence in enumerate(sentences)}
     frame = sts_task(task, max_pairs, data_seed)
     ids = np.array(sorted({index[s] for s in frame["sentence1"]}

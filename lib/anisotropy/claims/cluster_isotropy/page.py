@@ -24,7 +24,22 @@ __all__ = ["setup_texts", "comparison_tables", "facts_table", "per_task_table",
 
 def setup_texts(settings, n_sentences: int) -> dict:
     """The setup section's prose numbers: the sample, the paper's I(W) range, the authors'
-    K and D, and the GMM's settings."""
+    K and D, and the GMM's settings.
+
+    Parameters
+    ----------
+    settings : Settings
+        Claim 4's parameters (:class:`~anisotropy.claims.cluster_isotropy.claim.Settings`).
+    n_sentences : int
+        The distinct STS sentences encoded.
+
+    Returns
+    -------
+    dict
+        ``pairs_scope``, ``n_sts_sentences``, ``paper_iw_before`` and ``paper_iw_after``
+        (the range of the paper's per-task I(W)), ``authors_k``, ``authors_d``,
+        ``kmeans_n_init``, ``gmm_settings``, ``iso_tokens`` and ``n_fits``.
+    """
     paper = reference("claim4")
     before = [v[2] for v in paper["per_task"]["baseline"].values()]
     after = [v[2] for v in paper["per_task"]["proposed"].values()]
@@ -45,7 +60,24 @@ def setup_texts(settings, n_sentences: int) -> dict:
 
 def comparison_tables(measured: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Every model's (mode, task, method) rows without the fit facts, the inductive fit's
-    facts per task and model, and each model's overlap of fit and scored sentences."""
+    facts per task and model, and each model's overlap of fit and scored sentences.
+
+    Parameters
+    ----------
+    measured : dict
+        ``{model: ModelComparison}``
+        (:func:`~anisotropy.claims.cluster_isotropy.claim.measure`).
+
+    Returns
+    -------
+    comparison : pandas.DataFrame
+        The models' comparisons one after another, without the columns of
+        :data:`~anisotropy.claims.cluster_isotropy.claim.FIT_COLUMNS`.
+    fit_table : pandas.DataFrame
+        Indexed by task: each fit fact per model (integers).
+    overlap : dict
+        ``{model short name: {task: fit overlap}}``.
+    """
     comparison = pd.concat([m.comparison for m in measured.values()], ignore_index=True)
     inductive = comparison[(comparison["mode"] == "inductive")
                            & (comparison["method"] == "Baseline")]
@@ -56,7 +88,20 @@ def comparison_tables(measured: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict]
 
 
 def facts_table(measured: dict) -> pd.DataFrame:
-    """Per model: its kind, how many tokens and which layer."""
+    """Per model: its kind, how many tokens and which layer.
+
+    Parameters
+    ----------
+    measured : dict
+        ``{model: ModelComparison}``
+        (:func:`~anisotropy.claims.cluster_isotropy.claim.measure`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by model short name: ``decoder``, ``kind``, ``tokens`` (the token rows
+        encoded) and ``layer`` (the last, the one compared).
+    """
     return pd.DataFrame({plotting.short_name(n): {"decoder": m.decoder, "kind": m.kind,
                                                   "tokens": len(m.tokens),
                                                   "layer": m.encoder.n_layers}
@@ -65,7 +110,24 @@ def facts_table(measured: dict) -> pd.DataFrame:
 
 def per_task_table(comparison: pd.DataFrame, models: list[str], tasks: list[str]
                    ) -> pd.DataFrame:
-    """Per task: the paper's BERT baseline and method beside each model's (transductive)."""
+    """Per task: the paper's BERT baseline and method beside each model's (transductive).
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        Every model's (mode, task, method) rows (:func:`comparison_tables`).
+    models : list of str
+        The models' short names, as in ``comparison``'s ``model`` column.
+    tasks : list of str
+        The tasks, one row each.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by task: the paper's Spearman and log10 I(W) of the baseline and the
+        method (for the tasks it gives), then per model the baseline's and
+        K-means+Mean+PCA's Spearman and the log10 I(W) change as text.
+    """
     paper = reference("claim4")
     rows = []
     for task in tasks:
@@ -89,7 +151,20 @@ def per_task_table(comparison: pd.DataFrame, models: list[str], tasks: list[str]
 
 
 def authors_table(comparison: pd.DataFrame) -> pd.DataFrame | None:
-    """STS-B dev, transductive: each model beside the authors' notebook (or None)."""
+    """STS-B dev, transductive: each model beside the authors' notebook (or None).
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        Every model's (mode, task, method) rows (:func:`comparison_tables`).
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        Indexed by model, the authors' notebook last: Spearman and log10 I(W) of the
+        Baseline and K-means+Mean+PCA (the notebook gives the method's only); None when
+        ``comparison`` has no STS-B dev rows.
+    """
     authors = reference("claim4", "authors_notebook")
     own = comparison[(comparison["task"] == "STS-B-dev") & (comparison["mode"] == "transductive")
                      & (comparison["method"].isin(["Baseline", "K-means+Mean+PCA"]))]
@@ -102,7 +177,22 @@ def authors_table(comparison: pd.DataFrame) -> pd.DataFrame | None:
 
 
 def average_table(comparison: pd.DataFrame, tasks: list[str]) -> pd.DataFrame:
-    """Mean over tasks of each (model, mode, method)'s scores and isotropy."""
+    """Mean over tasks of each (model, mode, method)'s scores and isotropy.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        Every model's (mode, task, method) rows (:func:`comparison_tables`).
+    tasks : list of str
+        The tasks averaged over.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (model, mode, method), sorted with the methods in the order of
+        :data:`~anisotropy.claims.cluster_isotropy.methods.METHODS`: the means of
+        ``spearman``, ``pearson``, ``log10 I(W)`` and ``isoscore``.
+    """
     average = (comparison[comparison["task"].isin(tasks)]
                .groupby(["model", "mode", "method"])[["spearman", "pearson", "log10 I(W)",
                                                       "isoscore"]].mean().reset_index())
@@ -111,14 +201,32 @@ def average_table(comparison: pd.DataFrame, tasks: list[str]) -> pd.DataFrame:
 
 
 def paper_methods_table() -> pd.DataFrame:
-    """The paper's method comparison (BERT-base; Pearson, Spearman, I(W))."""
+    """The paper's method comparison (BERT-base; Pearson, Spearman, I(W)).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by (task, method): ``pearson``, ``spearman`` and ``isotropy``.
+    """
     comparison = reference("claim4", "method_comparison")
     return pd.concat({task: pd.DataFrame(values, index=comparison["columns"]).T
                       for task, values in comparison.items() if task != "columns"})
 
 
 def methods_figure(average: pd.DataFrame, names: list[str]):
-    """Mean Spearman and mean log10 I(W) per method (transductive), one line per model."""
+    """Mean Spearman and mean log10 I(W) per method (transductive), one line per model.
+
+    Parameters
+    ----------
+    average : pandas.DataFrame
+        The means per (model, mode, method) (:func:`average_table`).
+    names : list of str
+        The models' full names, one line each.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
     for name in names:
         model = plotting.short_name(name)
@@ -138,7 +246,25 @@ def methods_figure(average: pd.DataFrame, names: list[str]):
 
 def check_table(comparison: pd.DataFrame, models: list[str], tasks: list[str]) -> pd.DataFrame:
     """Per model: the smallest isotropy gain, the mean Spearman change, the tasks improved
-    and the margin over the best global method."""
+    and the margin over the best global method.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        Every model's (mode, task, method) rows (:func:`comparison_tables`); the
+        transductive ones are read.
+    models : list of str
+        The models' short names, one row each.
+    tasks : list of str
+        The tasks.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by model: ``min log10 I gain``, ``mean Spearman change``, ``tasks
+        improved`` (text) and ``vs best global`` (K-means+Mean+PCA's mean Spearman minus
+        the best global method's).
+    """
     rows = []
     for model in models:
         part = comparison[(comparison["model"] == model) & (comparison["mode"] == "transductive")
@@ -156,7 +282,21 @@ def check_table(comparison: pd.DataFrame, models: list[str], tasks: list[str]) -
 
 
 def sweep_figure(sweep: pd.DataFrame, sweep_task: str):
-    """Spearman and log10 I(W) over K and D, per model."""
+    """Spearman and log10 I(W) over K and D, per model.
+
+    Parameters
+    ----------
+    sweep : pandas.DataFrame
+        The sweep's rows of every model
+        (:func:`~anisotropy.claims.cluster_isotropy.claim.measure_sweep`).
+    sweep_task : str
+        The task swept, for the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two heat maps per model (Spearman above, log10 I(W) below).
+    """
     models = list(dict.fromkeys(sweep["model"]))
     fig, axes = plt.subplots(2, len(models), figsize=(4.2 * len(models), 6.6), squeeze=False)
     for column, model in enumerate(models):
@@ -179,7 +319,25 @@ def sweep_figure(sweep: pd.DataFrame, sweep_task: str):
 
 
 def sst2_texts(settings, probe: dict, half_widths: list[float]) -> dict:
-    """The probe's sizes, the paper's SST-2 numbers and the intervals' half-widths."""
+    """The probe's sizes, the paper's SST-2 numbers and the intervals' half-widths.
+
+    Parameters
+    ----------
+    settings : Settings
+        Claim 4's parameters (``sst2_train_items``).
+    probe : dict
+        The probe's data (:func:`~anisotropy.claims.cluster_isotropy.methods.
+        sst2_probe_data`).
+    half_widths : list of float
+        The half-widths of the models' intervals; empty: ``"n/a"``.
+
+    Returns
+    -------
+    dict
+        ``sst2_dev_sentences``, ``sst2_train_phrases``, ``sst2_paper_baseline``,
+        ``sst2_paper_gain``, ``sst2_paper_isotropy``, ``sst2_paper_isotropy_fraction``
+        and ``sst2_half_width`` (their range).
+    """
     sst = reference("claim4", "sst2")
     return {"sst2_dev_sentences": len(probe["dev_labels"]),
             "sst2_train_phrases": f"all {probe['n_train']:,}"
@@ -194,7 +352,25 @@ def sst2_texts(settings, probe: dict, half_widths: list[float]) -> dict:
 
 def finetune_texts(settings, ft_settings, runs) -> dict:
     """The fine-tuning section's prose: the paper's rows and statements, the settings, and
-    what ran (or that it did not)."""
+    what ran (or that it did not).
+
+    Parameters
+    ----------
+    settings : Settings
+        Claim 4's parameters (the fine-tuned model, its seeds and subsets).
+    ft_settings : FineTuning
+        The runs' hyper-parameters
+        (:func:`~anisotropy.claims.cluster_isotropy.claim.finetune_settings`).
+    runs : pandas.DataFrame or None
+        The runs (:func:`~anisotropy.claims.cluster_isotropy.claim.measure_finetuning`);
+        None: none ran.
+
+    Returns
+    -------
+    dict
+        ``ft_paper_epochs``, ``ft_cannot_improve``, ``ft_zero_mean``, ``ft_paper_rows``,
+        ``ft_model``, ``ft_settings`` and ``ft_scope`` (what ran, or why nothing did).
+    """
     paper = reference("claim4", "finetuning")
     s, f = settings, ft_settings
     out = {"ft_paper_epochs": paper["epochs"],
@@ -234,7 +410,19 @@ def finetune_texts(settings, ft_settings, runs) -> dict:
 
 def finetune_figure(runs: pd.DataFrame):
     """Dev accuracy against log10 I(W) per run, plain and with the method, beside the
-    paper's BERT-base."""
+    paper's BERT-base.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The runs (:func:`~anisotropy.claims.cluster_isotropy.finetuning.run_seeds`' rows of
+        every task).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per task.
+    """
     paper = reference("claim4", "finetuning")
     trained = runs[runs["condition"] != "pretrained"]
     groups = list(trained.groupby("task", sort=False))
@@ -258,7 +446,23 @@ def task_change_table(results, measured: dict, tasks: list[str]) -> pd.DataFrame
     """Per task, the paper's BERT-base row beside each model's, with 95% intervals: the
     Spearman x 100 change of K-means+Mean+PCA over the baseline (the per-task check's
     paired bootstrap) and the I(W) it ends at (mean over the method's fits, t-interval over
-    them); cells are text."""
+    them); cells are text.
+
+    Parameters
+    ----------
+    results : Results
+        The claim's results, holding the graded ``sts-improves-per-task`` checks.
+    measured : dict
+        ``{model: ModelComparison}``; its ``fits`` give the I(W) after.
+    tasks : list of str
+        The tasks, one row each.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``Task``: the paper's Spearman change and I(W) after, then per model
+        ``MODEL Spearman change`` and ``MODEL I(W) after`` (``"–"`` where missing).
+    """
     paper = reference("claim4", "per_task")
     changes = {(c.model, c.subject): c for c in results.checks
                if c.check == "sts-improves-per-task"}

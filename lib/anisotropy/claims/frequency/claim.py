@@ -75,19 +75,55 @@ class Settings(ClaimSettings):
 
 
 def models(settings: Settings) -> list[str]:
-    """The models the claim runs (the static control is loaded apart)."""
+    """The models the claim runs (the static control is loaded apart).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+
+    Returns
+    -------
+    list of str
+        ``settings.models``, in their order.
+    """
     return list(settings.models)
 
 
 def sts_corpus(settings) -> tuple[str, object]:
     """The name and builder of the STS sentences claims 3 and 4 share
-    (:func:`anisotropy.inputs.corpora.sts_sentences`)."""
+    (:func:`anisotropy.inputs.corpora.sts_sentences`).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: its ``tasks``, ``max_pairs`` and ``seed`` are read.
+
+    Returns
+    -------
+    name : str
+        The name the sentences' forward passes are cached under.
+    build : callable
+        Returns the sentences (a list of str) when called.
+    """
     return corpora.sts_sentences(settings.tasks, settings.max_pairs, settings.seed)
 
 
 def inputs(settings: Settings) -> list[Extraction]:
     """Claim 2's windows (every layer), the STS sentences (layers 0, 1 and last) and the
-    SNLI fitting sentences (every layer), per model."""
+    SNLI fitting sentences (every layer), per model.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+
+    Returns
+    -------
+    list of Extraction
+        The token-vector jobs of every model of ``settings.models``: the windows, then the
+        STS sentences, then ``n_nli_sentences`` SNLI sentences.
+    """
     s = settings
     windows = corpora.windows(s.n_windows, s.window_words, s.seed)
     sts = sts_corpus(s)
@@ -111,7 +147,27 @@ CHECKS = (*FREQUENCY_CHECKS, FREQUENCY_FINDING, *CALIBRATION_CHECKS)
 # --------------------------------------------------------------------------- measurements
 def load_models(settings: Settings, on_model=None, load=None) -> tuple[dict, object]:
     """The transformers (``{name: encoder}``) and the static control, each reported to
-    ``on_model`` (the results' ``add_model``)."""
+    ``on_model`` (the results' ``add_model``).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: the transformers of ``models`` are loaded on its ``device``
+        in its ``dtype``, then ``static_model``.
+    on_model : callable, optional
+        Called with each model once it is loaded (the results' ``add_model``); None reports
+        nothing.
+    load : callable, optional
+        Loads a model by name (``load(name, device=..., dtype=...)`` for a transformer,
+        ``load(name)`` for the static control); None: :func:`anisotropy.inputs.models.load`.
+
+    Returns
+    -------
+    encoders : dict
+        ``{name: Encoder}``, in the order of ``settings.models``.
+    static : StaticVectors
+        The static control.
+    """
     load = load or registry.load
     encoders = {}
     for name in settings.models:
@@ -149,7 +205,31 @@ def measure_frequency(settings: Settings, encoders: dict, static, corpus: list[s
                       edges) -> FrequencyGeometry:
     """Part A on every space: each transformer's input embeddings and its contextual type
     averages (middle and last layer, over claim 2's windows), and the static vectors with
-    corpus counts and with their own vocabulary ranks. ``edges``: Table 1's rank ranges."""
+    corpus counts and with their own vocabulary ranks.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+    encoders : dict
+        ``{name: Encoder}`` of the transformers (:func:`load_models`).
+    static : StaticVectors
+        The static control (:func:`load_models`).
+    corpus : list of str
+        The texts whose token and word counts give the frequencies
+        (:func:`anisotropy.claims.frequency.measure.corpus_token_counts`,
+        :func:`anisotropy.claims.frequency.measure.corpus_word_counts`).
+    edges : sequence of int
+        Table 1's rank ranges: increasing edges starting at 0
+        (:func:`anisotropy.claims.frequency.measure.rank_bins`).
+
+    Returns
+    -------
+    FrequencyGeometry
+        Every space's vectors, neighbour pool and distances, owner, correlations (with
+        the intervals of :data:`FREQUENCY_CHECKS` apart in ``intervals``) and per-range
+        means, keyed by the space's name.
+    """
     s = settings
     out = FrequencyGeometry()
     windows = tasks.windows("lm", s.window_words, s.n_windows, stream_seed(s.seed, "data"))
@@ -196,7 +276,18 @@ class Calibration:
 
 
 def eval_tasks(settings: Settings) -> list[str]:
-    """The STS tasks scored (STS-B's dev split only fits the flow)."""
+    """The STS tasks scored (STS-B's dev split only fits the flow).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+
+    Returns
+    -------
+    list of str
+        ``settings.tasks`` without ``STS-B-dev``, in their order.
+    """
     return [t for t in settings.tasks if t != "STS-B-dev"]
 
 
@@ -204,7 +295,24 @@ def measure_calibration(settings: Settings, encoders: dict,
                         sentences: list[str]) -> dict[str, Calibration]:
     """Part B for every transformer: its pooled vectors of the STS ``sentences``
     (:func:`sts_corpus`), calibrated by whitening and by flows (fitted on the task's
-    sentences, and on the NLI sentences)."""
+    sentences, and on the NLI sentences).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+    encoders : dict
+        ``{name: Encoder}`` of the transformers (:func:`load_models`).
+    sentences : list of str
+        The STS sentences every model encodes (:func:`sts_corpus`).
+
+    Returns
+    -------
+    dict of str to Calibration
+        One :class:`Calibration` per transformer, keyed by its name: scores, flow loss
+        curves, the checks of :data:`CALIBRATION_CHECKS`, the per-task changes and the
+        budget sweep (:func:`budget_sweep`).
+    """
     s = settings
     nli = tasks.corpus("snli", s.n_nli_sentences, stream_seed(s.seed, "data"))
     scored = eval_tasks(s)
@@ -236,7 +344,18 @@ def measure_calibration(settings: Settings, encoders: dict,
 
 
 def sweep_task(settings: Settings) -> str:
-    """The task of the flow's budget sweep: STS-B where it is scored, else the first."""
+    """The task of the flow's budget sweep: STS-B where it is scored, else the first.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+
+    Returns
+    -------
+    str
+        ``"STS-B"`` when :func:`eval_tasks` holds it, else the first of them.
+    """
     scored = eval_tasks(settings)
     return "STS-B" if "STS-B" in scored else scored[0]
 
@@ -245,7 +364,25 @@ def budget_sweep(settings: Settings, base, sentences: list[str]):
     """The target flow's change on :func:`sweep_task` for each budget of ``flow_sweep``
     (multiples of BERT-flow's budget on that task, :func:`anisotropy.claims.frequency.calibration.
     task_flow_budget`; :func:`anisotropy.claims.frequency.calibration.flow_sweep`), with the columns
-    task and budget; None with no budget to sweep."""
+    task and budget; None with no budget to sweep.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: ``flow_sweep`` gives the budgets.
+    base : numpy.ndarray
+        The ``calibration_pooling`` sentence vectors of ``sentences``, one row per sentence
+        (:func:`anisotropy.claims.frequency.calibration.pooled_vectors`).
+    sentences : list of str
+        The STS sentences, in the rows' order (:func:`sts_corpus`).
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        One row per budget: ``steps``, ``change`` (Spearman x 100 over ``base``),
+        ``task`` and ``budget`` (the multiple of BERT-flow's budget; 0: centring alone);
+        None when ``flow_sweep`` is empty.
+    """
     s = settings
     if not s.flow_sweep:
         return None
@@ -262,7 +399,15 @@ def budget_sweep(settings: Settings, base, sentences: list[str]):
 
 def grade_frequency(results, geometry: FrequencyGeometry) -> None:
     """Part A's checks: per input space the two frequency correlations (the contextual type
-    averages as a finding)."""
+    averages as a finding).
+
+    Parameters
+    ----------
+    results : Results
+        The claim's results, where the checks are recorded.
+    geometry : FrequencyGeometry
+        Part A's measurements (:func:`measure_frequency`).
+    """
     for space, row in geometry.geometry.items():
         model, kind = geometry.owners[space]
         part = space.split(": ", 1)[1]
@@ -276,7 +421,15 @@ def grade_frequency(results, geometry: FrequencyGeometry) -> None:
 
 
 def grade_calibration(results, calibrated: dict[str, Calibration]) -> None:
-    """Part B's checks: per transformer, the average gains of whitening and the flow."""
+    """Part B's checks: per transformer, the average gains of whitening and the flow.
+
+    Parameters
+    ----------
+    results : Results
+        The claim's results, where the checks are recorded.
+    calibrated : dict of str to Calibration
+        Part B's measurements per transformer (:func:`measure_calibration`).
+    """
     for name, measured in calibrated.items():
         for check in CALIBRATION_CHECKS:
             value, interval, details = measured.checks[check]
@@ -285,6 +438,16 @@ def grade_calibration(results, calibrated: dict[str, Calibration]) -> None:
 
 
 def grade(results, geometry: FrequencyGeometry, calibrated: dict[str, Calibration]) -> None:
-    """Record every check of :data:`CHECKS` (Part A, then Part B)."""
+    """Record every check of :data:`CHECKS` (Part A, then Part B).
+
+    Parameters
+    ----------
+    results : Results
+        The claim's results, where the checks are recorded.
+    geometry : FrequencyGeometry
+        Part A's measurements (:func:`measure_frequency`).
+    calibrated : dict of str to Calibration
+        Part B's measurements per transformer (:func:`measure_calibration`).
+    """
     grade_frequency(results, geometry)
     grade_calibration(results, calibrated)

@@ -20,7 +20,15 @@ __all__ = ["paper_texts", "geometry_table", "svd_figure", "bins_figure", "table1
 
 
 def paper_texts() -> dict:
-    """The papers' headline gains, for the introduction's prose."""
+    """The papers' headline gains, for the introduction's prose.
+
+    Returns
+    -------
+    dict
+        ``flow_average_gain`` and ``flow_max_gain`` (Li et al.'s headline, as the
+        references file gives them), ``base_average_gain`` and ``base_max_gain`` (BERT-base
+        target flow minus last2avg over Table 2's tasks, text with two decimals).
+    """
     paper = reference("claim3")
     no_nli = paper["flow_table"]["without_nli_supervision"]
     base_gain = np.subtract(no_nli["BERT-base-flow (target)"], no_nli["BERT-base-last2avg"])
@@ -31,12 +39,35 @@ def paper_texts() -> dict:
 
 
 def geometry_table(geometry) -> pd.DataFrame:
-    """One row per space: its size and frequency correlations."""
+    """One row per space: its size and frequency correlations.
+
+    Parameters
+    ----------
+    geometry : FrequencyGeometry
+        Part A's measurements (:func:`anisotropy.claims.frequency.claim.measure_frequency`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by space: ``n``, ``rho norm``, ``rho norm (centred)`` and
+        ``rho kNN distance``.
+    """
     return pd.DataFrame(geometry.geometry).T.astype({"n": int})
 
 
 def svd_figure(geometry):
-    """2-D SVD of the input spaces, coloured by log frequency (the seed's figure)."""
+    """2-D SVD of the input spaces, coloured by log frequency (the seed's figure).
+
+    Parameters
+    ----------
+    geometry : FrequencyGeometry
+        Part A's measurements; the spaces named ``input embeddings`` or with ``rank`` are
+        drawn, one panel each.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     shown = [s for s in geometry.spaces if "input embeddings" in s or "rank" in s]
     fig, axes = plt.subplots(1, len(shown), figsize=(4.0 * len(shown), 3.8), squeeze=False)
     for ax, space in zip(axes[0], shown, strict=True):
@@ -54,7 +85,20 @@ def svd_figure(geometry):
 
 
 def bins_figure(geometry, knn_k: int):
-    """Mean norm and k-NN distance per frequency-rank range, relative to their mean."""
+    """Mean norm and k-NN distance per frequency-rank range, relative to their mean.
+
+    Parameters
+    ----------
+    geometry : FrequencyGeometry
+        Part A's measurements; every space but the contextual type averages is drawn.
+    knn_k : int
+        The neighbours of the k-NN distance, for the axis label (the ``knn_k`` the
+        distances were measured with).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
     for space, table in geometry.bins.items():
         if "type average" in space:
@@ -77,7 +121,21 @@ def bins_figure(geometry, knn_k: int):
 
 def table1(geometry) -> pd.DataFrame:
     """Table 1's layout (mean norm and k-NN distances per rank range) for each input
-    embedding space, beside the paper's BERT rows."""
+    embedding space, beside the paper's BERT rows.
+
+    Parameters
+    ----------
+    geometry : FrequencyGeometry
+        Part A's measurements; its input-embedding spaces, with their neighbour pools and
+        distances.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by (space, range), the paper's rows last: ``mean l2 norm`` and
+        ``mean {k}-NN l2 distance`` for each k of the paper's table
+        (:func:`anisotropy.claims.frequency.measure.frequency_table`).
+    """
     paper = reference("claim3", "frequency_table")
     edges = paper["rank_bins"]
     layout = [frequency.frequency_table(*geometry.spaces[space], edges,
@@ -94,13 +152,39 @@ def table1(geometry) -> pd.DataFrame:
 
 
 def sts_scores(calibrated: dict) -> pd.DataFrame:
-    """Every model's scores, one row per (task, method, seed)."""
+    """Every model's scores, one row per (task, method, seed).
+
+    Parameters
+    ----------
+    calibrated : dict
+        ``{model: Calibration}`` (:func:`anisotropy.claims.frequency.claim.
+        measure_calibration`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The models' ``scores`` one after another, with a ``model`` column (the short name).
+    """
     return pd.concat([m.scores.assign(model=plotting.short_name(n))
                       for n, m in calibrated.items()], ignore_index=True)
 
 
 def sts_table(calibrated: dict, tasks: list[str]) -> pd.DataFrame:
-    """Spearman x 100 per (model, method) and task, flows as the mean over seeds."""
+    """Spearman x 100 per (model, method) and task, flows as the mean over seeds.
+
+    Parameters
+    ----------
+    calibrated : dict
+        ``{model: Calibration}`` (:func:`anisotropy.claims.frequency.claim.
+        measure_calibration`).
+    tasks : list of str
+        The tasks, in the columns' order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by (model short name, method): one column per task and their ``average``.
+    """
     table = sts_scores(calibrated).pivot_table(index=["model", "method"], columns="task",
                                                values="spearman", sort=False)[tasks]
     table["average"] = table.mean(axis=1)
@@ -108,7 +192,19 @@ def sts_table(calibrated: dict, tasks: list[str]) -> pd.DataFrame:
 
 
 def paper_sts_table(tasks: list[str]) -> pd.DataFrame:
-    """The papers' rows: Li et al.'s Tables 2-3 and the BERT-whitening README."""
+    """The papers' rows: Li et al.'s Tables 2-3 and the BERT-whitening README.
+
+    Parameters
+    ----------
+    tasks : list of str
+        The tasks, in the columns' order; a task a paper does not give is NaN.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by (source, row label): one column per task and ``average``, the mean of
+        the tasks the paper gives.
+    """
     flow_rows = reference("claim3", "flow_table")
     rows = {}
     for setting in ("without_nli_supervision", "with_nli_supervision"):
@@ -128,7 +224,26 @@ def paper_sts_table(tasks: list[str]) -> pd.DataFrame:
 
 def gain_table(table: pd.DataFrame, calibrated: dict, pooling: str,
                tasks: list[str]) -> pd.DataFrame:
-    """Per model: the baseline's average and each method's average gain over it."""
+    """Per model: the baseline's average and each method's average gain over it.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Spearman x 100 per (model, method) and task (:func:`sts_table`).
+    calibrated : dict
+        ``{model: Calibration}``; its keys give the models.
+    pooling : str
+        The baseline's method (the pooling calibrated).
+    tasks : list of str
+        The tasks of ``table``'s columns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by model short name: ``baseline`` (its average), ``gain M`` for whitening,
+        whitening (dim/3), flow (target) and flow (NLI), and ``largest flow gain on one
+        task`` (the target flow's).
+    """
     rows = []
     for name in calibrated:
         short = plotting.short_name(name)
@@ -144,7 +259,24 @@ def gain_table(table: pd.DataFrame, calibrated: dict, pooling: str,
 
 
 def gain_texts(gains: pd.DataFrame, calibrated: dict) -> dict:
-    """The flow's seed spread and the encoders' average gains, for the prose."""
+    """The flow's seed spread and the encoders' average gains, for the prose.
+
+    Parameters
+    ----------
+    gains : pandas.DataFrame
+        Per model, the average gains (:func:`gain_table`).
+    calibrated : dict
+        ``{model: Calibration}``; the ``per seed`` details of its ``flow-helps`` check give
+        the spread, its kinds which models are encoders.
+
+    Returns
+    -------
+    dict
+        ``flow_seed_spread``: the largest, over models, of the range (highest minus
+        lowest) of the target flow's average change over its seeds; ``encoder_gains``:
+        each non-decoder's average gains of whitening (dim/3) and of the target flow as
+        text (``"n/a"`` without one).
+    """
     spread = [max(d["per seed"].values()) - min(d["per seed"].values())
               for d in (m.checks["flow-helps"][2] for m in calibrated.values())]
     kinds = {plotting.short_name(n): m.kind for n, m in calibrated.items()}
@@ -155,7 +287,17 @@ def gain_texts(gains: pd.DataFrame, calibrated: dict) -> dict:
 
 
 def flow_figure(calibrated: dict):
-    """The flows' maximum-likelihood curves (every task and model)."""
+    """The flows' maximum-likelihood curves (every task and model).
+
+    Parameters
+    ----------
+    calibrated : dict
+        ``{model: Calibration}``; its ``curves`` are drawn (NLI and STS-B labelled).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, ax = plt.subplots(figsize=(7, 3.6))
     for name, measured in calibrated.items():
         for task, losses in measured.curves.items():
@@ -171,7 +313,18 @@ def flow_figure(calibrated: dict):
 
 def paper_flow_change(task: str) -> float | None:
     """Li et al.'s BERT-base target-flow change on ``task`` (Table 2: flow minus
-    last2avg), None for a task the table does not give."""
+    last2avg), None for a task the table does not give.
+
+    Parameters
+    ----------
+    task : str
+        An STS task.
+
+    Returns
+    -------
+    float or None
+        Spearman x 100 change, or None.
+    """
     flows = reference("claim3", "flow_table")
     rows = flows["without_nli_supervision"]
     if task not in flows["tasks"]:
@@ -186,7 +339,27 @@ def flow_budget_texts(tasks: list[str], flow_steps: int | None, epochs: float,
     flow trains: BERT-flow's per task, or the profile's fixed number beside them),
     ``graded_budget`` (which of the two the verdict reads), ``flow_optimiser`` (the
     optimiser's settings, :class:`FlowCalibration`'s) and ``sweep_budgets`` (the swept
-    budgets as multiples of BERT-flow's and in steps)."""
+    budgets as multiples of BERT-flow's and in steps).
+
+    Parameters
+    ----------
+    tasks : list of str
+        The scored tasks, each with BERT-flow's budget (:func:`task_flow_budget`).
+    flow_steps : int or None
+        The profile's fixed steps for every flow; None: BERT-flow's budget.
+    epochs : float
+        Passes over a task's pairs in BERT-flow's budget (the setting ``flow_epochs``).
+    sweep : tuple of float
+        The swept budgets, multiples of BERT-flow's (0: centring alone).
+    sweep_task : str
+        The task of the sweep.
+
+    Returns
+    -------
+    dict of str to str
+        The four sentences by name (``sweep_budgets`` is ``"no budget"`` for an empty
+        sweep).
+    """
     budgets = {task: task_flow_budget(task, epochs) for task in tasks}
     per_task = ", ".join(f"{task} {steps:,}" for task, steps in budgets.items())
     passes = f"{epochs:g} epoch" + ("" if epochs == 1 else "s")
@@ -217,7 +390,21 @@ def flow_sweep_figure(calibrated: dict, epochs: float, flow_steps: int | None = 
     """The target flow's Spearman change against its training steps (symmetric log scale,
     0: centring alone), one line per model, with the graded budget (dotted: BERT-flow's on
     the task, or ``flow_steps`` when a profile fixes it, BERT-flow's then dash-dotted) and
-    Li et al.'s BERT-base change on the same task (dashed)."""
+    Li et al.'s BERT-base change on the same task (dashed).
+
+    Parameters
+    ----------
+    calibrated : dict
+        ``{model: Calibration}``; its ``sweep`` is drawn (models without one are skipped).
+    epochs : float
+        Passes over the task's pairs in BERT-flow's budget (the setting ``flow_epochs``).
+    flow_steps : int, optional
+        The profile's fixed steps for every flow; None: BERT-flow's budget is the graded one.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, ax = plt.subplots(figsize=(7, 3.8))
     task = None
     for name, measured in calibrated.items():
@@ -254,7 +441,21 @@ def flow_sweep_figure(calibrated: dict, epochs: float, flow_steps: int | None = 
 def task_change_table(calibrated: dict, tasks: list[str]) -> pd.DataFrame:
     """Per task, the papers' BERT-base changes beside each model's, with 95% intervals:
     whitening (Su et al.'s whitening-256 minus first-last-avg, from the BERT-whitening
-    README) and the target flow (Li et al.'s Table 2, flow minus last2avg); cells are text."""
+    README) and the target flow (Li et al.'s Table 2, flow minus last2avg); cells are text.
+
+    Parameters
+    ----------
+    calibrated : dict
+        ``{model: Calibration}``; its ``per_task`` changes and intervals.
+    tasks : list of str
+        The tasks, one row each.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``Task``: the two papers' columns, then ``MODEL whitening`` and
+        ``MODEL flow`` per model.
+    """
     whitening = reference("claim3", "bert_base_spearman")
     white = dict(zip(whitening["tasks"], np.subtract(whitening["whitening-256 (target)"],
                                                      whitening["first-last-avg"]), strict=True))
