@@ -230,6 +230,28 @@ def _summary(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``anisotropy`` command line: ``models``, ``data verify``, ``data fetch``,
+    ``cache info``, ``cache clean``, ``run``, ``plan``, ``extract``, ``summary``,
+    ``verdicts`` or ``book`` (``anisotropy COMMAND --help`` describes each).
+
+    Parameters
+    ----------
+    argv : list of str or None, optional
+        The arguments after the program name; default ``None``: ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The command's exit status: 0 on success; 1 when it failed (and for ``verdicts
+        --strict`` when a verdict differs); 2 for the usage errors ``data fetch`` (names and
+        ``--missing`` both given) and ``cache clean`` (an unknown kind) report themselves.
+
+    Raises
+    ------
+    SystemExit
+        From :mod:`argparse`, for ``--help`` or arguments it cannot parse (status 2), and for
+        a ``--not-run`` item that is not ``MODEL=REASON``.
+    """
     parser = argparse.ArgumentParser(prog="anisotropy", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     models = sub.add_parser("models", help="list the model registry, or prepare models")

@@ -23,7 +23,21 @@ _INLINE_PLOTLY = re.compile(r"<script[^>]*>\s*/\*\*\s*\*\s*plotly\.js v[\d.]+.*?
 def externalize_plotly(notebook, static_url: str = "../_static") -> int:
     """Replace every inline plotly.js in the HTML outputs of ``notebook`` (an nbformat
     notebook, changed in place) by ``<script src="STATIC_URL/plotly.min.js">``. Returns how
-    many copies were replaced."""
+    many copies were replaced.
+
+    Parameters
+    ----------
+    notebook : nbformat.NotebookNode
+        The notebook whose cells' ``text/html`` outputs are rewritten in place.
+    static_url : str, optional
+        The URL of the book's ``_static`` folder as seen from the page; default
+        ``"../_static"`` (a page in ``notebooks/``).
+
+    Returns
+    -------
+    int
+        How many inline copies were replaced (0 when the notebook has no plotly figure).
+    """
     tag = f'<script charset="utf-8" src="{static_url}/{PLOTLY_ASSET}"></script>'
     replaced = 0
     for cell in notebook.cells:
@@ -41,7 +55,23 @@ def externalize_plotly(notebook, static_url: str = "../_static") -> int:
 
 
 def install_plotly(static: Path) -> Path:
-    """Copy the installed plotly package's ``plotly.min.js`` into ``static``."""
+    """Copy the installed plotly package's ``plotly.min.js`` into ``static``.
+
+    Parameters
+    ----------
+    static : Path
+        The book's ``_static`` folder; created if needed.
+
+    Returns
+    -------
+    Path
+        The copy, ``static / "plotly.min.js"``.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the installed plotly package has no ``package_data/plotly.min.js``.
+    """
     import plotly
 
     source = Path(plotly.__file__).parent / "package_data" / PLOTLY_ASSET

@@ -30,6 +30,14 @@ class Difference:
     allowed: tuple[str, ...]
 
     def line(self) -> str:
+        """The difference as one line of the comparison's text.
+
+        Returns
+        -------
+        str
+            ``"SLUG: CHECK ID is 'VERDICT', recorded 'A' or 'B'"``, or a line saying that the
+            recording does not have the check, or that the build lacks it.
+        """
         if self.verdict is None:
             return f"{self.slug}: {self.check_id} is recorded ({', '.join(self.allowed)}) " \
                    "but the build has no such check"
@@ -41,12 +49,36 @@ class Difference:
 
 
 def expected_file(profile: str) -> Path:
-    """``tests/expected/PROFILE.yaml``."""
+    """``tests/expected/PROFILE.yaml``.
+
+    Parameters
+    ----------
+    profile : str
+        A profile of ``notebooks/profiles.yaml`` (``smoke``, ``full``, ``paper``, ``binder``).
+
+    Returns
+    -------
+    Path
+        The path of the profile's recorded verdicts (whether or not the file exists).
+    """
     return PROJECT_ROOT / "tests" / "expected" / f"{profile}.yaml"
 
 
 def load_expected(path: str | Path) -> dict[str, dict[str, tuple[str, ...]]]:
-    """``{slug: {check id: allowed verdicts}}`` of a recorded file."""
+    """``{slug: {check id: allowed verdicts}}`` of a recorded file.
+
+    Parameters
+    ----------
+    path : str or Path
+        A recorded file (:func:`expected_file`): ``{slug: {verdicts: {check id: verdict or
+        [verdicts]}}}``.
+
+    Returns
+    -------
+    dict of str to dict of str to tuple of str
+        Each check's allowed verdicts as a tuple (one verdict as a tuple of one); a claim
+        without ``verdicts`` has none.
+    """
     document = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
     return {slug: {check_id: tuple(v if isinstance(v, list) else [v])
                    for check_id, v in (entry.get("verdicts") or {}).items()}
@@ -56,7 +88,22 @@ def load_expected(path: str | Path) -> dict[str, dict[str, tuple[str, ...]]]:
 def compare_verdicts(results: dict[str, dict], expected: dict[str, dict[str, tuple]]
                      ) -> tuple[int, list[Difference]]:
     """``(checks compared, differences)`` of the claims in both ``results`` (records by
-    slug, as :func:`anisotropy.report.results.load_results` reads them) and ``expected``."""
+    slug, as :func:`anisotropy.report.results.load_results` reads them) and ``expected``.
+
+    Parameters
+    ----------
+    results : dict of str to dict
+        ``{slug: results record}``.
+    expected : dict of str to dict of str to tuple
+        ``{slug: {check id: allowed verdicts}}`` (:func:`load_expected`).
+
+    Returns
+    -------
+    tuple of (int, list of Difference)
+        How many check ids were compared (those of the build and of the recording, per
+        claim in both), and one :class:`Difference` per check whose verdict is not among the
+        allowed ones, in slug and check-id order.
+    """
     compared, differences = 0, []
     for slug in sorted(set(results) & set(expected)):
         verdicts = {c["id"]: c["verdict"] for c in results[slug]["checks"]}
@@ -73,7 +120,19 @@ def estimates_outside_intervals(results: dict[str, dict]) -> list[str]:
     """Every record of ``results`` whose measured number lies outside its own 95% interval
     (``"SLUG: CHECK ID: measured M outside [LOW, HIGH] (method)"``). An interval that does
     not hold its estimate describes another quantity than the one graded (a resample that
-    biases the statistic, say), and its verdict cannot be trusted."""
+    biases the statistic, say), and its verdict cannot be trusted.
+
+    Parameters
+    ----------
+    results : dict of str to dict
+        ``{slug: results record}`` (:func:`anisotropy.report.results.load_results`).
+
+    Returns
+    -------
+    list of str
+        One line per such record, in slug order; records without a numeric measured value or
+        without an interval are not checked.
+    """
     out = []
     for slug in sorted(results):
         for check in results[slug]["checks"]:
@@ -88,7 +147,23 @@ def estimates_outside_intervals(results: dict[str, dict]) -> list[str]:
 
 def report(results: dict[str, dict], path: str | Path) -> tuple[str, int]:
     """The comparison as text for the terminal, and the number of differences; the claims
-    the recording has and the build lacks, or the reverse, are named too."""
+    the recording has and the build lacks, or the reverse, are named too.
+
+    Parameters
+    ----------
+    results : dict of str to dict
+        ``{slug: results record}`` (:func:`anisotropy.report.results.load_results`), each
+        with its ``stale`` flag.
+    path : str or Path
+        The recorded verdicts (:func:`expected_file`).
+
+    Returns
+    -------
+    tuple of (str, int)
+        The text (also naming stale results and every estimate outside its own interval,
+        :func:`estimates_outside_intervals`), and the count of differences plus the count
+        of those estimates; ``0`` with a one-line text when ``path`` does not exist.
+    """
     path = Path(path)
     if not path.is_file():
         return f"No recorded verdicts at {path}: nothing to compare with.", 0

@@ -39,7 +39,27 @@ def outside_environment(hf_home: Path, cache: Path, build: Path,
                         base: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of a user with no data root and no ``../shared``: the hub is offline
     and its cache is ``hf_home`` (a real Hugging Face cache layout), the project's cache and
-    build folders are fresh."""
+    build folders are fresh.
+
+    Parameters
+    ----------
+    hf_home : Path
+        The Hugging Face home (``HF_HOME``); the hub and datasets caches are its ``hub`` and
+        ``datasets`` folders.
+    cache : Path
+        The project's cache (``ANISOTROPY_CACHE``).
+    build : Path
+        The project's build folder (``ANISOTROPY_BUILD``).
+    base : dict of str to str or None, optional
+        The environment to start from; default ``None``: this process's. The project's own
+        variables (data roots, profile, results folder, data mirror, ``PYTHONPATH``) are
+        removed from it.
+
+    Returns
+    -------
+    dict of str to str
+        The environment, with ``ANISOTROPY_NO_SHARED=1`` and ``HF_HUB_OFFLINE=1`` set.
+    """
     env = {k: v for k, v in (base or os.environ).items() if k not in _PROJECT_VARIABLES}
     env.update({"ANISOTROPY_NO_SHARED": "1", "HF_HUB_OFFLINE": "1", "HF_HOME": str(hf_home),
                 "HF_HUB_CACHE": str(Path(hf_home) / "hub"),
@@ -50,7 +70,33 @@ def outside_environment(hf_home: Path, cache: Path, build: Path,
 
 def run_fresh(notebook: Path, out: Path, env: dict[str, str], timeout: int = 900) -> FreshRun:
     """Execute ``notebook`` in a fresh kernel started with ``env`` (working directory: the
-    notebook's folder), write the executed copy to ``out``, and measure it."""
+    notebook's folder), write the executed copy to ``out``, and measure it.
+
+    Parameters
+    ----------
+    notebook : Path
+        The notebook to run.
+    out : Path
+        Where the executed copy is written (also when a cell fails).
+    env : dict of str to str
+        The subprocess's whole environment, which the kernel inherits
+        (:func:`outside_environment`).
+    timeout : int, optional
+        Seconds nbclient allows each cell; the subprocess is given 120 s more in all.
+        Default 900.
+
+    Returns
+    -------
+    FreshRun
+        The notebook's file name, the wall seconds, the kernel's peak RSS in MB (NaN when
+        the subprocess reported none) and the error: the failing cell's, else the end of the
+        subprocess's stderr when it failed, else None.
+
+    Raises
+    ------
+    subprocess.TimeoutExpired
+        When the subprocess runs longer than ``timeout`` + 120 seconds.
+    """
     began = time.perf_counter()
     completed = subprocess.run(
         [sys.executable, "-m", "anisotropy.book.fresh_run", str(notebook), str(out),

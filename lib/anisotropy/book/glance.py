@@ -69,7 +69,24 @@ def grid_html(rows: list[dict], slugs: list[str], href: str = f"../{PAGES}/") ->
     did not study (generalisations) follow the mark :data:`BEYOND` and never colour a
     cell that has a reproduction; a cell of generalisations alone has a dashed border.
     Checks over several models count for each; findings, controls, exemptions and
-    "not run" are left out (the ledger lists them)."""
+    "not run" are left out (the ledger lists them).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The ledger's rows (:func:`anisotropy.book.rows.ledger_rows`).
+    slugs : list of str
+        The claims, one table row each, in this order.
+    href : str, optional
+        The URL prefix of the claim pages; a row links to ``HREF + SLUG + ".html"``. Default
+        ``"../notebooks/"`` (from a page of ``book/``).
+
+    Returns
+    -------
+    str
+        The HTML table, with a caption that is its legend; a model gets a column only when
+        some row grades it.
+    """
     titles = claims()
     tallies = summary_by_model(rows, "reproduction")
     beyond = summary_by_model(rows, "generalisation")
@@ -159,7 +176,21 @@ def claim_sentences(rows: list[dict], slug: str) -> str:
     """A few sentences on one claim. On the kinds of model the paper studied: which checks
     held on every model graded, and which did not (each with its model, measured value
     [95% interval] and threshold) or could not be decided. Beyond them (generalisations):
-    how many carried over, and which did not. Empty when the claim has no graded check."""
+    how many carried over, and which did not. Empty when the claim has no graded check.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The ledger's rows (:func:`anisotropy.book.rows.ledger_rows`); only those of ``slug``
+        are read.
+    slug : str
+        The claim.
+
+    Returns
+    -------
+    str
+        Plain text (at most three items named per list, then "and N more"), or ``""``.
+    """
     own, other = graded_by_scope([r for r in rows if r["slug"] == slug])
     if not own and not other:
         return ""
@@ -189,7 +220,24 @@ def claim_sentences(rows: list[dict], slug: str) -> str:
 
 def glance_markdown(rows: list[dict], slugs: list[str], href: str = f"../{PAGES}/") -> str:
     """The grid and, per claim, a linked title with its two sentences (Markdown with one raw
-    HTML block)."""
+    HTML block).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The ledger's rows (:func:`anisotropy.book.rows.ledger_rows`).
+    slugs : list of str
+        The claims, in this order.
+    href : str, optional
+        The URL prefix of the claim pages (:func:`grid_html`); a title links to
+        ``HREF + SLUG + ".ipynb"``. Default ``"../notebooks/"``.
+
+    Returns
+    -------
+    str
+        The Markdown, ending with a newline: :func:`grid_html`, then one list item per claim
+        with sentences (:func:`claim_sentences`); a one-line note when there are no rows.
+    """
     if not rows:
         return "No claim has results in this build yet: run `make book`.\n"
     titles = claims()
@@ -205,7 +253,28 @@ def glance_markdown(rows: list[dict], slugs: list[str], href: str = f"../{PAGES}
 def write_glance(results_dir: Path, out: Path, slugs: list[str], profile: str | None = None,
                  results: dict[str, dict] | None = None) -> Path:
     """Write :func:`glance_markdown` of the results in ``results_dir`` to ``out`` (the
-    introduction includes it)."""
+    introduction includes it).
+
+    Parameters
+    ----------
+    results_dir : Path
+        The build's results directory (``_build/PROFILE/results``).
+    out : Path
+        The Markdown file to write; its folder is created if needed.
+    slugs : list of str
+        The claims, in book order.
+    profile : str or None, optional
+        The book's profile: a results file of another profile raises
+        :class:`anisotropy.report.results.ResultsError`; default ``None``: any profile.
+    results : dict of str to dict or None, optional
+        The records already loaded from ``results_dir``, if the caller has them; default
+        ``None``: loaded here.
+
+    Returns
+    -------
+    Path
+        ``out``.
+    """
     rows = ledger_rows(results_dir, slugs, profile, results)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(glance_markdown(rows, slugs), encoding="utf-8")

@@ -35,6 +35,25 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
     :class:`anisotropy.report.results.ResultsError` naming the file and both profiles.
     ``results`` are the records already loaded from ``results_dir``, if the caller has them
     (each load recomputes every file's inputs digest).
+
+    Parameters
+    ----------
+    results_dir : Path
+        The build's results directory (``_build/PROFILE/results``).
+    out : Path
+        The Markdown page to write; its folder is created if needed.
+    slugs : list of str
+        The claims, in book order; a claim without results is named as such.
+    profile : str or None, optional
+        The book's profile; default ``None``: files of any profile are read.
+    results : dict of str to dict or None, optional
+        ``{slug: results record}``; default ``None``: loaded from ``results_dir``
+        (:func:`anisotropy.report.results.load_results`).
+
+    Returns
+    -------
+    Path
+        ``out``.
     """
     results = load_results(results_dir, profile) if results is None else results
     rows = ledger_rows(results_dir, slugs, profile, results)
@@ -140,7 +159,18 @@ def write_ledger(results_dir: Path, out: Path, slugs: list[str],
 def write_data_files(out: Path) -> Path:
     """A Markdown table of every dataset (licence, citation, hub copy) and of every data
     file (its source at a fixed commit and its sha256), from ``data/sources.yaml``.
-    Nothing is hashed here (the hashes were checked when the notebooks read the files)."""
+    Nothing is hashed here (the hashes were checked when the notebooks read the files).
+
+    Parameters
+    ----------
+    out : Path
+        The Markdown file to write (its folder must exist).
+
+    Returns
+    -------
+    Path
+        ``out``.
+    """
     declared = sources()
     lines = ["| dataset | license | citation | hub copy |", "|---|---|---|---|"]
     for name, info in declared.items():

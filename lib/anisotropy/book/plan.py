@@ -40,7 +40,27 @@ class PlanError(ValueError):
 def claim_settings(slug: str, profile: str, overrides: dict | None = None):
     """Claim ``slug``'s settings as it will run under ``profile`` with ``overrides``: the
     runner's (:func:`anisotropy.book.runner.resolve_settings`), its error a
-    :class:`PlanError`."""
+    :class:`PlanError`.
+
+    Parameters
+    ----------
+    slug : str
+        A claim of ``notebooks/claims.yaml`` with a notebook.
+    profile : str
+        A profile of ``notebooks/profiles.yaml`` (``smoke``, ``full``, ``paper``, ``binder``).
+    overrides : dict or None, optional
+        Parameter values given on top of the profile; default ``None``: none.
+
+    Returns
+    -------
+    anisotropy.inputs.settings.ClaimSettings
+        An instance of the claim module's ``Settings``.
+
+    Raises
+    ------
+    PlanError
+        For an unknown claim, profile or parameter, or a value out of its type or range.
+    """
     try:
         return runner.resolve_settings(slug, profile, overrides)
     except runner.RunError as error:
@@ -49,7 +69,19 @@ def claim_settings(slug: str, profile: str, overrides: dict | None = None):
 
 def claim_order(slugs=None) -> list[str]:
     """Claims in the order the workflow starts them: the most costly first (each module's
-    declared ``COST``), so that the longest claim does not run alone at the end."""
+    declared ``COST``), so that the longest claim does not run alone at the end.
+
+    Parameters
+    ----------
+    slugs : Iterable of str or None, optional
+        The claims to order; default ``None``: every claim
+        (:data:`anisotropy.book.runner.SLUGS`).
+
+    Returns
+    -------
+    list of str
+        The slugs by decreasing ``COST``; claims of equal cost keep their order.
+    """
     slugs = list(runner.SLUGS if slugs is None else slugs)
     return sorted(slugs, key=lambda slug: -catalog.claim_module(slug).COST)
 
@@ -60,7 +92,19 @@ _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?
 def check_models(models: list) -> None:
     """Refuse a workflow ``models`` entry before any job starts: not a string, neither a
     local directory nor shaped like a Hugging Face id, or a near miss of an offline
-    registry name (a typo would otherwise only show as a model the hub cannot give)."""
+    registry name (a typo would otherwise only show as a model the hub cannot give).
+
+    Parameters
+    ----------
+    models : list
+        The workflow config's ``models``: registry names or aliases, Hugging Face ids
+        (``org/name`` or ``name``) or local directories.
+
+    Raises
+    ------
+    PlanError
+        For the first entry refused, naming it (and the registry name it nearly matches).
+    """
     import difflib
 
 
@@ -92,6 +136,31 @@ def workflow_jobs(profile: str, models: list[str] | None = None,
     parameter its module names ``MODEL_LIST``). Raises :class:`PlanError` for an unknown
     profile, claim or parameter, before any job starts; a model name is only checked when
     its job runs, where an offline hub model fails with the registry's message.
+
+    Parameters
+    ----------
+    profile : str
+        A profile of ``notebooks/profiles.yaml``.
+    models : list of str or None, optional
+        The models every claim runs instead of its own list; default ``None`` (or empty):
+        each claim's list as its profile sets it. The entries are checked for their form
+        first (:func:`check_models`).
+    claims : list of str or None, optional
+        The claims to plan; default ``None``: every claim, in book order.
+
+    Returns
+    -------
+    dict of str to dict
+        Per claim: ``overrides`` (the model list, if replaced), ``settings`` (its
+        ``Settings``), ``parameters`` (``settings.parameters()``) and ``jobs`` (its module's
+        ``inputs(settings)``: :class:`~anisotropy.inputs.jobs.Extraction` records, which may
+        repeat across claims).
+
+    Raises
+    ------
+    PlanError
+        For an unknown profile, claim or parameter, or a ``models`` entry
+        :func:`check_models` refuses.
     """
     known = runner.profiles()
     if profile not in known:
@@ -114,7 +183,33 @@ def workflow_jobs(profile: str, models: list[str] | None = None,
 
 def run_extraction(job: Extraction, *, device: str = "auto", dtype: str = "float32") -> dict:
     """Run one job: load the model and make the claim's own encode call, which fills the
-    cache entry (or finds it there). Returns a summary for the job's marker file."""
+    cache entry (or finds it there). Returns a summary for the job's marker file.
+
+    Parameters
+    ----------
+    job : Extraction
+        The job: its model, sentences, kind (``tokens``, ``pooled`` or ``attention``) and
+        layer set.
+    device : str, optional
+        Where forward passes run (``auto``, ``cpu``, ``cuda``, ``cuda:N``, ``mps``); default
+        ``"auto"``.
+    dtype : str, optional
+        Forward-pass precision (``float32``, ``float16``, ``bfloat16``); default
+        ``"float32"``.
+
+    Returns
+    -------
+    dict
+        ``{"job", "model", "corpus", "kind", "layers", "sentences" (their count),
+        "sentences_sha256", "status": "done", "seconds", "cache"}`` (the process's cache
+        statistics). A model without the attention an ``attention`` job needs is passed
+        over, still ``done`` (the claim's page reports it).
+
+    Raises
+    ------
+    anisotropy.inputs.models.ModelNotAvailable
+        When the model cannot be had here (a hub model offline).
+    """
     import time
 
 
@@ -142,13 +237,33 @@ def run_extraction(job: Extraction, *, device: str = "auto", dtype: str = "float
 
 
 def write_marker(path: str | Path, summary: dict) -> None:
-    """Write a job's marker atomically."""
+    """Write a job's marker atomically.
+
+    Parameters
+    ----------
+    path : str or Path
+        The marker file (JSON); its folder is created if needed.
+    summary : dict
+        The job's summary (:func:`run_extraction`), or a failed job's status and message.
+    """
     write_json(path, summary)
 
 
 def unavailable_models(markers: list[str | Path]) -> dict[str, str]:
     """``{model: reason}`` for the extraction jobs whose marker says the model could not be
-    had (a hub model offline); the claim then runs without it and marks it "not run"."""
+    had (a hub model offline); the claim then runs without it and marks it "not run".
+
+    Parameters
+    ----------
+    markers : list of str or Path
+        Marker files of the claim's extraction jobs (:func:`write_marker`).
+
+    Returns
+    -------
+    dict of str to str
+        For each marker whose status is not ``done``: its model and
+        ``"not run: STATUS (first sentence of its message)"``.
+    """
     reasons = {}
     for marker in markers:
         summary = json.loads(Path(marker).read_text(encoding="utf-8"))
@@ -169,6 +284,31 @@ def claim_arguments(slug: str, profile: str, settings, markers: list[str | Path]
     list (claim 5's setups' encoder) cannot be left out, nor can every model: those raise
     :class:`PlanError`. The device is not passed: claim jobs read their vectors from the
     cache (whose keys hold the dtype, not the device) and may run where there is no GPU.
+
+    Parameters
+    ----------
+    slug : str
+        The claim.
+    profile : str
+        The profile it runs under.
+    settings : anisotropy.inputs.settings.ClaimSettings
+        The claim's settings as planned.
+    markers : list of str or Path
+        The marker files of the claim's extraction jobs (:func:`unavailable_models`).
+    dtype : str or None, optional
+        Passed as ``--dtype`` when given; default ``None``.
+
+    Returns
+    -------
+    list of str
+        ``["run", SLUG, "--profile", PROFILE, "-p", "MODEL_LIST=[...]"]``, the model list
+        always given, then ``--not-run MODEL=REASON`` per unavailable model and ``--dtype``.
+
+    Raises
+    ------
+    PlanError
+        When a model the claim needs outside its list is unavailable, or no model of the list
+        is left.
     """
     module = catalog.claim_module(slug)
     missing = unavailable_models(markers)

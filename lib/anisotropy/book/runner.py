@@ -68,7 +68,25 @@ class RunError(RuntimeError):
 def profile_dir(profile: str) -> Path:
     """The build directory of one profile: ``BUILD_DIR / profile`` (``_build/full``,
     ``_build/smoke``, ...), holding ``results/``, ``executed/``, ``book-src/`` and ``html/``.
-    Nothing of one profile is ever read by another's build."""
+    Nothing of one profile is ever read by another's build.
+
+    Parameters
+    ----------
+    profile : str
+        A profile name (``smoke``, ``full``, ``paper``, ``binder``, ...); it is not checked
+        against ``notebooks/profiles.yaml`` here.
+
+    Returns
+    -------
+    Path
+        ``BUILD_DIR / profile`` (:data:`BUILD_DIR` is ``$ANISOTROPY_BUILD``, else
+        ``_build``); it is not created.
+
+    Raises
+    ------
+    RunError
+        For an empty name, a name holding ``/`` or one starting with ``.``.
+    """
     if not profile or "/" in profile or profile.startswith("."):
         raise RunError(f"Profile name {profile!r} cannot name a build directory; use a plain "
                        "name such as 'smoke' or 'full'.")
@@ -76,12 +94,24 @@ def profile_dir(profile: str) -> Path:
 
 
 def available_slugs() -> list[str]:
-    """Claim slugs whose notebook exists."""
+    """Claim slugs whose notebook exists.
+
+    Returns
+    -------
+    list of str
+        The claims of :data:`SLUGS` (book order) that have ``notebooks/SLUG.ipynb``.
+    """
     return [slug for slug in SLUGS if (NOTEBOOKS_DIR / f"{slug}.ipynb").is_file()]
 
 
 def profiles() -> dict[str, dict[str, dict]]:
-    """``{profile: {slug: {parameter: value}}}`` from ``notebooks/profiles.yaml``."""
+    """``{profile: {slug: {parameter: value}}}`` from ``notebooks/profiles.yaml``.
+
+    Returns
+    -------
+    dict of str to dict of str to dict
+        :func:`anisotropy.inputs.settings.profiles`.
+    """
     return settings_module.profiles()
 
 
@@ -99,6 +129,25 @@ def declared_parameters(slug: str) -> dict[str, dict]:
     parameters themselves are its module's ``Settings``). The cell is parsed with
     :mod:`ast`, giving what ``papermill.inspect_notebook`` gives (``name``,
     ``inferred_type_name``, ``default``, ``help``) without importing papermill.
+
+    Parameters
+    ----------
+    slug : str
+        A claim with a notebook (:func:`available_slugs`).
+
+    Returns
+    -------
+    dict of str to dict
+        ``{name: {"name", "inferred_type_name", "default", "help"}}`` for each assignment of
+        the first cell tagged ``parameters``: the annotation as the type (``"None"`` without
+        one), the value's source text as the default and the comment ending its line as the
+        help; ``{}`` when the notebook has no such cell.
+
+    Raises
+    ------
+    RunError
+        For an unknown claim or one without a notebook, or a parameters cell that does not
+        parse.
     """
     path = _check_slug(slug)
     notebook = json.loads(path.read_text(encoding="utf-8"))
@@ -137,7 +186,24 @@ NOTEBOOK_PARAMETERS = ("profile", "overrides")  # what every claim's parameters 
 
 
 def parse_overrides(pairs: list[str]) -> dict:
-    """``["model=gpt2", "n=200"]`` -> ``{"model": "gpt2", "n": 200}`` (values read as YAML)."""
+    """``["model=gpt2", "n=200"]`` -> ``{"model": "gpt2", "n": 200}`` (values read as YAML).
+
+    Parameters
+    ----------
+    pairs : list of str
+        ``NAME=VALUE`` items (the CLI's ``-p``); the name is stripped, the value read with
+        ``yaml.safe_load`` (an empty value is ``""``).
+
+    Returns
+    -------
+    dict
+        ``{name: value}``; a name given twice keeps its last value.
+
+    Raises
+    ------
+    RunError
+        For an item without ``=``.
+    """
     out = {}
     for pair in pairs:
         if "=" not in pair:
@@ -151,6 +217,21 @@ def resolve_settings(slug: str, profile: str, overrides: dict | None = None):
     """The claim's settings under ``profile`` with ``overrides``, validated by its module's
     ``Settings`` (the one place that checks names, types and ranges) before any kernel
     starts.
+
+    Parameters
+    ----------
+    slug : str
+        A claim with a notebook (:func:`available_slugs`).
+    profile : str
+        A profile of ``notebooks/profiles.yaml`` (``smoke``, ``full``, ``paper``, ``binder``).
+    overrides : dict or None, optional
+        Parameter values given on top of the profile; default ``None``: none.
+
+    Returns
+    -------
+    anisotropy.inputs.settings.ClaimSettings
+        An instance of the claim module's ``Settings``
+        (:func:`anisotropy.report.catalog.settings`).
 
     Raises
     ------
@@ -167,7 +248,28 @@ def resolve_settings(slug: str, profile: str, overrides: dict | None = None):
 
 def notebook_parameters(slug: str, profile: str, overrides: dict | None = None) -> dict:
     """What papermill injects: ``{"profile": ..., "overrides": {...}}``, after checking
-    that the notebook declares them and that the settings they make are valid."""
+    that the notebook declares them and that the settings they make are valid.
+
+    Parameters
+    ----------
+    slug : str
+        A claim with a notebook (:func:`available_slugs`).
+    profile : str
+        A profile of ``notebooks/profiles.yaml``.
+    overrides : dict or None, optional
+        Parameter values given on top of the profile; default ``None``: none.
+
+    Returns
+    -------
+    dict
+        ``{"profile": profile, "overrides": dict(overrides)}``.
+
+    Raises
+    ------
+    RunError
+        For an unknown claim, profile or parameter (:func:`resolve_settings`), or a
+        parameters cell that does not declare both :data:`NOTEBOOK_PARAMETERS`.
+    """
     resolve_settings(slug, profile, overrides)
     missing = sorted(set(NOTEBOOK_PARAMETERS) - set(declared_parameters(slug)))
     if missing:
@@ -183,6 +285,30 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
     ``not_run`` (``{model: reason}``) names models left out of this run, e.g. hub models
     the workflow could not fetch offline; the results file then marks every check of the
     claim "not run" for them, with the reason.
+
+    Parameters
+    ----------
+    slug : str
+        A claim with a notebook (:func:`available_slugs`).
+    profile : str, optional
+        A profile of ``notebooks/profiles.yaml``; default ``"smoke"``. The run goes into
+        :func:`profile_dir` of it.
+    overrides : dict or None, optional
+        Parameter values given on top of the profile (validated before the kernel starts);
+        default ``None``: none.
+    log_output : bool, optional
+        Stream the cells' output to this process's log (papermill's ``log_output``); default
+        False.
+    not_run : dict of str to str or None, optional
+        ``{model: reason}``, as above; default ``None``: none.
+
+    Returns
+    -------
+    Path
+        ``_build/PROFILE/executed/SLUG.ipynb``; the results file is
+        ``_build/PROFILE/results/SLUG.json``. Both are removed once the parameters are
+        checked, and put in place only when every cell has run; a failed run leaves
+        ``SLUG.failed.ipynb`` beside the executed notebook's place.
 
     Raises
     ------
@@ -333,11 +459,31 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
 
     Returns the path of ``_build/PROFILE/html/index.html``.
 
+    Parameters
+    ----------
+    profile : str, optional
+        A profile of ``notebooks/profiles.yaml``; default ``"full"``.
+    run_notebooks : bool, optional
+        Run every claim with a notebook first (:func:`run`); default True. With False, the
+        notebooks already executed into ``_build/PROFILE/executed`` are compiled.
+    overrides : dict or None, optional
+        ``{slug: {parameter: value}}``; a claim's own overrides win over ``common``. Default
+        ``None``: none.
+    common : dict or None, optional
+        ``{parameter: value}`` for every claim; default ``None``: none.
+
+    Returns
+    -------
+    Path
+        ``_build/PROFILE/html/index.html``.
+
     Raises
     ------
     RunError
         When a claim's executed notebook is missing, or a results file was written by
-        another profile (the message names the file and both profiles).
+        another profile (the message names the file and both profiles); also when a claim's
+        run fails, a claim's results file is missing, MathJax is not installed, or
+        jupyter-book fails (the message ends with its log's tail).
     """
 
     slugs = available_slugs()
@@ -435,6 +581,21 @@ def stage_claim_notebook(executed: Path, target: Path, footer: str | None = None
     the page reads as prose, tables and figures, with the code one click away. ``footer``
     (Markdown) ends the page: the provenance line. The executed notebook itself is left as
     it is.
+
+    Parameters
+    ----------
+    executed : Path
+        The executed notebook (``_build/PROFILE/executed/SLUG.ipynb``).
+    target : Path
+        Where the page's notebook is written (in ``_build/PROFILE/book-src/notebooks``).
+    footer : str or None, optional
+        The Markdown of a last cell; default ``None``: none.
+
+    Returns
+    -------
+    Path
+        ``target``, its inline plotly.js replaced by the book's shared copy
+        (:func:`anisotropy.book.assets.externalize_plotly`).
     """
     import nbformat
 

@@ -16,7 +16,24 @@ __all__ = ["summary_table", "format_summary"]
 def summary_table(results_dir: str | Path, slugs: list[str] | None = None) -> pd.DataFrame:
     """Claim, profile, runtime, cache hits and misses (summed over cache kinds) and the
     count of each verdict, for every ``SLUG.json`` in ``results_dir`` (or the given slugs;
-    a missing file is a row saying so)."""
+    a missing file is a row saying so).
+
+    Parameters
+    ----------
+    results_dir : str or Path
+        A directory of results files (``_build/PROFILE/results``).
+    slugs : list of str or None, optional
+        The claims to show, in this order; default ``None``: every ``*.json`` of the
+        directory, in name order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per claim: ``claim``, ``profile`` (``"missing"`` without a file),
+        ``runtime_s``, ``cache_hits``, ``cache_misses``, ``forward_s`` (the seconds spent
+        building cache entries) and one column per verdict of
+        :data:`anisotropy.report.results.VERDICTS`.
+    """
     results_dir = Path(results_dir)
     paths = ([results_dir / f"{slug}.json" for slug in slugs] if slugs is not None
              else sorted(results_dir.glob("*.json")))
@@ -40,7 +57,20 @@ def summary_table(results_dir: str | Path, slugs: list[str] | None = None) -> pd
 
 
 def format_summary(table: pd.DataFrame) -> str:
-    """The table as text, with a total row for runtime, cache and verdict counts."""
+    """The table as text, with a total row for runtime, cache and verdict counts.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A :func:`summary_table`.
+
+    Returns
+    -------
+    str
+        The table and a ``total`` row (every column but ``claim`` and ``profile`` summed),
+        numbers in ``:g`` format and blanks for missing values; ``"no results"`` for an
+        empty table.
+    """
     if table.empty:
         return "no results"
     numeric = [c for c in table.columns if c not in ("claim", "profile")]

@@ -49,13 +49,47 @@ def _load(path: Path) -> dict[str, dict]:
 
 
 def claims(path: Path | None = None) -> dict[str, dict]:
-    """``{slug: metadata}`` of every claim, in book order."""
+    """``{slug: metadata}`` of every claim, in book order.
+
+    Parameters
+    ----------
+    path : Path or None, optional
+        A claims file; default ``None``: :data:`CLAIMS_FILE` (``notebooks/claims.yaml``).
+
+    Returns
+    -------
+    dict of str to dict
+        ``{slug: {"title", "short", "references", "module"}}``, in the file's order. The file
+        is read once per path (the dict is cached: do not change it).
+
+    Raises
+    ------
+    ValueError
+        When a claim misses one of those fields or has another, naming the claim.
+    """
     return _load(Path(path) if path else CLAIMS_FILE)
 
 
 def claim_module(slug: str) -> ModuleType:
     """The module that declares claim ``slug`` (``module`` in ``notebooks/claims.yaml``),
-    checked to declare every name of :data:`INTERFACE` for that slug."""
+    checked to declare every name of :data:`INTERFACE` for that slug.
+
+    Parameters
+    ----------
+    slug : str
+        A claim of ``notebooks/claims.yaml``, such as ``"01-layerwise-anisotropy"``.
+
+    Returns
+    -------
+    types.ModuleType
+        The imported claim module.
+
+    Raises
+    ------
+    ValueError
+        For an unknown slug, or a module that misses a name of :data:`INTERFACE` or whose
+        ``SLUG`` or ``Settings.slug`` is not ``slug``.
+    """
     declared = claims()
     if slug not in declared:
         raise ValueError(f"Unknown claim {slug!r}; choose one of {list(declared)}.")
@@ -69,13 +103,55 @@ def claim_module(slug: str) -> ModuleType:
 
 def settings(slug: str, profile: str, overrides: dict[str, Any] | None = None):
     """Claim ``slug``'s settings under ``profile`` with ``overrides``, validated
-    (:meth:`anisotropy.inputs.settings.ClaimSettings.for_profile`)."""
+    (:meth:`anisotropy.inputs.settings.ClaimSettings.for_profile`).
+
+    Parameters
+    ----------
+    slug : str
+        A claim of ``notebooks/claims.yaml`` (:func:`claim_module`).
+    profile : str
+        A profile of ``notebooks/profiles.yaml`` (``smoke``, ``full``, ``paper``, ``binder``).
+    overrides : dict of str to Any or None, optional
+        Parameter values given on top of the profile; default ``None``: none.
+
+    Returns
+    -------
+    anisotropy.inputs.settings.ClaimSettings
+        An instance of the claim module's ``Settings``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown slug (:func:`claim_module`).
+    anisotropy.inputs.settings.SettingsError
+        For an unknown profile, a name that is not a parameter, or a value out of its type or
+        range.
+    """
     return claim_module(slug).Settings.for_profile(profile, **(overrides or {}))
 
 
 def toc_with_claims(toc: dict, slugs: list[str]) -> dict:
     """The table of contents with its ``Claims`` part listing ``notebooks/SLUG`` for ``slugs``
-    (the claims that have an executed notebook), in book order."""
+    (the claims that have an executed notebook), in book order.
+
+    Parameters
+    ----------
+    toc : dict
+        A parsed ``_toc.yml`` (Jupyter Book), with a list of ``parts``; it is not changed.
+    slugs : list of str
+        The claims to list, in the order given (the caller gives them in book order).
+
+    Returns
+    -------
+    dict
+        A copy of ``toc`` whose part captioned ``Claims`` has one chapter
+        ``{"file": "notebooks/SLUG"}`` per slug, in place of the chapters it had.
+
+    Raises
+    ------
+    ValueError
+        When no part of ``toc`` is captioned ``Claims``.
+    """
     out = dict(toc)
     parts = [dict(part) for part in toc.get("parts", [])]
     captions = [part.get("caption") for part in parts]

@@ -193,6 +193,31 @@ def threshold_value(expression: str, references: dict | None = None,
     gain over its tasks::
 
         min(1 - log10({claim4/per_task/proposed|2}) / log10({claim4/per_task/baseline|2}))
+
+    Parameters
+    ----------
+    expression : str
+        The threshold (or margin) expression, as declared in ``data/checks.yaml``; it must
+        cite at least one reference.
+    references : dict or None, optional
+        A parsed references file; default ``None``: ``data/references.yaml`` as the library
+        reads it.
+    where : str, optional
+        What the expression belongs to, for the error messages (such as ``"Check
+        01-layerwise-anisotropy/'mev-low': threshold"``); default ``"threshold"``.
+
+    Returns
+    -------
+    float
+        The expression's value.
+
+    Raises
+    ------
+    CheckError
+        When the expression cites no reference, does not parse, cites a key that is missing
+        or not a number, holds anything but numbers, citations, ``+ - * /``, ``min``, ``max``,
+        ``log10`` and ``sqrt``, or does not give one finite number (a column left
+        unreduced, a division by zero).
     """
     import ast
 
@@ -409,7 +434,15 @@ class CheckSpec:
 
     # ------------------------------------------------------------------ reading
     def tolerance(self) -> str:
-        """Reader-facing rule, generated from comparator and threshold (or margin)."""
+        """Reader-facing rule, generated from comparator and threshold (or margin).
+
+        Returns
+        -------
+        str
+            The rule in words: when the check is reproduced, not reproduced and inconclusive
+            (the threshold to 3 significant figures, an equivalence check's margin by
+            :meth:`margin_text`); for a finding or a property, that it is not graded.
+        """
         if self.kind == "finding":
             return "finding: recorded, not graded"
         if self.kind == "property":
@@ -433,13 +466,38 @@ class CheckSpec:
 
     def verdict(self, interval) -> str:
         """The verdict an interval gets: against the margin for an equivalence check
-        (:func:`grade_within`), else against the comparator and threshold (:func:`grade`)."""
+        (:func:`grade_within`), else against the comparator and threshold (:func:`grade`).
+
+        Parameters
+        ----------
+        interval : sequence of float
+            The 95% interval ``[low, high]`` (any two numbers, such as
+            :meth:`anisotropy.geometry.intervals.Interval.as_list`).
+
+        Returns
+        -------
+        str
+            ``"reproduced"``, ``"not reproduced"`` or ``"inconclusive"``.
+
+        Raises
+        ------
+        CheckError
+            When ``low > high``, or the check has neither a margin nor a comparator (a finding, a
+            property without a side).
+        """
         if self.margin is not None:
             return grade_within(interval, *self.margin)
         return grade(interval, self.comparator, self.threshold)
 
     def margin_text(self) -> str:
-        """``within [−1, 1]``, or ``≥ −1`` for a margin open above (``≤ 0.5`` below)."""
+        """``within [−1, 1]``, or ``≥ −1`` for a margin open above (``≤ 0.5`` below).
+
+        Returns
+        -------
+        str
+            The margin as text, its ends in ``:g`` format; an end at the quantity's bound counts
+            as open. Only for a check with a margin (an equivalence check).
+        """
         a, b = self.margin
         low, high = self.bounds
         if b >= high:
@@ -449,13 +507,27 @@ class CheckSpec:
         return f"within [{a:g}, {b:g}]"
 
     def paper_text(self) -> str:
-        """The paper's values for this check, from ``data/references.yaml``."""
+        """The paper's values for this check, from ``data/references.yaml``.
+
+        Returns
+        -------
+        str
+            :func:`describe_reference` of each of the check's reference keys (numbers, tables and
+            quoted statements), joined with ``"; "``.
+        """
         references = _references()
         return "; ".join(describe_reference(k, references) for k in self.references)
 
     def paper_values_text(self) -> str:
         """The paper's numbers for this check (its quoted statements left out), for the
-        verdict table's short "Paper" column; empty when the paper states no number."""
+        verdict table's short "Paper" column; empty when the paper states no number.
+
+        Returns
+        -------
+        str
+            :func:`describe_reference` of each reference key whose entry is not a string or a
+            block with a ``statement``, joined with ``"; "``; ``""`` when there is none.
+        """
         references = _references()
         parts = []
         for key in self.references:
@@ -467,12 +539,33 @@ class CheckSpec:
 
     def paper_number(self, subject: str = "") -> float | None:
         """The paper's value on the measured scale (``paper_value``), for ``subject`` when
-        it is declared per subject; None when the paper gives none."""
+        it is declared per subject; None when the paper gives none.
+
+        Parameters
+        ----------
+        subject : str, optional
+            The subject graded (a task, a space), looked up when ``paper_value`` is declared as
+            ``{subject: key}``; default ``""``.
+
+        Returns
+        -------
+        float or None
+            The number at the ``paper_value`` key of ``data/references.yaml``; None when the
+            check declares no ``paper_value``, or none for ``subject``.
+        """
         key = (self.paper_value.get(subject) if isinstance(self.paper_value, dict)
                else self.paper_value)
         return None if key is None else float(reference_value(key))
 
     def source_text(self) -> str:
+        """The sources of the check's references, for the ledger's "Source" line.
+
+        Returns
+        -------
+        str
+            Each distinct :func:`reference_source` of the check's reference keys, in the order
+            they are cited, joined with ``" / "``; ``""`` when none has a source.
+        """
         references = _references()
         sources = []
         for key in self.references:
@@ -495,22 +588,85 @@ class CheckSpec:
         of a family the source studied, else ``generalisation``; ``kind`` (``encoder``,
         ``decoder``, ``static``) places a model the registry does not know
         (:func:`anisotropy.inputs.models.family_of`). A check over all models (``model``
-        empty) is a generalisation unless the source studied every family."""
+        empty) is a generalisation unless the source studied every family.
+
+        Parameters
+        ----------
+        model : str
+            A model name, or several joined with ``", "``; ``""`` for a check over all models.
+        kind : str, optional
+            The models' kind, ``"encoder"``, ``"decoder"`` or ``"static"``; default ``""``.
+
+        Returns
+        -------
+        str
+            ``"reproduction"`` or ``"generalisation"``.
+        """
         models = [m for m in model.split(", ") if m]
         families = {family_of(m, kind) for m in models} if models else set(FAMILIES)
         return "reproduction" if families <= set(self.scope) else "generalisation"
 
     def exemption(self, model: str, kind: str = "") -> str | None:
-        """The declared reason why ``model`` is not graded on this check, or None."""
+        """The declared reason why ``model`` is not graded on this check, or None.
+
+        Parameters
+        ----------
+        model : str
+            The model's name. A declared pattern matches it as a glob (:mod:`fnmatch`) on its
+            full name or its short name; a pattern ``kind:KIND`` matches a ``kind`` of KIND.
+        kind : str, optional
+            The model's kind (``"encoder"``, ``"decoder"``, ``"static"``); default ``""``: no
+            ``kind:`` pattern matches.
+
+        Returns
+        -------
+        str or None
+            The reason of the first declared exemption that matches, or None.
+        """
         return self._match(self.exempt, model, kind)
 
     def control(self, model: str, kind: str = "") -> str | None:
-        """The declared reason why ``model`` is a control for this check, or None."""
+        """The declared reason why ``model`` is a control for this check, or None.
+
+        Parameters
+        ----------
+        model : str
+            The model's name, matched as in :meth:`exemption`.
+        kind : str, optional
+            The model's kind (``"encoder"``, ``"decoder"``, ``"static"``); default ``""``: no
+            ``kind:`` pattern matches.
+
+        Returns
+        -------
+        str or None
+            The reason of the first declared control that matches, or None.
+        """
         return self._match(self.controls, model, kind)
 
 
 def grade(interval, comparator: str, threshold: float) -> str:
-    """Verdict of an interval ``[low, high]`` against ``measured COMPARATOR threshold``."""
+    """Verdict of an interval ``[low, high]`` against ``measured COMPARATOR threshold``.
+
+    Parameters
+    ----------
+    interval : sequence of float
+        The 95% interval ``[low, high]`` (any two numbers).
+    comparator : str
+        The paper's side, one of :data:`COMPARATORS` (``<``, ``<=``, ``>``, ``>=``).
+    threshold : float
+        The threshold.
+
+    Returns
+    -------
+    str
+        ``"reproduced"`` when the whole interval lies on the paper's side of the threshold,
+        ``"not reproduced"`` when it lies wholly on the other side, else ``"inconclusive"``.
+
+    Raises
+    ------
+    CheckError
+        When ``low > high`` (or an end is NaN), or for an unknown comparator.
+    """
     low, high = (float(v) for v in interval)
     if not low <= high:
         raise CheckError(f"interval [{low}, {high}] has low > high.")
@@ -532,7 +688,25 @@ def grade_within(interval, low: float, high: float) -> str:
     inside the margin ``[low, high]``, ``not reproduced`` when it lies wholly outside (no
     point in common), ``inconclusive`` otherwise. Read off the same 95% interval as every
     other check, this is Schuirmann's (1987) two one-sided tests at 2.5% a side: more
-    conservative than the usual 5% a side, which would read a 90% interval."""
+    conservative than the usual 5% a side, which would read a 90% interval.
+
+    Parameters
+    ----------
+    interval : sequence of float
+        The 95% interval ``[a, b]`` (any two numbers).
+    low, high : float
+        The margin's ends (both included; an open end is given as the quantity's bound).
+
+    Returns
+    -------
+    str
+        ``"reproduced"``, ``"not reproduced"`` or ``"inconclusive"``.
+
+    Raises
+    ------
+    CheckError
+        When ``a > b`` (or an end is NaN).
+    """
     a, b = (float(v) for v in interval)
     if not a <= b:
         raise CheckError(f"interval [{a}, {b}] has low > high.")
@@ -546,14 +720,56 @@ def grade_within(interval, low: float, high: float) -> str:
 def reachable(comparator: str, threshold: float, attainable: tuple[float, float]) -> bool:
     """Whether a value on the paper's side of ``comparator threshold`` can occur at all
     when the statistic can only take values in ``attainable`` (a floor or ceiling set by
-    the sample size)."""
+    the sample size).
+
+    Parameters
+    ----------
+    comparator : str
+        The paper's side, one of :data:`COMPARATORS`.
+    threshold : float
+        The threshold.
+    attainable : tuple of (float, float)
+        ``(lowest, highest)`` value the statistic can take at this sample size.
+
+    Returns
+    -------
+    bool
+        True when some value of ``attainable`` lies on the paper's side.
+
+    Raises
+    ------
+    KeyError
+        For a comparator not in :data:`COMPARATORS`.
+    """
     low, high = (float(v) for v in attainable)
     return {"<": low < threshold, "<=": low <= threshold, ">": high > threshold,
             ">=": high >= threshold}[comparator]
 
 
 def load_checks(claim: str, path: str | Path | None = None) -> dict[str, CheckSpec]:
-    """The validated checks of one claim, by id."""
+    """The validated checks of one claim, by id.
+
+    Parameters
+    ----------
+    claim : str
+        The claim's slug, a top-level key of the checks file.
+    path : str or Path or None, optional
+        A checks file; default ``None``: :data:`CHECKS_FILE` (``data/checks.yaml``).
+
+    Returns
+    -------
+    dict of str to CheckSpec
+        ``{check id: CheckSpec}``, in the file's order; each check gets the claim's
+        :data:`SCOPE_KEY` unless it declares its own.
+
+    Raises
+    ------
+    CheckError
+        When the claim has no checks in the file, a check has an unknown field, misses a
+        required one or is declared wrongly (see the module docstring), naming the check.
+    FileNotFoundError
+        When ``path`` does not exist.
+    """
     path = Path(path) if path else CHECKS_FILE
     with open(path, encoding="utf-8") as handle:
         declared = yaml.safe_load(handle) or {}

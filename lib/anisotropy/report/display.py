@@ -55,6 +55,22 @@ def sig(value: Any, digits: int = 3) -> str:
     with one outside it; ``None`` and NaN give an en dash; booleans give yes / no; text is
     returned as it is. A dict or list is never shown raw: its items are joined as
     ``key value`` pairs.
+
+    Parameters
+    ----------
+    value : Any
+        A number (Python or numpy scalar), None, a bool, a string, a dict, a list or a tuple;
+        anything else is shown with ``str``.
+    digits : int, optional
+        Significant figures; default 3. A whole float is shown as an integer from
+        ``10 ** digits`` up to 1e15.
+
+    Returns
+    -------
+    str
+        The text. A float's minus sign is the typographic "−" (U+2212), infinities read
+        ``∞`` and ``−∞``, zero reads ``0``; a dict's items read ``key value`` joined with
+        ``"; "``, a list's or tuple's items are joined with ``", "`` (each by :func:`sig`).
     """
     if value is None:
         return "–"
@@ -88,7 +104,21 @@ def sig(value: Any, digits: int = 3) -> str:
 
 
 def interval_text(interval: Iterable[float] | None, digits: int = 3) -> str:
-    """``[0.101, 0.145]``; an empty string when there is no interval."""
+    """``[0.101, 0.145]``; an empty string when there is no interval.
+
+    Parameters
+    ----------
+    interval : Iterable of float or None
+        ``[low, high]`` (a list or tuple of two numbers); None or an empty one means no
+        interval.
+    digits : int, optional
+        Significant figures of each end (:func:`sig`); default 3.
+
+    Returns
+    -------
+    str
+        ``"[LOW, HIGH]"``, or ``""``.
+    """
     if not interval:
         return ""
     low, high = interval
@@ -122,6 +152,22 @@ def verdict_frame(checks: Iterable[Any], labels: dict[str, str] | None = None) -
 
     ``labels`` maps a declared check id to its short human label (from
     ``data/checks.yaml``); the id is used where a check has none.
+
+    Parameters
+    ----------
+    checks : Iterable of Any
+        The check records: dicts of a results file, or
+        :class:`~anisotropy.report.results.Check` objects.
+    labels : dict of str to str or None, optional
+        ``{check id: label}``; default ``None``: every check shown by its id.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``Check``, ``Model``, ``Measured [95% interval]``, ``Paper``, ``Threshold``,
+        ``Kind of model`` and ``Verdict`` (text), then ``_id``, ``_verdict`` and ``_note``
+        (the record id, raw verdict and note, for tooltips and colours); no rows when there
+        are no checks.
     """
     labels = labels or {}
     rows = []
@@ -145,7 +191,20 @@ def verdict_frame(checks: Iterable[Any], labels: dict[str, str] | None = None) -
 
 def scope_text(check: dict) -> str:
     """``causal LM: studied`` or ``sentence encoder: not studied``: the model's family and
-    whether the paper studied that kind (empty for a record that is not graded)."""
+    whether the paper studied that kind (empty for a record that is not graded).
+
+    Parameters
+    ----------
+    check : dict
+        A check record (a results file's dict), with its ``scope`` and ``family``.
+
+    Returns
+    -------
+    str
+        The family names (:data:`anisotropy.inputs.models.FAMILY_NAMES`, each once for a
+        record over several models) and ``studied`` (scope ``reproduction``) or ``not
+        studied``; ``""`` when the record has no scope.
+    """
     if not check.get("scope"):
         return ""
     family = ", ".join(dict.fromkeys(FAMILY_NAMES.get(f, f) for f in
@@ -173,7 +232,25 @@ def verdict_table_html(checks: Iterable[Any], labels: dict[str, str] | None = No
                        collapse_after: int = 12) -> str:
     """The verdict table as HTML: a scrolling container (never clipped), the check id in
     each row's tooltip, the verdict coloured; rows past ``collapse_after`` go into a
-    ``<details>`` block."""
+    ``<details>`` block.
+
+    Parameters
+    ----------
+    checks : Iterable of Any
+        The check records: dicts of a results file, or
+        :class:`~anisotropy.report.results.Check` objects.
+    labels : dict of str to str or None, optional
+        ``{check id: short label}`` (:func:`verdict_frame`); default ``None``: the ids.
+    collapse_after : int, optional
+        The rows shown open; default 12.
+
+    Returns
+    -------
+    str
+        The HTML table of :func:`verdict_frame`'s visible columns (a verdict's note in its
+        cell's tooltip), with a note under it explaining :data:`BOOK_MARK` when a threshold
+        is the book's own and :data:`SCOPE_NOTE` when a model was not studied by the paper.
+    """
     frame = verdict_frame(checks, labels)
     shown = ["Check", "Model", "Measured [95% interval]", "Paper", "Threshold",
              "Kind of model", "Verdict"]
@@ -196,7 +273,22 @@ def frame_html(frame: pd.DataFrame, caption: str = "", collapse_after: int = 12)
     """A table of text cells (numbers already formatted, e.g. by :func:`sig` and
     :func:`interval_text`) as HTML for a page: the index as the first column, headers as
     given, a scrolling container (never clipped), rows past ``collapse_after`` in a
-    ``<details>`` block, and ``caption`` as a note under it."""
+    ``<details>`` block, and ``caption`` as a note under it.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table; a cell that is not a string is shown by :func:`sig`.
+    caption : str, optional
+        The note under the table; default ``""``: none.
+    collapse_after : int, optional
+        The rows shown open; default 12.
+
+    Returns
+    -------
+    str
+        The HTML.
+    """
     head = f"<th>{html.escape(str(frame.index.name or ''))}</th>" + "".join(
         f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     rows = ["<tr>" + f"<th scope='row'>{html.escape(str(i))}</th>" + "".join(
@@ -229,7 +321,20 @@ BASIS_TEXT = {"paper": "the paper's number", "derived": "derived from the papers
 def threshold_text(check: dict) -> str:
     """``≥ 0.46``: the check's comparator (as a reader writes it) and threshold; for an
     equivalence check its margin (``within [−1, 1]``, ``≥ −1``); marked :data:`BOOK_MARK`
-    when the threshold is the book's own."""
+    when the threshold is the book's own.
+
+    Parameters
+    ----------
+    check : dict
+        A check record (a results file's dict), with its ``comparator`` and ``threshold``,
+        or its ``margin`` (an open end None), and its ``threshold_basis``.
+
+    Returns
+    -------
+    str
+        The rule as text (an open margin reads ``≥ A (margin)`` or ``≤ B (margin)``);
+        ``""`` when the check has neither a margin nor a comparator and threshold.
+    """
     mark = f" {BOOK_MARK}" if check.get("threshold_basis") == "book" else ""
     if check.get("margin"):
         a, b = check["margin"]
@@ -318,7 +423,22 @@ def verdict_matrix_html(checks: Iterable[Any], labels: dict[str, str] | None = N
     check measured on several subjects of a model (tasks, layers) shows the count of each
     verdict. A check not run on any model here has no answer to show: it is left out of
     the matrix, the legend counts it, and the verdict table below lists it with its
-    reason."""
+    reason.
+
+    Parameters
+    ----------
+    checks : Iterable of Any
+        The check records: dicts of a results file, or
+        :class:`~anisotropy.report.results.Check` objects.
+    labels : dict of str to str or None, optional
+        ``{check id: short label}``; default ``None``: the ids.
+
+    Returns
+    -------
+    str
+        The HTML table, with a legend of the verdicts it shows (and of :data:`BEYOND`,
+        :data:`BOOK_MARK` and the checks left out, where there are any).
+    """
     labels = labels or {}
     everything = list(map(_as_dict, checks))
     unanswered = {r["check"] for r in everything} - {
@@ -375,7 +495,30 @@ def forest_plot(checks: Iterable[Any], labels: dict[str, str] | None = None,
     ``paper[(check id, subject)]`` where ``paper`` is given. A generalisation (a kind of
     model the paper did not study) is drawn dashed with a hollow dot, its model marked
     :data:`BEYOND`. Returns the matplotlib figure
-    (a figure that says so when nothing is graded)."""
+    (a figure that says so when nothing is graded).
+
+    Parameters
+    ----------
+    checks : Iterable of Any
+        The check records: dicts of a results file, or
+        :class:`~anisotropy.report.results.Check` objects. Only graded verdicts with an
+        interval are drawn.
+    labels : dict of str to str or None, optional
+        ``{check id: short label}`` for the panel titles; default ``None``: the ids.
+    colors : dict of str to str or None, optional
+        ``{verdict: colour}``; default ``None``: :data:`VERDICT_COLORS`.
+    width : float, optional
+        The figure's width in inches; default 7.5.
+    paper : dict of (str, str) to float or None, optional
+        ``{(check id, subject): the paper's value}`` (subject ``""`` for a record without
+        one), in place of the records' ``paper_value``; default ``None``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (an equivalence check's panel shades its margin; a panel whose positive
+        numbers span two decades or more is on a log scale).
+    """
     import matplotlib.pyplot as plt
 
     labels, colors = labels or {}, colors or VERDICT_COLORS
@@ -443,6 +586,15 @@ def glue(name: str, value: Any, display: bool = False) -> None:
     (A glued ``np.float64`` is stored as the text ``np.float64(...)``, which ``{glue:text}``
     cannot format.) Figures and other objects pass through unchanged. Returns None, so that
     a ``glue`` call ending a cell leaves no stray output (a bare ``'1,000'``) on the page.
+
+    Parameters
+    ----------
+    name : str
+        The key the page's ``{glue:...}`` roles and directives use.
+    value : Any
+        The value to glue; a numpy scalar is glued as its Python value.
+    display : bool, optional
+        Whether the cell also shows the value (myst-nb's ``display``); default False.
     """
     from myst_nb import glue as myst_glue
 
@@ -452,7 +604,13 @@ def glue(name: str, value: Any, display: bool = False) -> None:
 
 
 def glue_all(values: dict[str, Any]) -> None:
-    """:func:`glue` each ``name: value`` of a mapping (a page helper's prose numbers)."""
+    """:func:`glue` each ``name: value`` of a mapping (a page helper's prose numbers).
+
+    Parameters
+    ----------
+    values : dict of str to Any
+        ``{name: value}``, each glued under its name.
+    """
     for name, value in values.items():
         glue(name, value)
 
@@ -465,7 +623,24 @@ def scope_summary(specs: dict, checks: Iterable[Any]) -> str:
     """Whom the claim was made about, and what each model of the page therefore tests:
     the models its source studied (each check's ``studied``, grouped by source where the
     checks have several), then the graded models of a studied kind (a reproduction) and
-    of another kind (a generalisation, marked :data:`BEYOND`), each with its family."""
+    of another kind (a generalisation, marked :data:`BEYOND`), each with its family.
+
+    Parameters
+    ----------
+    specs : dict
+        The claim's declared checks, ``{check id: CheckSpec}``
+        (:func:`anisotropy.report.checks.load_checks`).
+    checks : Iterable of Any
+        The check records: dicts of a results file, or
+        :class:`~anisotropy.report.results.Check` objects; those without a scope (not
+        graded) are left out.
+
+    Returns
+    -------
+    str
+        A few sentences of plain text (a model graded both ways, under checks of several
+        sources, is named in a sentence of its own).
+    """
     sources: dict[str, list[str]] = {}
     for spec in specs.values():
         sources.setdefault(spec.studied, []).append(spec.label)
@@ -506,7 +681,13 @@ def glue_summary(results) -> None:
     """Glue a claim's ``scope_summary`` (:func:`scope_summary`), ``verdict_matrix`` and
     ``verdict_table`` (HTML) and ``forest_plot`` (figure) from its
     :class:`~anisotropy.report.results.Results`, for the page's "At a glance" section, with
-    the short labels its checks declare."""
+    the short labels its checks declare.
+
+    Parameters
+    ----------
+    results : anisotropy.report.results.Results
+        The claim's results, with its ``specs`` and recorded ``checks``.
+    """
     import matplotlib.pyplot as plt
     from IPython.display import HTML
 
@@ -528,7 +709,20 @@ def _value_text(value: Any) -> str:
 
 def settings_table_html(settings) -> str:
     """The parameters a claim ran with (a claim module's ``Settings``), as a collapsed HTML
-    table: parameter, value, source (default, the profile or an override) and meaning."""
+    table: parameter, value, source (default, the profile or an override) and meaning.
+
+    Parameters
+    ----------
+    settings : anisotropy.inputs.settings.ClaimSettings
+        The claim's settings (:meth:`~anisotropy.inputs.settings.ClaimSettings.for_profile`),
+        with their ``profile`` and ``overrides``.
+
+    Returns
+    -------
+    str
+        A ``<details>`` block whose summary names the profile and the number of overrides;
+        one row per parameter (a field marked ``meta`` is left out).
+    """
     from dataclasses import fields
 
 

@@ -24,7 +24,21 @@ _EXTRA = ["#66a61e", "#e6ab02", "#a6761d", "#1f78b4"]
 
 
 def color(name: str) -> str:
-    """The model's colour; unknown models get a stable colour from a spare palette."""
+    """The model's colour; unknown models get a stable colour from a spare palette.
+
+    Parameters
+    ----------
+    name : str
+        A model name, as :data:`MODEL_COLORS` keys it (a hub id, a registry name, or a paper's
+        model such as ``"GPT-2 small (paper)"``).
+
+    Returns
+    -------
+    str
+        A hex colour (``"#1b9e77"``): the model's own in :data:`MODEL_COLORS`, else one of the
+        spare palette chosen from the sum of the name's character codes, so the same name
+        always gets the same colour.
+    """
     if name in MODEL_COLORS:
         return MODEL_COLORS[name]
     return _EXTRA[sum(map(ord, name)) % len(_EXTRA)]

@@ -62,19 +62,40 @@ def _version(name: str) -> str | None:
 @lru_cache(maxsize=1)
 def package_versions() -> dict[str, str | None]:
     """``{package: version}`` of :data:`PACKAGES` (``None`` where not installed), read from
-    the installed distributions' metadata (nothing is imported)."""
+    the installed distributions' metadata (nothing is imported).
+
+    Returns
+    -------
+    dict of str to str or None
+        One entry per package of :data:`PACKAGES`, read once per process (cached).
+    """
     return {name: _version(name) for name in PACKAGES}
 
 
 def library_version() -> str:
-    """This library's version from its installed package metadata (``pyproject.toml``)."""
+    """This library's version from its installed package metadata (``pyproject.toml``).
+
+    Returns
+    -------
+    str
+        The version of the installed ``anisotropy`` distribution, or ``"unknown"`` when it is
+        not installed.
+    """
     return _version("anisotropy") or "unknown"
 
 
 @lru_cache(maxsize=1)
 def cpu() -> dict[str, Any]:
     """The CPU model, its count of logical CPUs and the instruction-set flags of
-    :data:`ISA_FLAGS` it has (from ``/proc/cpuinfo`` on Linux; ``platform`` elsewhere)."""
+    :data:`ISA_FLAGS` it has (from ``/proc/cpuinfo`` on Linux; ``platform`` elsewhere).
+
+    Returns
+    -------
+    dict of str to Any
+        ``{"model", "machine", "logical_cpus", "isa"}``: ``isa`` lists the flags of
+        :data:`ISA_FLAGS` found, in that order (none without ``/proc/cpuinfo``). Read once
+        per process (cached).
+    """
     model, flags = platform.processor() or platform.machine(), set()
     try:
         text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
@@ -90,7 +111,15 @@ def cpu() -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def torch_build() -> dict[str, Any]:
-    """torch's CPU kernel level and its BLAS / oneDNN build settings (``{}`` without torch)."""
+    """torch's CPU kernel level and its BLAS / oneDNN build settings (``{}`` without torch).
+
+    Returns
+    -------
+    dict of str to Any
+        ``{"cpu_capability", "onednn", ...}`` and whichever of ``BLAS_INFO``,
+        ``LAPACK_INFO``, ``USE_MKL``, ``USE_MKLDNN`` and ``USE_OPENMP`` torch's build
+        configuration shows. Read once per process (cached).
+    """
     try:
         import torch
     except ImportError:
@@ -105,7 +134,14 @@ def torch_build() -> dict[str, Any]:
 
 def threads() -> dict[str, Any]:
     """Thread counts in force: torch's intra- and inter-op threads and the environment
-    variables that set BLAS threads or kernel levels (only those that are set)."""
+    variables that set BLAS threads or kernel levels (only those that are set).
+
+    Returns
+    -------
+    dict of str to Any
+        The variables of :data:`THREAD_VARIABLES` that are set (their text), and ``torch`` and
+        ``torch_interop`` (thread counts) when torch is installed.
+    """
     out: dict[str, Any] = {k: os.environ[k] for k in THREAD_VARIABLES if k in os.environ}
     try:
         import torch
@@ -118,7 +154,15 @@ def threads() -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def git_describe() -> str | None:
-    """``git describe --always --dirty`` of the project checkout, or ``None`` outside git."""
+    """``git describe --always --dirty`` of the project checkout, or ``None`` outside git.
+
+    Returns
+    -------
+    str or None
+        The description (the nearest tag and the commit, or the abbreviated commit; ``-dirty``
+        when the work tree has changes); None when git is missing, fails or prints nothing.
+        Read once per process (cached).
+    """
     try:
         done = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=PROJECT_ROOT,
                               capture_output=True, text=True, timeout=10)
@@ -130,7 +174,22 @@ def git_describe() -> str | None:
 def environment(profile: str, started: _datetime.datetime | None = None) -> dict[str, Any]:
     """The environment block of a results file: Python, package versions, CPU and its ISA
     flags, torch's BLAS/oneDNN build, thread counts, ``git describe``, the UTC start time
-    and the profile."""
+    and the profile.
+
+    Parameters
+    ----------
+    profile : str
+        The profile the claim ran under.
+    started : datetime.datetime or None, optional
+        When the run started (UTC); default ``None``: now.
+
+    Returns
+    -------
+    dict of str to Any
+        ``{"profile", "started_utc", "git", "library_version", "python", "platform",
+        "packages", "cpu", "torch_build", "threads"}``; ``started_utc`` as
+        ``YYYY-MM-DDTHH:MM:SSZ``.
+    """
     started = started or _datetime.datetime.now(_datetime.timezone.utc)
     return {"profile": profile, "started_utc": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
             "git": git_describe(), "library_version": library_version(),
@@ -140,7 +199,21 @@ def environment(profile: str, started: _datetime.datetime | None = None) -> dict
 
 
 def short_environment(block: dict[str, Any] | None) -> str:
-    """One line for page footers and the ledger: commit, date, CPU, torch and profile."""
+    """One line for page footers and the ledger: commit, date, CPU, torch and profile.
+
+    Parameters
+    ----------
+    block : dict of str to Any or None
+        A results file's ``environment`` block (:func:`environment`); None or empty for a
+        file written before provenance was kept.
+
+    Returns
+    -------
+    str
+        ``"Profile P; commit C, DATE; CPU MODEL (ISA); torch V"`` (the ISA of avx2, avx512f
+        and amx_tile only; ``?`` or ``unknown`` for what the block lacks), or a sentence
+        saying the environment was not recorded.
+    """
     if not block:
         return "environment not recorded (a results file from before provenance was kept)"
     isa = "+".join(f for f in block.get("cpu", {}).get("isa", []) if f in
@@ -154,7 +227,20 @@ def short_environment(block: dict[str, Any] | None) -> str:
 def data_line(sources: dict[str, str] | None) -> str:
     """One sentence for page footers: where the data of a results record came from, from
     its ``data`` block (:func:`anisotropy.inputs.datafiles.data_sources`). A hub copy is
-    named with the commit read, since its revision is a branch the hub rewrites."""
+    named with the commit read, since its revision is a branch the hub rewrites.
+
+    Parameters
+    ----------
+    sources : dict of str to str or None
+        A results record's ``data`` block: ``{dataset: "local: ..."}`` and
+        ``{"dataset/split": "hub:ID@COMMIT"}``; None or empty when not recorded.
+
+    Returns
+    -------
+    str
+        ``"Data: ..."``: the local datasets, then each hub copy with its commit's first 12
+        characters; ``"Data: not recorded."`` without sources.
+    """
     if not sources:
         return "Data: not recorded."
     local = sorted(name for name, where in sources.items() if where.startswith("local:"))
@@ -196,7 +282,26 @@ def library_files(slug: str) -> list[Path]:
     """The library files claim ``slug`` runs: its claim module, the modules its notebook
     imports and,
     transitively, the ``anisotropy`` modules they import (package ``__init__`` files
-    included). The workflow reruns the claim when one of them changes, and no other."""
+    included). The workflow reruns the claim when one of them changes, and no other.
+
+    Parameters
+    ----------
+    slug : str
+        A claim of ``notebooks/claims.yaml`` whose notebook is ``notebooks/SLUG.ipynb``.
+
+    Returns
+    -------
+    list of Path
+        The files, sorted (absolute imports only are followed; the notebook's ``%`` and ``!``
+        lines are skipped).
+
+    Raises
+    ------
+    FileNotFoundError
+        When the claim has no notebook.
+    KeyError
+        When ``slug`` is not a claim of ``notebooks/claims.yaml``.
+    """
     package = PROJECT_ROOT / "lib" / "anisotropy"
     notebook = json.loads((NOTEBOOKS_DIR / f"{slug}.ipynb").read_text(encoding="utf-8"))
     code = "\n".join("".join(cell["source"]) for cell in notebook["cells"]
@@ -240,6 +345,20 @@ def inputs_digest(slug: str, parameters: dict[str, Any], data_sha256: dict[str, 
     in ``data/checks.yaml`` and the reference values they name, the data files' sha256
     and the versions of :data:`NUMERIC_PACKAGES`. A change anywhere else (another claim's
     module, the README, a page of prose) leaves the digest as it was.
+
+    Parameters
+    ----------
+    slug : str
+        The claim.
+    parameters : dict of str to Any
+        The parameters it ran with (a results file's ``parameters``).
+    data_sha256 : dict of str to str
+        ``{data file: sha256}`` of the files it read (a results file's ``data_sha256``).
+
+    Returns
+    -------
+    str
+        The hex sha256.
     """
     specs = load_checks(slug)
     declarations = {check_id: {k: str(v) for k, v in vars(spec).items()}

@@ -70,7 +70,20 @@ class ResultsError(ValueError):
 def results_dir(profile: str | None = None) -> Path:
     """Where results JSONs go: ``$ANISOTROPY_RESULTS_DIR`` (set by the runner), else the
     profile's own ``_build/PROFILE/results`` (``$ANISOTROPY_PROFILE``, else ``custom``: a
-    notebook run by hand never writes into a profile's build)."""
+    notebook run by hand never writes into a profile's build).
+
+    Parameters
+    ----------
+    profile : str or None, optional
+        The profile whose directory is meant; default ``None``: ``$ANISOTROPY_PROFILE``, else
+        ``custom``. Unused when ``$ANISOTROPY_RESULTS_DIR`` is set.
+
+    Returns
+    -------
+    Path
+        The directory, created if it did not exist (``_build`` is ``$ANISOTROPY_BUILD``
+        where that is set).
+    """
     profile = profile or os.environ.get("ANISOTROPY_PROFILE", "custom")
     default = Path(os.environ.get("ANISOTROPY_BUILD", PROJECT_ROOT / "_build")) / profile
     path = Path(os.environ.get("ANISOTROPY_RESULTS_DIR", default / "results"))
@@ -179,12 +192,31 @@ class Results:
     @classmethod
     def for_settings(cls, settings) -> Results:
         """The results of a claim run with ``settings`` (its module's ``Settings``): they
-        record every parameter, the profile and the overrides given on top of it."""
+        record every parameter, the profile and the overrides given on top of it.
+
+        Parameters
+        ----------
+        settings : anisotropy.inputs.settings.ClaimSettings
+            The claim's settings (:meth:`~anisotropy.inputs.settings.ClaimSettings.for_profile`).
+
+        Returns
+        -------
+        Results
+            Empty results for claim ``settings.slug``, its check declarations loaded and
+            validated.
+        """
         return cls(settings.slug, parameters=settings.parameters(), profile=settings.profile,
                    overrides=settings.override_dict())
 
     def add_model(self, model) -> None:
-        """Record a loaded model (an Encoder/StaticVectors or its ResolvedModel)."""
+        """Record a loaded model (an Encoder/StaticVectors or its ResolvedModel).
+
+        Parameters
+        ----------
+        model : Any
+            An object with a ``describe()`` method, or with a ``resolved`` attribute that has
+            one; its description is recorded once (a model added twice is listed once).
+        """
         describe = getattr(model, "describe", None)
         record = describe() if callable(describe) else \
             getattr(model, "resolved", model).describe()
@@ -193,7 +225,17 @@ class Results:
 
     def metric(self, name: str, value: Any) -> None:
         """Record a free-form metric (numbers, tables as dicts). Returns None, so that a
-        cell ending with it shows no repr of the value."""
+        cell ending with it shows no repr of the value.
+
+        Parameters
+        ----------
+        name : str
+            The metric's key in the results file's ``metrics``; a metric of the same name is
+            replaced.
+        value : Any
+            The value, made JSON-ready: numpy numbers and arrays as Python ones, NaN as None,
+            an object with ``to_dict`` (a DataFrame) as its dict.
+        """
         self.metrics[name] = _jsonable(value)
 
     # ------------------------------------------------------------------ checks
@@ -243,6 +285,48 @@ class Results:
         range the statistic can take at this sample size (a floor or a ceiling): when the
         paper's side of the threshold lies outside it, the verdict is ``sample too small``
         and the note gives ``decide``, the size that would decide the check.
+
+        Parameters
+        ----------
+        check_id : str
+            A check declared for this claim in ``data/checks.yaml``, not a finding.
+        model : str
+            The model's name, or several joined with ``", "`` for a check over a set of models;
+            ``""`` for a check over all models.
+        measured : float or None
+            The measured value, finite and inside the quantity's bounds. None only for an
+            exempt model, which need not be measured (it is then recorded without numbers).
+        interval : Interval or None
+            Its 95% interval (:class:`anisotropy.geometry.intervals.Interval`); it is clipped to
+            the quantity's bounds before grading and recording.
+        model_kind : str, optional
+            The model's kind, ``"encoder"``, ``"decoder"`` or ``"static"``; default ``""``. It
+            also places a model the registry does not know in a family (scope).
+        subject : str, optional
+            What of the model was measured; default ``""``. It is part of the record's id.
+        details : Any, optional
+            Anything to keep beside the record (made JSON-ready, as in :meth:`metric`); default
+            None.
+        attainable : tuple of (float, float) or None, optional
+            ``(lowest, highest)`` value the statistic can take at this sample size; default
+            None: unbounded. Not used for an equivalence check.
+        decide : str, optional
+            The sample size that would decide the check, required when ``attainable`` makes the
+            paper's side unreachable; default ``""``.
+
+        Returns
+        -------
+        Check
+            The record, also appended to :attr:`checks`: verdict ``exempt``, ``control``,
+            ``property``, ``sample too small``, or the graded verdict.
+
+        Raises
+        ------
+        CheckError
+            For a check not declared for the claim, a finding, a missing measured value or
+            interval, a measured value outside the quantity's bounds or not finite, an
+            ``interval`` that is not an ``Interval``, an unreachable side without ``decide``, or
+            a record (check, model and subject) already recorded.
         """
         spec = self._spec(check_id)
         if spec.kind == "finding":
@@ -295,7 +379,32 @@ class Results:
 
     def finding(self, check_id: str, model: str, measured: Any, *, subject: str = "",
                 details: Any = None) -> Check:
-        """Record a declared finding (a measurement the papers make no claim about)."""
+        """Record a declared finding (a measurement the papers make no claim about).
+
+        Parameters
+        ----------
+        check_id : str
+            A check declared for this claim with ``kind: finding``.
+        model : str
+            The model's name, or several joined with ``", "``; ``""`` for all models.
+        measured : Any
+            The measurement (a number, a list or a table as a dict), made JSON-ready.
+        subject : str, optional
+            What of the model was measured; default ``""``.
+        details : Any, optional
+            Anything to keep beside the record (made JSON-ready); default None.
+
+        Returns
+        -------
+        Check
+            The record, verdict ``finding``, also appended to :attr:`checks`.
+
+        Raises
+        ------
+        CheckError
+            For a check not declared for the claim or not a finding, or a record already
+            recorded.
+        """
         spec = self._spec(check_id)
         if spec.kind != "finding":
             raise CheckError(f"Check {check_id!r} is graded; grade it with grade().")
@@ -303,7 +412,30 @@ class Results:
                             details=_jsonable(details))
 
     def not_run(self, check_id: str, model: str, why: str, *, subject: str = "") -> Check:
-        """Record that a declared check could not run here, and why."""
+        """Record that a declared check could not run here, and why.
+
+        Parameters
+        ----------
+        check_id : str
+            A check declared for this claim.
+        model : str
+            The model it could not run on (several joined with ``", "``; ``""`` for all).
+        why : str
+            The reason, recorded as the note; it cannot be blank.
+        subject : str, optional
+            What of the model it could not measure; default ``""``.
+
+        Returns
+        -------
+        Check
+            The record, verdict ``not run``, also appended to :attr:`checks`.
+
+        Raises
+        ------
+        CheckError
+            For a blank reason, a check not declared for the claim, or a record already
+            recorded.
+        """
         if not why.strip():
             raise CheckError(f"Check {check_id!r}: not_run needs a reason.")
         return self._record(self._spec(check_id), model, "not run", subject, note=why)
@@ -311,7 +443,20 @@ class Results:
     def table(self, check: str | None = None):
         """The recorded checks (of one declared check id, or all) as a DataFrame for display:
         model, measured, 95% interval, threshold and verdict (interval and threshold to 3
-        significant figures, :func:`anisotropy.report.display.sig`)."""
+        significant figures, :func:`anisotropy.report.display.sig`).
+
+        Parameters
+        ----------
+        check : str or None, optional
+            A declared check id; default ``None``: every recorded check.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per record, indexed by the record id (``check``), with columns ``model``,
+            ``measured``, ``95% interval``, ``threshold`` (empty without a comparator), ``verdict``
+            and ``note``; an empty DataFrame when nothing is recorded.
+        """
         rows = [{"check": c.id, "model": short_names(c.model) or "all",
                  "measured": c.measured,
                  "95% interval": ("[" + ", ".join(sig(float(v)) for v in c.interval) + "]")
@@ -323,6 +468,19 @@ class Results:
         return pd.DataFrame(rows).set_index("check") if rows else pd.DataFrame()
 
     def to_dict(self) -> dict:
+        """The results record as :meth:`write` writes it (the schema in the module docstring).
+
+        The provenance is taken now: the data files' sha256, the inputs digest
+        (:func:`anisotropy.report.provenance.inputs_digest`), the environment, the runtime since
+        the results were created, and the cache statistics of this process.
+
+        Returns
+        -------
+        dict
+            ``{claim, profile, overrides, parameters, models, data, data_sha256,
+            library_version, inputs_digest, environment, runtime_s, cache, metrics, checks}``,
+            each check as a dict.
+        """
         parameters = _jsonable(self.parameters)
         data_sha256 = verified_files()
         return {
@@ -345,7 +503,19 @@ class Results:
     def write(self, directory: str | Path | None = None) -> Path:
         """Write ``SLUG.json`` atomically and return its path: into the runner's directory
         when the runner started this kernel, else into ``_build/custom/results`` (a notebook
-        run by hand never writes into a profile's build, whatever profile it ran)."""
+        run by hand never writes into a profile's build, whatever profile it ran).
+
+        Parameters
+        ----------
+        directory : str or Path or None, optional
+            Write into this directory instead (created if needed); default ``None``: as above
+            (:func:`results_dir`).
+
+        Returns
+        -------
+        Path
+            The file written, ``DIRECTORY/SLUG.json`` (:func:`write_json` of :meth:`to_dict`).
+        """
         by_runner = "ANISOTROPY_RESULTS_DIR" in os.environ
         directory = Path(directory) if directory else results_dir(
             self.profile if by_runner else "custom")
@@ -362,6 +532,20 @@ def load_results(directory: str | Path | None = None,
     library files, declarations, data or package versions changed since it was written),
     or when it records no digest. With ``profile``, a file written by another profile is
     refused.
+
+    Parameters
+    ----------
+    directory : str or Path or None, optional
+        The directory of ``*.json`` results files; default ``None``:
+        :func:`results_dir` of ``profile`` (created if needed).
+    profile : str or None, optional
+        The profile every file must have been written by; default ``None``: any.
+
+    Returns
+    -------
+    dict of str to dict
+        ``{slug: record}``, the files in name order; empty when the directory holds none (or
+        does not exist).
 
     Raises
     ------
@@ -402,12 +586,40 @@ def _is_stale(record: dict) -> bool:
 
 def reference(*keys: str) -> Any:
     """One entry of the references file by path, e.g. ``reference("claim4", "sst2")``
-    (:func:`anisotropy.report.checks.reference_value` of ``"claim4/sst2"``)."""
+    (:func:`anisotropy.report.checks.reference_value` of ``"claim4/sst2"``).
+
+    Parameters
+    ----------
+    *keys : str
+        The key path's parts, from the top of ``data/references.yaml`` down.
+
+    Returns
+    -------
+    Any
+        The entry: a number, a string, a list, or a dict (a block).
+
+    Raises
+    ------
+    KeyError
+        When the path leads to no entry.
+    """
     return reference_value("/".join(keys))
 
 
 def ranges_text(numbers) -> str:
-    """``[3, 4, 5, 9, 11, 12]`` -> ``"3–5, 9, 11–12"``: layer lists for prose."""
+    """``[3, 4, 5, 9, 11, 12]`` -> ``"3–5, 9, 11–12"``: layer lists for prose.
+
+    Parameters
+    ----------
+    numbers : Iterable of int
+        The numbers, in any order (each read with ``int``; repeats count once).
+
+    Returns
+    -------
+    str
+        Runs of consecutive numbers as ``first–last`` (an en dash), joined with ``", "``;
+        ``"none"`` when there are no numbers.
+    """
     values = sorted({int(n) for n in numbers})
     if not values:
         return "none"
@@ -426,7 +638,21 @@ def add_models_not_run(path: str | Path, reasons: dict[str, str]) -> None:
     """Mark models a claim could not run (``{model: reason}``, e.g. a hub model requested
     offline) in its results file: every check the claim declares gets a "not run" record
     for each such model, with the reason, so the ledger shows them; the file is rewritten
-    atomically and lists the reasons under ``models_not_run``."""
+    atomically and lists the reasons under ``models_not_run``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The claim's results file (``SLUG.json``).
+    reasons : dict of str to str
+        ``{model: reason}``. Where the claim module's ``MODEL_LIST_CHECKS`` is not None,
+        only the checks whose ids start with one of its prefixes get the records.
+
+    Raises
+    ------
+    CheckError
+        For a blank reason.
+    """
     path = Path(path)
     data = json.loads(path.read_text(encoding="utf-8"))
 
@@ -445,7 +671,20 @@ def add_models_not_run(path: str | Path, reasons: dict[str, str]) -> None:
 
 def write_json(path: str | Path, data: Any) -> Path:
     """Write ``data`` as JSON atomically: into a temporary file of this process, renamed
-    into place, so a reader never sees half a file. Returns the path."""
+    into place, so a reader never sees half a file. Returns the path.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write; its folder is created if needed.
+    data : Any
+        What to write; a value JSON cannot hold is written as its ``str``.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

@@ -30,7 +30,19 @@ COLLAPSE_AFTER = 12
 
 def header(name: Any) -> str:
     """A column or index name as a reader sees it: underscores as spaces, tuples (a
-    multi-level header) joined with " / ", numbers by :func:`sig`."""
+    multi-level header) joined with " / ", numbers by :func:`sig`.
+
+    Parameters
+    ----------
+    name : Any
+        A column or index name: a string, a tuple (one part per level; empty parts are
+        skipped), None, or a number or other value.
+
+    Returns
+    -------
+    str
+        The header text; ``""`` for None.
+    """
     if isinstance(name, tuple):
         return " / ".join(header(part) for part in name if str(part) != "")
     if name is None:
@@ -41,7 +53,19 @@ def header(name: Any) -> str:
 
 
 def cell(value: Any) -> str:
-    """One cell's text: text as it is, anything else by :func:`sig`; missing as "–"."""
+    """One cell's text: text as it is, anything else by :func:`sig`; missing as "–".
+
+    Parameters
+    ----------
+    value : Any
+        A cell's value. None, ``pd.NA`` and ``pd.NaT`` are missing (as is NaN, through
+        :func:`sig`).
+
+    Returns
+    -------
+    str
+        The cell's text.
+    """
     if isinstance(value, str):
         return value
     if value is None or value is pd.NA or value is pd.NaT:
@@ -59,7 +83,23 @@ def _rows(frame: pd.DataFrame, named_index: bool) -> str:
 
 
 def frame_html(frame: pd.DataFrame | pd.Series, collapse_after: int = COLLAPSE_AFTER) -> str:
-    """``frame`` as a reader's HTML table (see the module docstring)."""
+    """``frame`` as a reader's HTML table (see the module docstring).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or pandas.Series
+        The table to show; it is not changed. A Series is shown as a one-column frame, named
+        after the Series (``value`` when it has no name).
+    collapse_after : int, optional
+        The most rows shown open; a longer table is folded into a ``<details>`` block.
+        Default :data:`COLLAPSE_AFTER` (12).
+
+    Returns
+    -------
+    str
+        The HTML: a ``book-table`` in a scrolling container, the index as the first column
+        unless it is an unnamed ``RangeIndex``.
+    """
     if isinstance(frame, pd.Series):
         frame = frame.to_frame(frame.name if frame.name is not None else "value")
     named_index = not (isinstance(frame.index, pd.RangeIndex) and frame.index.name is None)

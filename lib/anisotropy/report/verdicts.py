@@ -52,13 +52,44 @@ BEYOND_TEXT = ("↗ a kind of model the paper did not study: whether the claim c
 
 def mark(verdict: str, scope: str = "") -> str:
     """``"✓ reproduced"``: a verdict as the pages write it (an unknown one as it is); on a
-    generalisation (``scope == "generalisation"``), ``"↗ ✗ does not carry over"``."""
+    generalisation (``scope == "generalisation"``), ``"↗ ✗ does not carry over"``.
+
+    Parameters
+    ----------
+    verdict : str
+        A verdict of :data:`VERDICTS`; any other string is returned as it is.
+    scope : str, optional
+        The record's scope, ``"reproduction"`` or ``"generalisation"``; default ``""`` (none,
+        as for a record that is not graded). Only a graded verdict (:data:`GENERALISED`) reads
+        differently on a generalisation.
+
+    Returns
+    -------
+    str
+        The verdict's symbol and words (:data:`MARKS`), or, on a generalisation,
+        :data:`BEYOND` followed by its :data:`GENERALISED` text.
+    """
     if scope == "generalisation" and verdict in GENERALISED:
         return f"{BEYOND} {GENERALISED[verdict]}"
     return MARKS.get(verdict, verdict)
 
 
 def symbol(verdict: str, scope: str = "") -> str:
-    """``"✓"``, or ``"↗✓"`` on a generalisation."""
+    """``"✓"``, or ``"↗✓"`` on a generalisation.
+
+    Parameters
+    ----------
+    verdict : str
+        A verdict of :data:`VERDICTS`; any other string is returned as it is.
+    scope : str, optional
+        The record's scope; default ``""``. With ``"generalisation"``, a graded verdict's
+        symbol is prefixed with :data:`BEYOND`.
+
+    Returns
+    -------
+    str
+        The verdict's symbol (:data:`SYMBOLS`), prefixed with :data:`BEYOND` for a graded
+        verdict on a generalisation.
+    """
     text = SYMBOLS.get(verdict, verdict)
     return f"{BEYOND}{text}" if scope == "generalisation" and verdict in GENERALISED else text
