@@ -77,7 +77,19 @@ class Settings(ClaimSettings):
 
 
 def models(settings: Settings) -> list[str]:
-    """The setups' encoder, then the appendix encoders."""
+    """The setups' encoder, then the appendix encoders.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: its ``model`` and ``glue_models`` are read.
+
+    Returns
+    -------
+    list of str
+        ``settings.model``, then each of ``settings.glue_models``, every name once (at its
+        first place).
+    """
     return list(dict.fromkeys([settings.model, *settings.glue_models]))
 
 
@@ -85,7 +97,29 @@ def setup_task(settings: Settings, task_name: str, max_items: int | None,
                run: int = 0) -> dict:
     """A setup's labelled task (:func:`anisotropy.inputs.tasks.classification_task`), its
     subset drawn from the data stream every claim shares (run 0) or from run R's own
-    (stream ``data/run-R``)."""
+    (stream ``data/run-R``).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: its ``seed`` is read.
+    task_name : str
+        A classification task of ``data/tasks.yaml`` (``"polarity"``, ``"snli"``,
+        ``"cola"``, ...).
+    max_items : int or None
+        Items (sentences, or pairs for a pair task) of the seeded subset; None keeps every
+        item.
+    run : int, optional
+        Whose subset: 0 (the default) draws from the stream ``data`` under
+        ``settings.seed``, R >= 1 from ``data/run-R``.
+
+    Returns
+    -------
+    dict
+        As :func:`~anisotropy.inputs.tasks.classification_task` returns it: ``sentences``
+        (list of str), ``targets`` (int array, per item), ``pairs`` (int array
+        ``(n_pairs, 2)``, None for a single-sentence task) and ``n_items``.
+    """
     stream = stream_seed(settings.seed, "data" if run == 0 else f"data/run-{run}")
     return tasks.classification_task(task_name, max_items, stream)
 
@@ -93,13 +127,41 @@ def setup_task(settings: Settings, task_name: str, max_items: int | None,
 def setup_runs(settings: Settings) -> range:
     """The item subsets the main setups draw: with a subset (``n_items``), ``n_seeds`` of
     them (the seeds train on run 0's; runs 1 .. on their own, for the items' share of the
-    changes' intervals); with every item, one."""
+    changes' intervals); with every item, one.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: its ``n_items`` and ``n_seeds`` are read.
+
+    Returns
+    -------
+    range
+        ``range(settings.n_seeds)`` when ``settings.n_items`` is set, else ``range(1)``:
+        the runs R passed to :func:`setup_task`.
+    """
     return range(settings.n_seeds if settings.n_items is not None else 1)
 
 
 def inputs(settings: Settings) -> list[Extraction]:
     """Pooled sentence vectors of the setups' tasks (the paper's encoder) and of the
-    appendix tasks (each appendix encoder)."""
+    appendix tasks (each appendix encoder).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+
+    Returns
+    -------
+    list of Extraction
+        ``"pooled"`` jobs (named by :data:`~anisotropy.inputs.jobs.LAST`): for each task of
+        :data:`SETUP_TASKS` and each run of :func:`setup_runs`, the job of
+        ``settings.model`` over ``TASK-N`` (``N`` the ``n_items``, or ``all``; ``-runR``
+        appended for run R >= 1); then for each task of ``settings.glue_tasks``, one job per
+        model of ``settings.glue_models`` over ``TASK-N`` (``N`` the ``glue_max_items``, or
+        ``all``).
+    """
     s = settings
     out = []
     for task in SETUP_TASKS:
@@ -185,7 +247,54 @@ def run_setup(settings: Settings, encoders: EncoderPool, task_name: str, model_n
     (:func:`~anisotropy.claims.classifier_geometry.classifier.item_change_draws`), carry the
     items instead. With ``rank_sample`` (not False), each initialisation also records its
     every-update :class:`~anisotropy.claims.classifier_geometry.classifier.RankSeries`
-    (``Setup.ranks``)."""
+    (``Setup.ranks``).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: its ``seed`` (the setup's seed is the stream
+        ``claim5/TASK/MODEL`` under it) and its training stream of the same name
+        (:meth:`~anisotropy.inputs.settings.ClaimSettings.train_stream`) are read.
+    encoders : EncoderPool
+        Loads ``model_name`` once; the classifier starts from its mean-pooled, normalised
+        sentence vectors.
+    task_name : str
+        The classification task (:func:`setup_task`).
+    model_name : str
+        The encoder's name.
+    updates : int
+        Full-batch updates of each initialisation.
+    max_items : int or None
+        Items of each run's seeded subset (:func:`setup_task`); None keeps every item.
+    every : int
+        Record the metrics at update 0 and every ``every`` updates.
+    sample : int or None
+        Compute the metrics on a fresh random sample of this many points when there are
+        more; None: on every point.
+    bias : bool
+        Whether the linear classifier has a bias.
+    seeds : int
+        Classifier initialisations trained on run 0's items.
+    item_draws : int, optional
+        Half-sample draws of the first seed's changes when no other subset differs from
+        run 0's; default 0: none.
+    runs : range, optional
+        The item subsets (:func:`setup_runs`); default ``range(1)``, run 0's only.
+    rank_sample : int, None or False, optional
+        As ``rank_sample`` of
+        :func:`~anisotropy.claims.classifier_geometry.classifier.run_seeds`: an int, a
+        sample of that many points; None, every point; False (the default), no rank series.
+
+    Returns
+    -------
+    Setup
+        The trajectory of the ``seeds`` initialisations on run 0's items, the task's
+        ``n_items`` and its number of sentences (``n_points``), ``item_changes`` (the
+        half-sample draws, or None), ``subset_changes`` (columns ``isoscore`` and
+        ``silhouette``: the change of run 0's first seed, then one row per run whose subset
+        differs from run 0's; or None) and ``ranks`` (or None). Its ``checks`` are left
+        empty (:func:`measure_setups` fills them).
+    """
     import pandas as pd
 
     encoder = encoders(model_name)
@@ -222,7 +331,23 @@ def run_setup(settings: Settings, encoders: EncoderPool, task_name: str, model_n
 
 def measure_setups(settings: Settings, encoders: EncoderPool) -> dict[str, Setup]:
     """Setups (i) polarity (no bias, as the paper) and (ii) SNLI on the paper's encoder,
-    with every setup check measured: ``{"polarity": Setup, "SNLI": Setup}``."""
+    with every setup check measured.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: ``model``, ``n_items``, ``n_updates``, ``metric_every``,
+        ``n_seeds`` and ``rank_sample`` are read (the metrics on every point).
+    encoders : EncoderPool
+        Each encoder, loaded once.
+
+    Returns
+    -------
+    dict of str to Setup
+        ``{"polarity": Setup, "SNLI": Setup}`` (:func:`run_setup`), each with its
+        ``checks`` (:func:`~anisotropy.claims.classifier_geometry.classifier.check_values`:
+        ``{check id: (measured, Interval, details)}``).
+    """
     s = settings
     out = {}
     for task_name, name in SETUP_NAMES.items():
@@ -238,12 +363,40 @@ def measure_setups(settings: Settings, encoders: EncoderPool) -> dict[str, Setup
 
 
 def appendix_label(task_name: str) -> str:
-    """An appendix task's label: SNLI is scored on its validation set."""
+    """An appendix task's label: SNLI is scored on its validation set.
+
+    Parameters
+    ----------
+    task_name : str
+        A classification task (``"cola"``, ``"snli"``, ...).
+
+    Returns
+    -------
+    str
+        ``"snli (validation)"`` for ``"snli"``, any other name as it is.
+    """
     return f"{task_name} (validation)" if task_name == "snli" else task_name
 
 
 def measure_appendix(settings: Settings, encoders: EncoderPool) -> dict[str, Setup]:
-    """The appendix: every (appendix encoder, task) setup, keyed ``"model/label"``."""
+    """The appendix: every (appendix encoder, task) setup, keyed ``"model/label"``.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: ``glue_models``, ``glue_tasks``, ``glue_updates``,
+        ``glue_max_items``, ``glue_metric_every``, ``glue_metric_sample`` and
+        ``glue_seeds`` are read (every classifier with a bias).
+    encoders : EncoderPool
+        Each encoder, loaded once.
+
+    Returns
+    -------
+    dict of str to Setup
+        One :func:`run_setup` per model of ``glue_models`` and task of ``glue_tasks`` (in
+        that order), keyed ``"MODEL/LABEL"``: the model's name after its last ``/`` and
+        :func:`appendix_label` of the task. Their ``checks`` are empty.
+    """
     s = settings
     out = {}
     for model_name in s.glue_models:
@@ -256,7 +409,20 @@ def measure_appendix(settings: Settings, encoders: EncoderPool) -> dict[str, Set
 
 
 def appendix_intervals(appendix: dict[str, Setup]) -> dict:
-    """Each appendix setup's mean Pearson r over seeds, as a t-interval over seeds."""
+    """Each appendix setup's mean Pearson r over seeds, as a t-interval over seeds.
+
+    Parameters
+    ----------
+    appendix : dict of str to Setup
+        The appendix setups (:func:`measure_appendix`).
+
+    Returns
+    -------
+    dict of str to Interval
+        Per key of ``appendix``: the t-interval
+        (:func:`~anisotropy.geometry.intervals.seed_interval`) of the mean over seeds of
+        each seed's Pearson r between its IsoScore and silhouette series.
+    """
     import numpy as np
 
     return {key: seed_interval(np.array([trajectory_correlations(t)["pearson"]
@@ -266,7 +432,23 @@ def appendix_intervals(appendix: dict[str, Setup]) -> dict:
 
 def appendix_rows(appendix: dict[str, Setup]) -> list[dict]:
     """One row per appendix setup: model, task, items, points, mean and worst-seed Pearson
-    r, Spearman rho, IsoScore and silhouette at the start and the end."""
+    r, Spearman rho, IsoScore and silhouette at the start and the end.
+
+    Parameters
+    ----------
+    appendix : dict of str to Setup
+        The appendix setups (:func:`measure_appendix`).
+
+    Returns
+    -------
+    list of dict
+        In the order of ``appendix``: ``model`` (its short name), ``task``
+        (:func:`appendix_label`), ``items``, ``points``, ``Pearson r`` (mean over seeds),
+        ``Pearson r (worst seed)`` (the largest over seeds), ``Spearman rho`` (mean),
+        ``IsoScore start``, ``IsoScore end``, ``silhouette start`` and ``silhouette end``
+        (means over seeds at the first and the last update), from
+        :func:`~anisotropy.claims.classifier_geometry.classifier.setup_summary`.
+    """
     rows = []
     for setup in appendix.values():
         summary = setup_summary(setup.trajectory)
@@ -283,7 +465,24 @@ def appendix_rows(appendix: dict[str, Setup]) -> list[dict]:
 def grade(results, setups: dict[str, Setup], appendix: dict[str, Setup]) -> None:
     """Record every check of :data:`CHECKS`: each setup's checks on the paper's encoder,
     the word2vec checks as not run, and the appendix's least negative mean r over its
-    non-SNLI setups."""
+    non-SNLI setups.
+
+    Parameters
+    ----------
+    results : Results
+        The claim's results, where the checks are recorded.
+    setups : dict of str to Setup
+        The main setups with their checks (:func:`measure_setups`); a check of
+        :data:`SETUP_CHECKS` a setup lacks is not recorded, those of :data:`FINDINGS` are
+        recorded as findings (their interval over seeds in the details).
+    appendix : dict of str to Setup
+        The appendix setups (:func:`measure_appendix`). Only those
+        :func:`appendix_graded` accepts are graded: the least negative mean r among them,
+        with the :func:`~anisotropy.geometry.intervals.interval_of_max` of their
+        :func:`appendix_intervals`; the others are shown in the details. With none graded,
+        ``appendix-anticorrelation`` is recorded as not run; with an empty ``appendix``, it
+        is not recorded.
+    """
     for name, setup in setups.items():
         for check in SETUP_CHECKS:
             if check not in setup.checks:
@@ -324,14 +523,43 @@ def grade(results, setups: dict[str, Setup], appendix: dict[str, Setup]) -> None
 def appendix_graded(setup: Setup) -> bool:
     """Whether an appendix setup is graded: one of the paper's appendix encoders
     (``claim5/appendix_models``, SBERT models) on a GLUE task (SNLI is not in the paper's
-    appendix). Other models, a decoder such as Gemma, are shown beside them."""
+    appendix). Other models, a decoder such as Gemma, are shown beside them.
+
+    Parameters
+    ----------
+    setup : Setup
+        An appendix setup (:func:`measure_appendix`).
+
+    Returns
+    -------
+    bool
+        True when the short name of ``setup.model`` is one of the paper's appendix models'
+        and ``setup.task`` is not ``"snli"``.
+    """
     return (short_name(setup.model) in {short_name(m) for m in reference_value(
         "claim5/appendix_models")} and setup.task != "snli")
 
 
 def limit_cases(settings: Settings, dim: int = 384):
     """IsoScore and silhouette of two limits of ``settings.limit_points`` points: two
-    collapsed classes, and an isotropic Gaussian with random labels (one seeded stream)."""
+    collapsed classes, and an isotropic Gaussian with random labels (one seeded stream).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: ``limit_points`` and ``seed`` (the stream
+        ``claim5/limit-cases`` under it) are read.
+    dim : int, optional
+        Dimension of both point sets; default 384.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``IsoScore`` and ``silhouette``, rows ``collapsed classes`` (each point its
+        class's standard-normal centre plus noise of standard deviation 1e-3) and
+        ``isotropic Gaussian`` (standard-normal points); both sets take the same random
+        labels, two classes drawn uniformly.
+    """
     import pandas as pd
 
     n_points = settings.limit_points

@@ -21,12 +21,38 @@ COLORS = {"isoscore": ("#d95f02", "IsoScore"), "silhouette": ("#1b9e77", "silhou
 
 
 def every_text(every: int) -> str:
-    """How often metrics were recorded, in words."""
+    """How often metrics were recorded, in words.
+
+    Parameters
+    ----------
+    every : int
+        The metrics were recorded every ``every`` updates.
+
+    Returns
+    -------
+    str
+        ``"every update"`` for 1, else ``"every N updates"``.
+    """
     return "every update" if every == 1 else f"every {every} updates"
 
 
 def protocol_texts(settings) -> dict:
-    """The paper's protocol beside this run's, for the setups section's prose."""
+    """The paper's protocol beside this run's, for the setups section's prose.
+
+    Parameters
+    ----------
+    settings : Settings
+        Claim 5's parameters (:class:`anisotropy.claims.classifier_geometry.claim.Settings`).
+
+    Returns
+    -------
+    dict
+        The page's glued texts: ``paper_params_polarity`` and ``paper_params_snli`` (the
+        paper's trained parameters), ``paper_n_polarity``, ``paper_updates``,
+        ``paper_metric_sample``, ``glue_max_items_text``, ``metric_every_text``,
+        ``rank_series_text`` and ``appendix_protocol`` (str, numbers with thousands
+        separators), and ``n_seeds`` (int).
+    """
     paper = reference("claim5")
     counts = paper["parameter_counts"]
     return {"paper_params_polarity": f"{counts['polarity']:,}",
@@ -51,7 +77,22 @@ def protocol_texts(settings) -> dict:
 
 
 def setups_table(setups: dict) -> pd.DataFrame:
-    """One column per setup: its summary over seeds and the paper's Pearson r."""
+    """One column per setup: its summary over seeds and the paper's Pearson r.
+
+    Parameters
+    ----------
+    setups : dict of str to Setup
+        The main setups, keyed ``"polarity"`` and ``"SNLI"``
+        (:func:`anisotropy.claims.classifier_geometry.claim.measure_setups`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per setup, indexed ``setup`` (the page shows the transpose, one column per
+        setup): the columns of
+        :func:`~anisotropy.claims.classifier_geometry.classifier.setup_summary` and
+        ``paper Pearson r`` (polarity's for ``"polarity"``, SNLI's for any other setup).
+    """
     paper = reference("claim5")["pearson"]
     return pd.DataFrame([{"setup": name, **setup_summary(setup.trajectory),
                           "paper Pearson r": paper["polarity" if name == "polarity" else "SNLI"]}
@@ -59,13 +100,43 @@ def setups_table(setups: dict) -> pd.DataFrame:
 
 
 def curves(setups: dict, columns=("isoscore", "silhouette", "accuracy")) -> dict:
-    """Each setup's mean curves over seeds, by update (for the results file)."""
+    """Each setup's mean curves over seeds, by update (for the results file).
+
+    Parameters
+    ----------
+    setups : dict of str to Setup
+        The setups, by name.
+    columns : sequence of str, optional
+        The trajectory's columns averaged; default ``("isoscore", "silhouette",
+        "accuracy")``.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        Per setup: the mean over seeds of each column, indexed by ``update``.
+    """
     return {name: setup.trajectory.groupby("update")[list(columns)].mean()
             for name, setup in setups.items()}
 
 
 def setup_texts(setups: dict, summary: pd.DataFrame) -> dict:
-    """Measured and paper r, seconds per seed, and when training accuracy reaches 1."""
+    """Measured and paper r, seconds per seed, and when training accuracy reaches 1.
+
+    Parameters
+    ----------
+    setups : dict of str to Setup
+        The main setups, keyed ``"polarity"`` and ``"SNLI"``.
+    summary : pandas.DataFrame
+        :func:`setups_table` of ``setups`` (one row per setup).
+
+    Returns
+    -------
+    dict
+        The page's glued values: ``r_polarity`` and ``r_snli`` (mean Pearson r),
+        ``paper_r_polarity`` and ``paper_r_snli``, ``sec_polarity`` (seconds per seed of
+        polarity), and ``accuracy_text``: per setup, the first recorded update at which the
+        mean training accuracy over seeds reaches 1, or its last value when it never does.
+    """
     paper = reference("claim5")["pearson"]
     accuracy = {name: curve["accuracy"] for name, curve in curves(setups).items()}
     full = {name: curve[curve >= 1.0].index.min() for name, curve in accuracy.items()}
@@ -89,7 +160,18 @@ def _band(ax, trajectory: pd.DataFrame, column: str) -> None:
 
 
 def trajectory_figure(setups: dict):
-    """IsoScore, silhouette and training accuracy over the updates, mean ± std over seeds."""
+    """IsoScore, silhouette and training accuracy over the updates, mean ± std over seeds.
+
+    Parameters
+    ----------
+    setups : dict of str to Setup
+        The main setups; ``"polarity"`` is titled (i), any other (ii).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per setup.
+    """
     fig, axes = plt.subplots(1, len(setups), figsize=(5.5 * len(setups), 3.8), squeeze=False)
     for ax, (name, setup) in zip(axes[0], setups.items(), strict=True):
         for column in COLORS:
@@ -106,7 +188,20 @@ def trajectory_figure(setups: dict):
 
 
 def scatter_figure(setups: dict, run: int = 0):
-    """IsoScore against silhouette along one run (default the first), coloured by update."""
+    """IsoScore against silhouette along one run (default the first), coloured by update.
+
+    Parameters
+    ----------
+    setups : dict of str to Setup
+        The setups, by name.
+    run : int, optional
+        The classifier initialisation drawn (the trajectory's ``seed``); default 0.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per setup.
+    """
     fig, axes = plt.subplots(1, len(setups), figsize=(5.5 * len(setups), 3.8), squeeze=False)
     for ax, (name, setup) in zip(axes[0], setups.items(), strict=True):
         first = setup.trajectory[setup.trajectory["seed"] == run]
@@ -122,7 +217,23 @@ def scatter_figure(setups: dict, run: int = 0):
 
 
 def appendix_figure(settings, appendix: dict):
-    """Every appendix setup's IsoScore and silhouette curves (models x tasks)."""
+    """Every appendix setup's IsoScore and silhouette curves (models x tasks).
+
+    Parameters
+    ----------
+    settings : Settings
+        Claim 5's parameters: ``glue_models`` (the rows) and ``glue_tasks`` (the columns).
+    appendix : dict of str to Setup
+        The appendix setups, keyed ``"MODEL/LABEL"``
+        (:func:`anisotropy.claims.classifier_geometry.claim.measure_appendix`), one for
+        each model and task of ``settings``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A grid of ``len(glue_models)`` rows by ``len(glue_tasks)`` panels, each the mean ±
+        std over seeds of both metrics.
+    """
     models, task_names = settings.glue_models, settings.glue_tasks
     fig, axes = plt.subplots(len(models), len(task_names),
                              figsize=(3.4 * len(task_names), 2.8 * len(models)),
@@ -151,7 +262,23 @@ def _names(items: list[str]) -> str:
 
 def missing_appendix_models(paper_models: list[str], run_models) -> str:
     """One sentence on the paper's appendix models this run leaves out: those that ship
-    offline here but are not in ``glue_models``, and those that are not available here."""
+    offline here but are not in ``glue_models``, and those that are not available here.
+
+    Parameters
+    ----------
+    paper_models : list of str
+        The paper's appendix models, by short name (``claim5/appendix_models``).
+    run_models : iterable of str
+        This run's ``glue_models``; a paper model is run when its name is part of one of
+        them.
+
+    Returns
+    -------
+    str
+        ``"This run covers every appendix model of the paper."``, or a sentence naming
+        the missing models that are available offline (among
+        :data:`anisotropy.inputs.models.ALIASES`) and those that are not.
+    """
     missing = [m for m in paper_models if not any(m in g for g in run_models)]
     if not missing:
         return "This run covers every appendix model of the paper."
@@ -166,7 +293,28 @@ def missing_appendix_models(paper_models: list[str], run_models) -> str:
 
 def appendix_texts(settings, intervals: dict, threshold: float) -> dict:
     """The appendix section's prose numbers: which paper model is missing, the sizes of the
-    de-duplicated tasks, and how many setups lie wholly below the threshold."""
+    de-duplicated tasks, and how many setups lie wholly below the threshold.
+
+    Parameters
+    ----------
+    settings : Settings
+        Claim 5's parameters: ``glue_models`` and ``glue_tasks`` are read.
+    intervals : dict of str to Interval
+        Each appendix setup's interval of its mean Pearson r
+        (:func:`anisotropy.claims.classifier_geometry.claim.appendix_intervals`).
+    threshold : float
+        The ``appendix-anticorrelation`` check's threshold: a setup counts when its
+        interval's upper end lies below it.
+
+    Returns
+    -------
+    dict
+        The page's glued values: ``appendix_missing`` (:func:`missing_appendix_models`),
+        ``appendix_dedup`` (the items of every CoLA and SST-2 task of ``glue_tasks``, each
+        task whole, or ``"no CoLA or SST-2 setup"``), ``paper_appendix_items``,
+        ``appendix_threshold`` (``threshold``) and ``appendix_count`` (``"k of n"`` over
+        every setup of ``intervals``, graded or not).
+    """
     paper = reference("claim5")
     n_anti = sum(interval.high < threshold for interval in intervals.values())
     task = task_registry.classification_task

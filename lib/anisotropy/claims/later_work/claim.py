@@ -101,17 +101,55 @@ class Settings(ClaimSettings):
 
 
 def models(settings: Settings) -> list[str]:
-    """The models the chapter runs."""
+    """The models the chapter runs.
+
+    Parameters
+    ----------
+    settings : Settings
+        The chapter's parameters.
+
+    Returns
+    -------
+    list of str
+        ``settings.models``, in their order.
+    """
     return list(settings.models)
 
 
 def sentences(settings: Settings) -> list[str]:
-    """Claim 1's SNLI sentences (its cached token vectors are read)."""
+    """Claim 1's SNLI sentences (its cached token vectors are read).
+
+    Parameters
+    ----------
+    settings : Settings
+        The chapter's parameters: ``n_sentences`` and ``seed`` are read.
+
+    Returns
+    -------
+    list of str
+        ``settings.n_sentences`` sentences of
+        :data:`anisotropy.inputs.corpora.SENTENCE_SOURCE`
+        (:func:`anisotropy.inputs.corpora.sentences`), drawn from the ``data`` stream
+        under ``settings.seed``.
+    """
     return corpora.sentences(corpora.SENTENCE_SOURCE, settings.n_sentences, settings.seed)
 
 
 def shuffled(settings: Settings) -> list[str]:
-    """The first ``n_shuffled_sentences`` of :func:`sentences`, words shuffled."""
+    """The first ``n_shuffled_sentences`` of :func:`sentences`, words shuffled.
+
+    Parameters
+    ----------
+    settings : Settings
+        The chapter's parameters: ``n_shuffled_sentences``, and ``seed`` (the stream
+        ``chapter6/shuffle`` under it) are read.
+
+    Returns
+    -------
+    list of str
+        Those sentences in their order, each with its words in a seeded random order
+        (:func:`~anisotropy.claims.later_work.measure.shuffle_words`).
+    """
     base = sentences(settings)[: settings.n_shuffled_sentences]
     return shuffle_words(base, stream_seed(settings.seed, "chapter6/shuffle"))
 
@@ -119,7 +157,20 @@ def shuffled(settings: Settings) -> list[str]:
 def sink_windows(settings: Settings) -> list[str]:
     """WikiText-2 and PTB (valid and test) cut into windows of ``sink_tokens`` words, a
     seeded sample of ``n_sink_windows``: each has at least ``sink_tokens`` model tokens
-    and is cut to that many (:func:`anisotropy.inputs.attention.first_token_attention`)."""
+    and is cut to that many (:func:`anisotropy.inputs.attention.first_token_attention`).
+
+    Parameters
+    ----------
+    settings : Settings
+        The chapter's parameters: ``sink_tokens``, ``n_sink_windows`` and ``seed`` (the
+        stream ``chapter6/sink-windows`` under it) are read.
+
+    Returns
+    -------
+    list of str
+        The windows of the ``lm`` corpus (:func:`anisotropy.inputs.tasks.windows`), each
+        of ``sink_tokens`` whitespace-separated words.
+    """
     return tasks.windows("lm", settings.sink_tokens, settings.n_sink_windows,
                          stream_seed(settings.seed, "chapter6/sink-windows"))
 
@@ -127,14 +178,40 @@ def sink_windows(settings: Settings) -> list[str]:
 def contexts(settings: Settings):
     """Up to ``word_contexts`` occurrences of every word of the word-similarity tasks in
     claim 3's frequency corpus (WikiText-2, PTB and SNLI), each with ``context_width``
-    words each side (:func:`anisotropy.claims.later_work.measure.word_contexts`)."""
+    words each side (:func:`anisotropy.claims.later_work.measure.word_contexts`).
+
+    Parameters
+    ----------
+    settings : Settings
+        The chapter's parameters: ``word_tasks``, ``word_contexts``, ``context_width`` and
+        ``seed`` (the stream ``chapter6/contexts`` under it) are read.
+
+    Returns
+    -------
+    WordContexts
+        The contexts (:class:`anisotropy.claims.later_work.measure.WordContexts`).
+    """
     return word_contexts(word_task_words(list(settings.word_tasks)), corpus("frequency"),
                          settings.word_contexts, settings.context_width,
                          stream_seed(settings.seed, "chapter6/contexts"))
 
 
 def sts(settings: Settings) -> tuple[str, object]:
-    """The STS sentences of claims 3-4 with these tasks and pairs."""
+    """The STS sentences of claims 3-4 with these tasks and pairs.
+
+    Parameters
+    ----------
+    settings : Settings
+        The chapter's parameters: ``tasks``, ``max_pairs`` and ``seed`` are read.
+
+    Returns
+    -------
+    name : str
+        The name the sentences' forward passes are cached under
+        (:func:`anisotropy.inputs.corpora.sts_sentences`).
+    build : callable
+        Returns the sentences (a list of str) when called.
+    """
     return corpora.sts_sentences(settings.tasks, settings.max_pairs, settings.seed)
 
 
@@ -142,7 +219,23 @@ def inputs(settings: Settings) -> list[Extraction]:
     """Claim 1's token vectors (every layer), the attention to the first token of the
     windows (cut to ``sink_tokens``) and of the first ``n_attention_sentences`` sentences,
     the shuffled sentences (every layer) and the STS sentences (layers 0, 1 and last), per
-    model."""
+    model.
+
+    Parameters
+    ----------
+    settings : Settings
+        The chapter's parameters.
+
+    Returns
+    -------
+    list of Extraction
+        The jobs of every model of ``settings.models``, in this order: the token vectors of
+        :func:`sentences` (every layer), the attention of :func:`sink_windows` (cut to
+        ``sink_tokens``) and of the first ``n_attention_sentences`` sentences (each at its
+        own length), the token vectors of :func:`shuffled` (every layer) and of the STS
+        sentences (:func:`sts`; layers 0, 1 and last), and, when ``word_tasks`` is not
+        empty, the token vectors of the word contexts (:func:`contexts`; last layer).
+    """
     s = settings
     name, build = sts(s)
     return (jobs(s.models, f"snli-{s.n_sentences}", "tokens", ALL_LAYERS,
@@ -419,7 +512,49 @@ def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str]
                   sts_sentences: list[str], word_contexts, *,
                   massive_threshold: float, windows: list[str]):
     """Chapter 6 on one loaded model: every section's checks, the per-layer table and the
-    facts (:class:`anisotropy.claims.later_work.measure.LaterMeasurement`)."""
+    facts (:class:`anisotropy.claims.later_work.measure.LaterMeasurement`).
+
+    Parameters
+    ----------
+    settings : Settings
+        The chapter's parameters.
+    encoder : Encoder
+        The loaded model (:func:`anisotropy.inputs.models.load`).
+    base : list of str
+        The sentences (:func:`sentences`), encoded at every layer.
+    mixed : list of str
+        The first ``len(mixed)`` sentences of ``base`` with their words shuffled
+        (:func:`shuffled`); their intervals reuse the first ``len(mixed)`` sentences'
+        weights.
+    sts_sentences : list of str
+        The STS sentences (the builder of :func:`sts`).
+    word_contexts : WordContexts or None
+        The word-similarity tasks' contexts (:func:`contexts`); read only when
+        ``settings.word_tasks`` is not empty.
+    massive_threshold : float
+        Sun et al.'s ratio (:func:`massive_threshold`): a largest activation is massive
+        when it is at least this many times its sentence's median and above
+        :func:`massive_magnitude`.
+    windows : list of str
+        The attention-sink windows (:func:`sink_windows`).
+
+    Returns
+    -------
+    LaterMeasurement
+        The model's name and kind; ``per_layer``, one row per layer 0..L (the massive,
+        rogue and measures tables merged on ``layer``, with ``twonn``, ``twonn_shuffled``
+        and ``relative_depth``); ``checks``, ``{id: (measured, Interval or None,
+        details)}`` for every id of :data:`CHECKS`; ``facts`` (the counts of sentences,
+        tokens, points, shuffled sentences, pairs and attention windows, and the STS and
+        word-similarity tables as dicts of lists, ``words`` None without word tasks); and
+        the windows' attention to the first token, or None when the model gives none.
+
+    Raises
+    ------
+    ValueError
+        When a sentence of ``base`` has no token after the first (the intrinsic dimension
+        takes one from each).
+    """
     s = settings
     L = encoder.n_layers
     layers = list(range(L + 1))
@@ -448,12 +583,24 @@ def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str]
 
 
 def sink_epsilon() -> float:
-    """Gu et al.'s sink threshold epsilon (``data/references.yaml``)."""
+    """Gu et al.'s sink threshold epsilon (``data/references.yaml``).
+
+    Returns
+    -------
+    float
+        The entry ``claim6/sink/epsilon``.
+    """
     return float(reference_value("claim6/sink/epsilon"))
 
 
 def massive_threshold() -> float:
-    """Sun et al.'s massive ratio (``data/references.yaml``)."""
+    """Sun et al.'s massive ratio (``data/references.yaml``).
+
+    Returns
+    -------
+    float
+        The entry ``claim6/massive/ratio``.
+    """
     return float(reference_value("claim6/massive/ratio"))
 
 
@@ -461,19 +608,52 @@ def uniform_first_token_share(tokens: int) -> float:
     """The mean attention to the first token of a causal head that attends uniformly over
     a sequence of ``tokens`` tokens: query :math:`t` gives it :math:`1/(t+1)`, so
     :math:`\\alpha_1 = H_T / T` with :math:`H_T` the harmonic number (Gu et al. 2025, the
-    reason the sink rate depends on the length)."""
+    reason the sink rate depends on the length).
+
+    Parameters
+    ----------
+    tokens : int
+        The sequence's length T.
+
+    Returns
+    -------
+    float
+        :math:`H_T / T`.
+    """
     return float(sum(1 / k for k in range(1, tokens + 1)) / tokens)
 
 
 def massive_magnitude() -> float:
     """Sun et al.'s other condition: a massive activation's magnitude exceeds this
-    (``data/references.yaml``)."""
+    (``data/references.yaml``).
+
+    Returns
+    -------
+    float
+        The entry ``claim6/massive/magnitude``.
+    """
     return float(reference_value("claim6/massive/magnitude"))
 
 
 def random_pairs_of(tokens, settings: Settings) -> tuple[np.ndarray, np.ndarray]:
     """Random token pairs from different sentences (one random sentence pair, one token of
-    each), special tokens and position 0 left out."""
+    each), special tokens and position 0 left out.
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The sentences' token vectors: their ``special_mask``, ``position`` and
+        ``sentence_index`` are read.
+    settings : Settings
+        The chapter's parameters: ``n_pairs`` and ``seed`` (the stream
+        ``chapter6/pairs-draw`` under it) are read.
+
+    Returns
+    -------
+    first, second : numpy.ndarray of int, shape (n_pairs,)
+        The token rows of each pair's two tokens, in two different sentences
+        (:func:`anisotropy.geometry.similarity.random_pairs`).
+    """
     keep = np.flatnonzero(~tokens.special_mask & (tokens.position > 0))
     a, b = random_pairs(keep.size, tokens.sentence_index[keep], settings.n_pairs,
                         stream_seed(settings.seed, "chapter6/pairs-draw"))
@@ -482,7 +662,27 @@ def random_pairs_of(tokens, settings: Settings) -> tuple[np.ndarray, np.ndarray]
 
 def measure(settings: Settings, *, massive_threshold: float, on_model=None, load=None
             ) -> dict:
-    """Chapter 6 on every model of ``settings``: ``{model name: LaterMeasurement}``."""
+    """Chapter 6 on every model of ``settings``: ``{model name: LaterMeasurement}``.
+
+    Parameters
+    ----------
+    settings : Settings
+        The chapter's parameters.
+    massive_threshold : float
+        Sun et al.'s ratio (:func:`massive_threshold`), as :func:`measure_model` takes it.
+    on_model : callable, optional
+        Called with each model once it is loaded (the results' ``add_model``); None reports
+        nothing.
+    load : callable, optional
+        Loads a model by name (``load(name, device=..., dtype=...)``); None:
+        :func:`anisotropy.inputs.models.load`.
+
+    Returns
+    -------
+    dict of str to LaterMeasurement
+        :func:`measure_model` of each model of ``settings.models``, in their order, keyed
+        by the loaded model's name; each model is released after it is measured.
+    """
     base, mixed, windows = sentences(settings), shuffled(settings), sink_windows(settings)
     sts_sentences = sts(settings)[1]()
     word_contexts = contexts(settings) if settings.word_tasks else None
@@ -499,7 +699,17 @@ def measure(settings: Settings, *, massive_threshold: float, on_model=None, load
 
 
 def grade(results, measured: dict) -> None:
-    """Record every check of :data:`CHECKS` for every model."""
+    """Record every check of :data:`CHECKS` for every model.
+
+    Parameters
+    ----------
+    results : Results
+        The chapter's results, where the checks are recorded.
+    measured : dict of str to LaterMeasurement
+        The measurements per model (:func:`measure`). A check of :data:`GRADED` measured
+        as None is recorded as not run, with its details' ``unavailable`` reason; a check
+        of :data:`FINDINGS` is recorded with its measured value.
+    """
     for name, m in measured.items():
         for check in GRADED:
             value, interval, details = m.checks[check]
@@ -512,6 +722,18 @@ def grade(results, measured: dict) -> None:
 
 
 def frame(measured: dict) -> pd.DataFrame:
-    """Every model's per-layer table, stacked with a ``model`` column."""
+    """Every model's per-layer table, stacked with a ``model`` column.
+
+    Parameters
+    ----------
+    measured : dict of str to LaterMeasurement
+        The measurements per model (:func:`measure`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ``per_layer`` tables one after the other, ``model`` the model's short name, with
+        a fresh index.
+    """
     return pd.concat([m.per_layer.assign(model=short_name(n)) for n, m in measured.items()],
                      ignore_index=True)

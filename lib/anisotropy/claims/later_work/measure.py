@@ -87,6 +87,32 @@ def word_contexts(words: list[str], texts: list[str], per_word: int, width: int,
     sample (``seed``) in text order is kept; a word with none has no context, which the
     caller reports. The words of a context are joined by single spaces, so that splitting
     it again gives the same words.
+
+    Parameters
+    ----------
+    words : list of str
+        The words to find; words equal but for case are one word.
+    texts : list of str
+        The texts searched, split by
+        :func:`~anisotropy.inputs.token_embeddings.split_words`.
+    per_word : int
+        Most occurrences kept per word, >= 1.
+    width : int
+        Words kept on each side of the word, >= 1.
+    seed : int
+        Seed of ``numpy.random.default_rng`` for the sample of a word's occurrences.
+
+    Returns
+    -------
+    WordContexts
+        One entry per context, the words in the order of their lower-cased forms and each
+        word's contexts in text order; ``word`` spells the word as ``words`` does (the last
+        of several spellings).
+
+    Raises
+    ------
+    ValueError
+        When ``per_word`` or ``width`` is below 1.
     """
     if per_word < 1 or width < 1:
         raise ValueError(f"per_word and width must be >= 1; got {per_word} and {width}.")
@@ -119,7 +145,25 @@ def context_word_vectors(tokens, layer: int, contexts: WordContexts,
     """Each word's vector averaged over its contexts: in each context, the mean of the
     word's subword vectors at ``layer``, then the mean over the word's contexts. ``tokens``
     holds the contexts' token vectors (:class:`WordContexts` order). A word whose tokens
-    touch ``exclude_positions`` in a context is left out of that context."""
+    touch ``exclude_positions`` in a context is left out of that context.
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The token vectors of ``contexts.texts``, sentence ``i`` the context ``i``.
+    layer : int
+        The layer read; ``tokens`` must hold it.
+    contexts : WordContexts
+        The contexts (:func:`word_contexts`).
+    exclude_positions : sequence of int, optional
+        Token positions a word may not touch (``(0,)`` for a decoder); default ``()``.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``{word: vector}``, each vector ``(dim,)`` float64; a word left out of every one of
+        its contexts has no entry.
+    """
     vectors, table = tokens.word_vectors(layer, exclude_positions)
     row = {(int(s), int(w)): i for i, (s, w) in enumerate(
         zip(table["sentence"], table["word_index"], strict=True))}
@@ -134,7 +178,21 @@ def context_word_vectors(tokens, layer: int, contexts: WordContexts,
 def shuffle_words(sentences: list[str], seed: int) -> list[str]:
     """Each sentence with its whitespace-separated words in a random order (one seeded
     permutation per sentence): the word-shuffled control of Cheng et al. (2025), which keeps
-    each sentence's words and length and removes their order."""
+    each sentence's words and length and removes their order.
+
+    Parameters
+    ----------
+    sentences : list of str
+        The sentences.
+    seed : int
+        Seed of ``numpy.random.default_rng``, drawn from in sentence order.
+
+    Returns
+    -------
+    list of str
+        The shuffled sentences in the order of ``sentences``, words joined by single
+        spaces.
+    """
     rng = np.random.default_rng(seed)
     out = []
     for sentence in sentences:
@@ -146,7 +204,24 @@ def shuffle_words(sentences: list[str], seed: int) -> list[str]:
 def one_token_per_sentence(tokens, seed: int, skip_first: bool = True) -> np.ndarray:
     """Row indices of one random token per sentence (special tokens and, with
     ``skip_first``, position 0 left out), in sentence order. The same rows serve every
-    layer, so the sample is one point per sentence at each depth."""
+    layer, so the sample is one point per sentence at each depth.
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The sentences' tokens: ``special_mask``, ``position`` and ``sentence_index`` are
+        read.
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+    skip_first : bool, optional
+        Leave out position 0; default True.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        One token row per sentence that has a token left, ascending; a sentence with none
+        gets no row.
+    """
     rng = np.random.default_rng(seed)
     keep = ~tokens.special_mask & ((tokens.position > 0) if skip_first else True)
     rows = np.flatnonzero(keep)
@@ -170,7 +245,35 @@ def massive_profile(tokens, layers: list[int], weights: np.ndarray, *, ratio: fl
     the dimension that holds it most often and that dimension's share; and the coefficient
     of variation of the largest activation across sentences. Also the draws (``weights``
     over sentences), per layer, of the massive share and of the weighted counts behind the
-    share of massive peaks at position 0 or a delimiter."""
+    share of massive peaks at position 0 or a delimiter.
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The sentences' token vectors at ``layers``.
+    layers : list of int
+        The layers measured.
+    weights : numpy.ndarray, shape (n_boot, n_sentences)
+        Bootstrap weights over the sentences
+        (:func:`~anisotropy.geometry.intervals.dirichlet_weights`).
+    ratio : float
+        Sun et al.'s ratio of the largest |activation| to the median.
+    magnitude : float
+        The magnitude a massive activation exceeds.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        One row per layer: ``layer``, ``massive_share``, ``massive_ratio`` (the geometric
+        mean, sentences with a median of 0 left out), ``peak_at_first``,
+        ``peak_first_or_delimiter``, ``massive_at_sink`` (of the massive sentences, NaN
+        without one), ``top_dim``, ``top_dim_share``, ``top_dims`` (up to three dimensions,
+        the most frequent first), ``peak_cv`` and ``peak_mean``.
+    draws : dict of str to numpy.ndarray
+        ``massive`` (the share), ``massive_count`` (the weighted count of massive
+        sentences) and ``massive_at_sink`` (the weighted count of those at position 0 or a
+        delimiter), each ``(n_boot, len(layers))``.
+    """
     rows = []
     draws = {"massive": [], "massive_count": [], "massive_at_sink": []}
     delimiter = np.array([bool(DELIMITER.match(str(t).lstrip("Ġ▁"))) for t in tokens.tokens])
@@ -207,7 +310,33 @@ def rogue_profile(tokens, layers: list[int], first: np.ndarray, second: np.ndarr
     (:func:`~anisotropy.geometry.outliers.cosine_contributions`), those dimensions, and the
     mean cosine with the dimensions ``remove`` set to 0. Returns the table and the draws
     (``weights`` over pairs), per layer, of the top-``k`` share (NaN where a draw's mean
-    cosine is not positive) and of the mean cosine."""
+    cosine is not positive) and of the mean cosine.
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The sentences' token vectors at ``layers``.
+    layers : list of int
+        The layers measured.
+    first, second : numpy.ndarray of int, shape (n_pairs,)
+        The token rows of each pair.
+    weights : numpy.ndarray, shape (n_boot, n_pairs)
+        Bootstrap weights over the pairs.
+    k : int
+        The number of dimensions whose share is measured.
+    remove : list of int
+        The dimensions set to 0 for ``mean_cosine_without_massive``.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        One row per layer: ``layer``, ``mean_cosine``, ``top_share`` (NaN where the mean
+        cosine is not positive), ``top_dims`` (the ``k`` dimensions, the largest
+        contribution first) and ``mean_cosine_without_massive``.
+    draws : dict of str to numpy.ndarray
+        ``top_share`` (each draw's own top ``k`` dimensions) and ``mean_cosine``, each
+        ``(n_boot, len(layers))``.
+    """
     rows, draws, cosines = [], [], []
     for layer in layers:
         X = _layer(tokens, layer)
@@ -237,8 +366,26 @@ def dimension_profile(tokens, layers: list[int], rows: np.ndarray, weights: np.n
     """TwoNN intrinsic dimension per layer of the token ``rows`` (one per sentence), as
     Facco et al. fit it (:func:`~anisotropy.geometry.twonn.twonn_fit`: the largest 10%
     of ratios left out), and its draws under ``weights`` over those sentences (the
-    neighbour ratios held fixed, their weights resampled). Returns ``(ids, draws)`` of
-    shapes ``(L,)`` and ``(n_boot, L)``."""
+    neighbour ratios held fixed, their weights resampled).
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The sentences' token vectors at ``layers``.
+    layers : list of int
+        The layers measured.
+    rows : numpy.ndarray of int
+        The token rows, one per sentence (:func:`one_token_per_sentence`).
+    weights : numpy.ndarray, shape (n_boot, len(rows))
+        Bootstrap weights over those sentences.
+
+    Returns
+    -------
+    ids : numpy.ndarray, shape (len(layers),)
+        The TwoNN estimate per layer of ``layers`` (L + 1 entries for layers 0..L).
+    draws : numpy.ndarray, shape (n_boot, len(layers))
+        Its draws per layer.
+    """
     ids, draws = [], []
     for layer in layers:
         log_mu = twonn_log_ratios(_layer(tokens, layer)[rows])
@@ -251,7 +398,22 @@ def measures_profile(tokens, layers: list[int], rows: np.ndarray) -> pd.DataFram
     """Per layer, four anisotropy measures of the token ``rows``: the share of variance on
     the first principal component, IsoScore (Rudman et al. 2022) and log10 of the
     partition-function isotropy I(W) (Mu & Viswanath 2018); the mean cosine comes from
-    :func:`rogue_profile`."""
+    :func:`rogue_profile`.
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The sentences' token vectors at ``layers``.
+    layers : list of int
+        The layers measured.
+    rows : numpy.ndarray of int
+        The token rows measured (:func:`one_token_per_sentence`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per layer: ``layer``, ``top_pc_share``, ``isoscore`` and ``log10_iw``.
+    """
     out = []
     for layer in layers:
         X = _layer(tokens, layer)[rows].astype(np.float64)
@@ -308,7 +470,38 @@ def standardised_sts(vectors: np.ndarray, sentences: list[str], task_names: list
     over the task's sentences (Timkey & van Schijndel 2021, Sec. 5) and after
     all-but-the-top, each task aggregated as the book reports it (``wmean`` over the
     STS12-16 subsets, ``all`` pairs pooled for STS-B and SICK-R), and the paired-bootstrap
-    draws of the change per task."""
+    draws of the change per task.
+
+    Parameters
+    ----------
+    vectors : numpy.ndarray, shape (n_sentences, dim)
+        Row ``i``: the vector of ``sentences[i]``.
+    sentences : list of str
+        Every sentence of the tasks' pairs.
+    task_names : list of str
+        The STS tasks.
+    max_pairs : int or None
+        Pairs per task, a seeded subset (:func:`anisotropy.inputs.tasks.sts_task`); None
+        keeps every pair.
+    data_seed : int
+        The seed the subsets are drawn under (each task's from its stream
+        ``sts-pairs/TASK``).
+    n_boot : int
+        Bootstrap resamples per task.
+    seed : int
+        The draws' seed; each task's is the stream ``sts/TASK`` under it.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        One row per task, indexed ``task``: ``raw``, ``standardised``, ``change``,
+        ``all-but-the-top``, ``abtt change`` (Spearman x 100 and the changes from raw) and
+        ``pairs``.
+    extra : dict
+        ``draws`` (``{task: (n_boot,) draws of the z-scoring change}``) and ``pairs``
+        (``{task: pairs}``), as
+        :func:`anisotropy.claims.sts.mean_change_interval` takes them.
+    """
     index = {s: i for i, s in enumerate(sentences)}
     rows, draws = {}, {}
     for task in task_names:
@@ -326,7 +519,27 @@ def standardised_words(vectors: dict[str, np.ndarray], task_names: list[str], *,
     """As :func:`standardised_sts`, on each word-similarity task (every pair pooled, z-scored
     over the task's words), on the pairs whose two words have a vector (``{word: vector}``,
     from :func:`context_word_vectors`); the table gives the pairs kept and the pairs of the
-    task."""
+    task.
+
+    Parameters
+    ----------
+    vectors : dict of str to numpy.ndarray
+        ``{word: vector}`` (:func:`context_word_vectors`).
+    task_names : list of str
+        The word-similarity tasks.
+    n_boot : int
+        Bootstrap resamples per task.
+    seed : int
+        The draws' seed; each task's is the stream ``words/TASK`` under it.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        As :func:`standardised_sts`'s: ``pairs`` counts the pairs kept (both words with a
+        vector), and ``pairs of the task`` every pair of the task.
+    extra : dict
+        ``draws`` and ``pairs`` per task, as :func:`standardised_sts` gives them.
+    """
     words = sorted(vectors)
     index = {w: i for i, w in enumerate(words)}
     matrix = np.stack([vectors[w] for w in words]) if words else np.zeros((0, 1))
@@ -345,5 +558,25 @@ def standardised_words(vectors: dict[str, np.ndarray], task_names: list[str], *,
 
 def interval_of(draws: np.ndarray, what: str, n_boot: int, n_units: int, unit: str
                 ) -> Interval:
-    """The 95% percentile interval of ``draws`` with its method text."""
+    """The 95% percentile interval of ``draws`` with its method text.
+
+    Parameters
+    ----------
+    draws : numpy.ndarray
+        The bootstrap draws; at least 20, all finite.
+    what : str
+        A note on what was drawn, appended to the method text.
+    n_boot : int
+        The number of resamples.
+    n_units : int
+        The number of units resampled.
+    unit : str
+        What the units are, in the plural (``"sentences"``).
+
+    Returns
+    -------
+    Interval
+        :func:`~anisotropy.geometry.intervals.percentile_interval` of ``draws``, its method
+        :func:`~anisotropy.geometry.intervals.boot_method` of the other arguments.
+    """
     return percentile_interval(draws, method=boot_method(n_boot, n_units, unit, what))

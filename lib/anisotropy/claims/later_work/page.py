@@ -26,7 +26,24 @@ def massive_figure(measured: dict, threshold: float, magnitude: float):
     """Per layer: the largest |activation| over the median (geometric mean over sentences,
     log scale) with the paper's ratio; the share of sentences with a massive activation
     (both of Sun et al.'s conditions); and the share of those at position 0 or on a
-    delimiter."""
+    delimiter.
+
+    Parameters
+    ----------
+    measured : dict of str to LaterMeasurement
+        The measurements per model
+        (:func:`anisotropy.claims.later_work.claim.measure`).
+    threshold : float
+        Sun et al.'s ratio to the median, drawn in the first panel and named in the
+        second's label.
+    magnitude : float
+        The magnitude a massive activation exceeds, named in the second panel's label.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three panels against relative depth, one line per model.
+    """
     fig, axes = plt.subplots(1, 3, figsize=(13, 4))
     _lines(axes[0], measured, "massive_ratio")
     axes[0].set_yscale("log")
@@ -50,7 +67,25 @@ def massive_figure(measured: dict, threshold: float, magnitude: float):
 
 def sink_figure(measured: dict, epsilon: float, tokens: int):
     """Per layer, the share of heads whose attention to the first token exceeds
-    ``epsilon``, averaged over the ``tokens``-token windows (Gu et al.'s protocol)."""
+    ``epsilon``, averaged over the ``tokens``-token windows (Gu et al.'s protocol).
+
+    Parameters
+    ----------
+    measured : dict of str to LaterMeasurement
+        The measurements per model
+        (:func:`anisotropy.claims.later_work.claim.measure`).
+        A model without attention weights is left out.
+    epsilon : float
+        A head is a sink head in a window when its attention to the first token exceeds
+        this.
+    tokens : int
+        The windows' length T, for the axis label.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One line per model, against relative depth (layers 1..L).
+    """
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, m in measured.items():
         if m.attention is None:
@@ -72,7 +107,22 @@ def sink_figure(measured: dict, epsilon: float, tokens: int):
 def rogue_figure(measured: dict, k: int):
     """Share of the mean cosine carried by the top-``k`` dimensions (filled markers: the
     layers graded, whose mean cosine is clearly positive), and the mean cosine with and
-    without the massive dimensions, per layer."""
+    without the massive dimensions, per layer.
+
+    Parameters
+    ----------
+    measured : dict of str to LaterMeasurement
+        The measurements per model
+        (:func:`anisotropy.claims.later_work.claim.measure`).
+    k : int
+        The number of dimensions the shares were measured on (``rogue_k``), for the axis
+        label.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels against relative depth, one line per model.
+    """
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     _lines(axes[0], measured, "top_share", alpha=0.5)
     for name, m in measured.items():
@@ -95,7 +145,19 @@ def rogue_figure(measured: dict, k: int):
 
 def dimension_figure(measured: dict):
     """TwoNN intrinsic dimension (Facco et al.'s fit) per layer, on the sentences (solid)
-    and on their word-shuffled copies (dashed)."""
+    and on their word-shuffled copies (dashed).
+
+    Parameters
+    ----------
+    measured : dict of str to LaterMeasurement
+        The measurements per model
+        (:func:`anisotropy.claims.later_work.claim.measure`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel against relative depth, two lines per model.
+    """
     fig, ax = plt.subplots(figsize=(7, 4))
     _lines(ax, measured, "twonn")
     for name, m in measured.items():
@@ -110,7 +172,22 @@ def dimension_figure(measured: dict):
 
 def measures_figure(measured: dict, bert_isoscore: list[float]):
     """Four anisotropy measures per layer: mean cosine, top-PC variance share, IsoScore
-    (with BERT's published range shaded) and log10 I(W)."""
+    (with BERT's published range shaded) and log10 I(W).
+
+    Parameters
+    ----------
+    measured : dict of str to LaterMeasurement
+        The measurements per model
+        (:func:`anisotropy.claims.later_work.claim.measure`).
+    bert_isoscore : list of float
+        BERT's published IsoScore values; the range from their minimum to their maximum
+        is shaded.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two by two panels against relative depth, one line per model.
+    """
     panels = [("mean_cosine", "mean cosine of random tokens"),
               ("top_pc_share", "variance share of the first PC"),
               ("isoscore", "IsoScore (1 = isotropic)"),
@@ -132,7 +209,21 @@ def measures_figure(measured: dict, bert_isoscore: list[float]):
 
 def sts_table(measured: dict) -> pd.DataFrame:
     """Spearman x 100 per STS and word-similarity task and model: raw, standardised and
-    after all-but-the-top."""
+    after all-but-the-top.
+
+    Parameters
+    ----------
+    measured : dict of str to LaterMeasurement
+        The measurements per model
+        (:func:`anisotropy.claims.later_work.claim.measure`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed ``(model, task)``: ``raw``, ``standardised``, ``change``,
+        ``all-but-the-top`` and ``its change`` (text, 3 significant figures), ``pairs`` and
+        ``of the task`` (the task's pairs for a word task, ``pairs`` for an STS task).
+    """
     rows = []
     for name, m in measured.items():
         frames = [pd.DataFrame(m.facts["sts"])]
@@ -151,7 +242,19 @@ def sts_table(measured: dict) -> pd.DataFrame:
 
 def explains_table(measured: dict) -> pd.DataFrame:
     """Which later finding bears on which earlier result, with this run's numbers per
-    model."""
+    model.
+
+    Parameters
+    ----------
+    measured : dict of str to LaterMeasurement
+        The measurements per model
+        (:func:`anisotropy.claims.later_work.claim.measure`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model (its short name, the index), one text column per earlier result.
+    """
     rows = []
     for name, m in measured.items():
         c = m.checks
@@ -176,7 +279,19 @@ def explains_table(measured: dict) -> pd.DataFrame:
 
 
 def layers_table(measured: dict) -> pd.DataFrame:
-    """Every per-layer number, one row per model and layer, human headers."""
+    """Every per-layer number, one row per model and layer, human headers.
+
+    Parameters
+    ----------
+    measured : dict of str to LaterMeasurement
+        The measurements per model
+        (:func:`anisotropy.claims.later_work.claim.measure`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed ``(model, layer)``, the model by its short name.
+    """
     columns = {"massive_ratio": "largest/median", "massive_share": "share massive",
                "massive_at_sink": "massive at token 0 or delimiter",
                "peak_at_first": "peak at token 0",
