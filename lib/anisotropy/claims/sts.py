@@ -30,7 +30,26 @@ __all__ = ["cosine_scores", "evaluate_sts", "score_correlations", "evaluate_task
            "spearman_change_draws", "mean_change_interval"]
 
 def cosine_scores(A, B) -> np.ndarray:
-    """Row-wise cosine similarity of two ``(n, dim)`` arrays (float64)."""
+    """Row-wise cosine similarity of two ``(n, dim)`` arrays (float64).
+
+    Parameters
+    ----------
+    A, B : array_like of shape (n, dim)
+        The paired vectors, one pair per row.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,), float64
+        The cosine of each row of ``A`` with the same row of ``B``; 0 where either is the zero
+        vector.
+
+    Raises
+    ------
+    ValueError
+        For arrays of different shapes, or one that
+        :func:`~anisotropy.geometry.validation.check_embeddings` refuses (not 2-D, no row, NaN
+        or infinite values).
+    """
     A = np.asarray(check_embeddings(A, min_points=1, name="A"), dtype=np.float64)
     B = np.asarray(check_embeddings(B, min_points=1, name="B"), dtype=np.float64)
     if A.shape != B.shape:
@@ -43,12 +62,27 @@ def evaluate_sts(A, B, gold, subsets=None) -> dict[str, float]:
     """Correlations x 100 between cosine(A_i, B_i) and gold scores: :func:`score_correlations`
     of :func:`cosine_scores`.
 
+    Parameters
+    ----------
+    A, B : array_like of shape (n_pairs, dim)
+        The vectors of each pair's two sentences.
+    gold : array_like of shape (n_pairs,)
+        The gold scores; at least 3 pairs.
+    subsets : array_like of shape (n_pairs,), optional
+        Each pair's subset, for the ``mean`` and ``wmean`` aggregations; None (default): one
+        set.
+
     Returns
     -------
     dict
         ``pearson_all``, ``spearman_all``, ``pearson_mean``, ``spearman_mean``,
         ``pearson_wmean``, ``spearman_wmean`` (the subset aggregations equal the ``all``
         values without subsets), ``n_pairs`` and ``primary`` (= ``spearman_all``).
+
+    Raises
+    ------
+    ValueError
+        As :func:`cosine_scores` and :func:`score_correlations`.
     """
     return score_correlations(cosine_scores(A, B), gold, subsets)
 
@@ -56,7 +90,29 @@ def evaluate_sts(A, B, gold, subsets=None) -> dict[str, float]:
 def score_correlations(scores, gold, subsets=None) -> dict[str, float]:
     """Correlations x 100 between per-pair similarity ``scores`` and gold scores, pooled
     (``all``) and over ``subsets`` (``mean``, and ``wmean`` weighted by the subsets' pair
-    counts); the keys of :func:`evaluate_sts`."""
+    counts); the keys of :func:`evaluate_sts`.
+
+    Parameters
+    ----------
+    scores : array_like of shape (n_pairs,)
+        Each pair's similarity.
+    gold : array_like of shape (n_pairs,)
+        The gold scores.
+    subsets : array_like of shape (n_pairs,), optional
+        Each pair's subset; None (default): ``mean`` and ``wmean`` equal ``all``.
+
+    Returns
+    -------
+    dict of str to float
+        ``pearson_all``, ``spearman_all``, ``pearson_mean``, ``spearman_mean``,
+        ``pearson_wmean`` and ``spearman_wmean`` (x 100, floats), ``n_pairs`` (an int) and
+        ``primary`` (= ``spearman_all``).
+
+    Raises
+    ------
+    ValueError
+        When ``gold`` and ``scores`` differ in shape, or there are fewer than 3 pairs.
+    """
     scores = np.asarray(scores, dtype=np.float64)
     gold = np.asarray(gold, dtype=np.float64)
     if gold.shape != scores.shape:
@@ -89,6 +145,31 @@ def evaluate_tasks(vectors: np.ndarray, sentences: list[str], tasks,
 
     Returns one row per task with Pearson/Spearman x 100 (pooled ``all`` and subset
     ``mean``) and the number of pairs.
+
+    Parameters
+    ----------
+    vectors : numpy.ndarray of shape (n_sentences, dim)
+        One vector per sentence.
+    sentences : list of str
+        The sentence of each row of ``vectors``; every sentence of the tasks' pairs must be
+        among them.
+    tasks : iterable of str
+        STS task names (``data/tasks.yaml``; :func:`anisotropy.inputs.tasks.sts_task`).
+    max_pairs : int or None, optional
+        Pairs kept per task, a random subset in file order; None (default) keeps every pair.
+    seed : int, optional
+        Seed of those subsets (stream ``sts-pairs/NAME``); default 0.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``task``: the keys of :func:`evaluate_sts` as columns (the subsets are
+        each task's ``subset`` column).
+
+    Raises
+    ------
+    KeyError
+        For a sentence of a pair that is not in ``sentences``.
     """
     index = {sentence: i for i, sentence in enumerate(sentences)}
     rows = []
@@ -110,6 +191,30 @@ def spearman_change_draws(new_scores, base_scores, gold, n_boot: int = 1000,
     convention of :func:`evaluate_sts`); with them, pairs are resampled within each subset
     and the subsets' changes averaged with pair-count weights (``wmean``), each subset
     from its own stream ``subset/NAME`` under ``seed``.
+
+    Parameters
+    ----------
+    new_scores, base_scores : array_like of shape (n_pairs,)
+        The two methods' similarity of each pair.
+    gold : array_like of shape (n_pairs,)
+        The gold scores; at least 3 pairs (in each subset, with ``subsets``).
+    n_boot : int, optional
+        Bootstrap draws, at least 20 (default 1000).
+    seed : int, optional
+        Seed of the resampling (default 0).
+    subsets : array_like of shape (n_pairs,), optional
+        Each pair's subset; None (default) pools the pairs.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_boot,)
+        The draws of the change.
+
+    Raises
+    ------
+    ValueError
+        When ``subsets`` does not give one subset per pair, the scores and gold are not 1-D of
+        one length, or a set of pairs has fewer than 3.
     """
     if subsets is not None:
         subsets = np.asarray(subsets)
@@ -143,7 +248,30 @@ def mean_change_interval(draws_by_task: dict[str, np.ndarray], n_boot: int,
                          n_pairs: dict[str, int], unit: str = "sentence pairs"):
     """95% interval of the mean over tasks of a Spearman change, from per-task paired
     bootstrap draws (:func:`spearman_change_draws`), tasks combined draw by draw; ``unit``
-    names what the tasks pair (sentences, or words for word similarity)."""
+    names what the tasks pair (sentences, or words for word similarity).
+
+    Parameters
+    ----------
+    draws_by_task : dict of str to numpy.ndarray
+        Each task's draws of the change, all of one length.
+    n_boot : int
+        The draws per task, as the interval's method states it.
+    n_pairs : dict of str to int
+        Each task's pairs; the method states their total.
+    unit : str, optional
+        The unit resampled, in the method (default ``"sentence pairs"``).
+
+    Returns
+    -------
+    Interval
+        The 2.5% and 97.5% quantiles of the draw-by-draw mean over tasks
+        (:func:`~anisotropy.geometry.intervals.percentile_interval`), with its method.
+
+    Raises
+    ------
+    ValueError
+        For an empty ``draws_by_task``, or fewer than 20 draws or a draw that is not finite.
+    """
     if not draws_by_task:
         raise ValueError("No task to average over.")
     stacked = np.mean(np.stack(list(draws_by_task.values())), axis=0)

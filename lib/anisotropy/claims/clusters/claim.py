@@ -71,18 +71,54 @@ class Settings(ClaimSettings):
 
 
 def models(settings: Settings) -> list[str]:
-    """The models the claim runs (the static control is loaded apart)."""
+    """The models the claim runs (the static control is loaded apart).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+
+    Returns
+    -------
+    list of str
+        ``settings.models``, in their order.
+    """
     return list(settings.models)
 
 
 def windows(settings: Settings) -> tuple[str, object]:
     """The name and builder of the context windows claims 2 and 3 share
-    (:func:`anisotropy.inputs.corpora.windows`)."""
+    (:func:`anisotropy.inputs.corpora.windows`).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: its ``n_windows``, ``window_words`` and ``seed`` are read.
+
+    Returns
+    -------
+    name : str
+        The name the windows' forward passes are cached under.
+    build : callable
+        Returns the windows (a list of str) when called.
+    """
     return corpora.windows(settings.n_windows, settings.window_words, settings.seed)
 
 
 def inputs(settings: Settings) -> list[Extraction]:
-    """Every layer's token vectors of the context windows, per model."""
+    """Every layer's token vectors of the context windows, per model.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: its ``models`` and the windows' (:func:`windows`).
+
+    Returns
+    -------
+    list of Extraction
+        One ``"tokens"`` job of every layer (:data:`~anisotropy.inputs.jobs.ALL_LAYERS`) per
+        model of ``settings.models``, in their order, over the windows of :func:`windows`.
+    """
     name, build = windows(settings)
     return jobs(settings.models, name, "tokens", ALL_LAYERS, build)
 
@@ -128,7 +164,30 @@ class ModelClusters:
 
 
 def measure_model(settings: Settings, encoder, windows: list[str]) -> ModelClusters:
-    """Claim 2's per-layer measurements on one model's token vectors of the windows."""
+    """Claim 2's per-layer measurements on one model's token vectors of the windows.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: ``include_sink``, ``layers_per_model``, the K-means, LID and
+        bootstrap settings and ``seed``.
+    encoder : Encoder
+        The loaded model (:func:`anisotropy.inputs.models.load`): its token vectors of
+        ``windows`` are measured, and so is the LID of its input-embedding matrix.
+    windows : list of str
+        The context windows (:func:`windows`).
+
+    Returns
+    -------
+    ModelClusters
+        Named ``encoder.name``: the per-layer table, labels and draws of
+        :func:`~anisotropy.claims.clusters.measure.cluster_layer_stats` on the layers analysed
+        (every layer, or ``settings.layers_per_model`` evenly spaced ones); the token vectors
+        and ``keep``; the input embeddings' LID
+        (:func:`~anisotropy.claims.clusters.manifolds.static_space_lid`, its cosine draws
+        apart); and the facts: ``tokens``, ``types`` and ``windows`` analysed, ``layers
+        analysed`` and ``decoder``.
+    """
     import numpy as np
 
     s = settings
@@ -160,7 +219,28 @@ def measure_model(settings: Settings, encoder, windows: list[str]) -> ModelClust
 def measure(settings: Settings, windows: list[str], *, on_model=None,
             load=None) -> dict[str, ModelClusters]:
     """Claim 2 on every model of ``settings``, over its context ``windows`` (built by
-    :func:`windows`)."""
+    :func:`windows`).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: its ``models`` are loaded on ``settings.device`` in
+        ``settings.dtype``.
+    windows : list of str
+        The context windows every model encodes.
+    on_model : callable, optional
+        Called with each model once it is loaded (the results' ``add_model``); None (default)
+        reports nothing.
+    load : callable, optional
+        Loads a model by name (``load(name, device=..., dtype=...)``); None (default):
+        :func:`anisotropy.inputs.models.load`.
+
+    Returns
+    -------
+    dict of str to ModelClusters
+        Each model's measurements (:func:`measure_model`), keyed by its loaded name, in the
+        order of ``settings.models``.
+    """
     s = settings
     out = {}
     for name in s.models:
@@ -175,7 +255,26 @@ def measure(settings: Settings, windows: list[str], *, on_model=None,
 
 def check_values(settings: Settings, m: ModelClusters, static_name: str) -> dict:
     """:func:`anisotropy.claims.clusters.measure.check_values` for one model, against its own
-    input-embedding matrix (named ``static_name``)."""
+    input-embedding matrix (named ``static_name``).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: ``n_boot`` is read.
+    m : ModelClusters
+        The model's measurements (:func:`measure_model`); the bootstrap is over its
+        ``facts["windows"]`` windows.
+    static_name : str
+        The name of the input-embedding matrix in the LID check's details.
+
+    Returns
+    -------
+    dict of str to tuple
+        ``{check id: (measured, Interval, details)}`` of ``global-anisotropy``,
+        ``local-isotropy``, ``local-beyond-centring``, ``intra-above-inter`` and
+        ``lid-below-static``; the two local ones ``(None, None, details)`` when no layer >= 1
+        has K > 1.
+    """
     return clusters.check_values(m.per_layer, m.draws,
                                  {static_name: (m.input_lid["LID cosine"], m.input_draws)},
                                  settings.n_boot, m.facts["windows"])
@@ -184,7 +283,18 @@ def check_values(settings: Settings, m: ModelClusters, static_name: str) -> dict
 def grade_clusters(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:
     """The similarity checks per model (local isotropy not run when K = 1 everywhere),
     per-cluster against global centring (a finding, likewise) and the clusters found per
-    layer (a finding)."""
+    layer (a finding).
+
+    Parameters
+    ----------
+    results : Results
+        The claim's results (:class:`anisotropy.report.results.Results`), where the checks
+        are recorded.
+    settings : Settings
+        The claim's parameters (:func:`check_values`).
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name (:func:`measure`).
+    """
     for name, m in measured.items():
         values = check_values(settings, m, "input embeddings")
         for check in SIMILARITY_CHECKS:
@@ -208,7 +318,24 @@ def grade_clusters(results, settings: Settings, measured: dict[str, ModelCluster
 
 def k_selection(settings: Settings, measured: dict[str, ModelClusters]):
     """K of each model's middle layer chosen by this book's protocol and by one closer to
-    the authors' (more points, more initialisations)."""
+    the authors' (more points, more initialisations).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: ``k_sample`` (this book's protocol, one initialisation),
+        ``k_check_sample`` and ``k_check_n_init`` (the other) and ``seed``.
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name (:func:`measure`).
+        The middle of each model's analysed layers is clustered, on its kept tokens.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`~anisotropy.claims.clusters.measure.compare_k_selection`'s rows of every model,
+        indexed by (model's short name, layer, protocol): the points, initialisations, chosen
+        K, best silhouette and the silhouette of every K tried.
+    """
     import numpy as np
     import pandas as pd
 
@@ -227,7 +354,22 @@ def k_selection(settings: Settings, measured: dict[str, ModelClusters]):
 
 
 def measure_drivers(settings: Settings, measured: dict[str, ModelClusters]) -> dict:
-    """What carries each decoder's middle-layer clusters: ``{name: (row, Interval)}``."""
+    """What carries each decoder's middle-layer clusters: ``{name: (row, Interval)}``.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: ``k_sample``, ``n_boot`` and ``seed``.
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name (:func:`measure`).
+        Only decoders are measured, at layer ``n_layers // 2``, their position-0 tokens kept.
+
+    Returns
+    -------
+    dict
+        ``{model name: (row, Interval)}``: each decoder's
+        :func:`~anisotropy.claims.clusters.measure.decoder_drivers`; empty without a decoder.
+    """
     return {name: clusters.decoder_drivers(m.tokens, m.n_layers // 2, settings.k_sample,
                                            settings.n_boot,
                                            stream_seed(settings.seed, "claim2/drivers"),
@@ -236,7 +378,16 @@ def measure_drivers(settings: Settings, measured: dict[str, ModelClusters]) -> d
 
 
 def grade_drivers(results, drivers: dict) -> None:
-    """The decoders' top-3 between-cluster share (a finding, with its interval)."""
+    """The decoders' top-3 between-cluster share (a finding, with its interval).
+
+    Parameters
+    ----------
+    results : Results
+        The claim's results (:class:`anisotropy.report.results.Results`), where the checks
+        are recorded.
+    drivers : dict
+        ``{model name: (row, Interval)}`` (:func:`measure_drivers`).
+    """
     for name, (row, interval) in drivers.items():
         results.finding("decoder-clusters-few-dims", name, row["top-3 between-cluster share"],
                         details={"95% interval": [interval.low, interval.high],
@@ -254,7 +405,29 @@ CAI_LAYER_2 = 3
 def measure_manifolds(settings: Settings, measured: dict[str, ModelClusters]):
     """Manifold indicators (LID, geodesic ratio) of a 3-D PCA of layers 1, 2,
     :data:`CAI_LAYER_2`, L/2 and L per model, and the projections with each token's kind and
-    log frequency."""
+    log frequency.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: ``seed`` (the streams of the points and of the indicators'
+        samples).
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name (:func:`measure`).
+        Layers above a model's L are skipped.
+
+    Returns
+    -------
+    rows : list of dict
+        One per (model, layer): ``model`` (short name), ``kind``, ``layer``, the indicators of
+        :func:`~anisotropy.claims.clusters.manifolds.manifold_indicators` (``lid``,
+        ``geodesic_ratio``, ``connected_share``) and ``Swiss roll``
+        (:func:`~anisotropy.claims.clusters.manifolds.is_swiss_roll`).
+    projections : dict
+        ``{(model name, layer): (P, kinds, log_frequency)}``: the 3-D PCA of a sample of at
+        most 4,000 kept tokens (the same tokens in every layer), each token's kind (``"word"``
+        or ``"symbol"``) and the log10 of its type's occurrences among the kept tokens.
+    """
     import numpy as np
 
     rows, projections = [], {}
@@ -277,7 +450,18 @@ def measure_manifolds(settings: Settings, measured: dict[str, ModelClusters]):
 
 
 def grade_swiss_roll(results, measured: dict[str, ModelClusters], rows: list[dict]) -> None:
-    """Each decoder's manifold indicators per layer (a finding)."""
+    """Each decoder's manifold indicators per layer (a finding).
+
+    Parameters
+    ----------
+    results : Results
+        The claim's results (:class:`anisotropy.report.results.Results`), where the checks
+        are recorded.
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name (:func:`measure`).
+    rows : list of dict
+        The manifold indicators per (model, layer) (:func:`measure_manifolds`).
+    """
     for name, m in measured.items():
         if m.decoder:
             results.finding("swiss-roll", name, {
@@ -287,7 +471,30 @@ def grade_swiss_roll(results, measured: dict[str, ModelClusters], rows: list[dic
 
 def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple:
     """The static control's LID on a sample of its distinct vectors: ``(vectors, lid,
-    draws)``."""
+    draws)``.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: ``static_model``, ``lid_sample``, ``lid_k``, ``lid_samples``,
+        ``n_boot`` and ``seed``.
+    on_model : callable, optional
+        Called with the static model once it is loaded (the results' ``add_model``); None
+        (default) reports nothing.
+    load : callable, optional
+        Loads a model by name (``load(name)``); None (default):
+        :func:`anisotropy.inputs.models.load`.
+
+    Returns
+    -------
+    static : StaticVectors
+        The loaded control (the "vectors" above: the model, its matrix in ``vectors``).
+    lid : dict
+        :func:`~anisotropy.claims.clusters.manifolds.static_space_lid` without its draws:
+        ``n``, ``dim``, ``LID euclidean`` and ``LID cosine``.
+    draws : numpy.ndarray of shape (n_boot,)
+        The bootstrap draws of the cosine LID.
+    """
     import numpy as np
 
     s = settings
@@ -302,7 +509,18 @@ def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple
 
 def grade_lid(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:
     """Each model's largest layer LID against its own input-embedding matrix (GloVe is a
-    control, shown beside it)."""
+    control, shown beside it).
+
+    Parameters
+    ----------
+    results : Results
+        The claim's results (:class:`anisotropy.report.results.Results`), where the checks
+        are recorded.
+    settings : Settings
+        The claim's parameters (:func:`check_values`).
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name (:func:`measure`).
+    """
     for name, m in measured.items():
         value, interval, details = check_values(
             settings, m, f"{name.split('/')[-1]} input embeddings")[LID_CHECK]

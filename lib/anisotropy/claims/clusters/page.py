@@ -25,24 +25,77 @@ def _short(name: str) -> str:
 
 
 def window_tokens_text(measured: dict) -> str:
-    """The fewest and most tokens of a window, over models."""
+    """The fewest and most tokens of a window, over models.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name
+        (:func:`anisotropy.claims.clusters.claim.measure`).
+
+    Returns
+    -------
+    str
+        ``"fewest–most"``, over every model's windows, special tokens counted.
+    """
     counts = [np.bincount(m.tokens.sentence_index) for m in measured.values()]
     return f"{min(c.min() for c in counts)}–{max(c.max() for c in counts)}"
 
 
 def facts_table(measured: dict) -> pd.DataFrame:
-    """Tokens, types and layers analysed per model."""
+    """Tokens, types and layers analysed per model.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name
+        (:func:`anisotropy.claims.clusters.claim.measure`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model (its short name), one column per fact: ``tokens``, ``types``,
+        ``windows``, ``layers analysed`` and ``decoder``.
+    """
     return pd.DataFrame({_short(n): m.facts for n, m in measured.items()}).T
 
 
 def per_layer_metric(measured: dict) -> dict:
-    """Every model's per-layer table without its lists of top coordinates (results file)."""
+    """Every model's per-layer table without its lists of top coordinates (results file).
+
+    Parameters
+    ----------
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name
+        (:func:`anisotropy.claims.clusters.claim.measure`).
+
+    Returns
+    -------
+    dict
+        ``{short name: {column: list of values}}``, without the columns whose name holds
+        ``"dims"``.
+    """
     return {_short(n): m.per_layer.drop(columns=[c for c in m.per_layer.columns if "dims" in c])
             .to_dict(orient="list") for n, m in measured.items()}
 
 
 def similarity_summary(measured: dict) -> pd.DataFrame:
-    """Per model, over layers >= 1: raw and centred S_inter, the per-cluster gap, K."""
+    """Per model, over layers >= 1: raw and centred S_inter, the per-cluster gap, K.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name
+        (:func:`anisotropy.claims.clusters.claim.measure`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model (its short name): the minimum and mean raw S_inter, the mean
+        |S_inter| after global and after per-cluster centring, the minimum per-cluster
+        S_intra - S_inter (all over layers >= 1), then K per layer and the layers with K > 1
+        (every layer).
+    """
     rows = []
     for name, m in measured.items():
         table = m.per_layer
@@ -63,7 +116,20 @@ def similarity_summary(measured: dict) -> pd.DataFrame:
 
 
 def similarity_figure(measured: dict):
-    """S_inter and S_intra, raw and after global and per-cluster centring, per depth."""
+    """S_inter and S_intra, raw and after global and per-cluster centring, per depth.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name
+        (:func:`anisotropy.claims.clusters.claim.measure`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per model against relative depth; raw S_inter and per-cluster S_inter and
+        S_intra with the 2.5-97.5% quantiles of their bootstrap draws as bands.
+    """
     fig, axes = plt.subplots(1, len(measured), figsize=(4.6 * len(measured), 3.8),
                              squeeze=False, sharey=True)
     lines = [("S_inter raw", "#d95f02", "-", "o", "S_inter raw"),
@@ -94,7 +160,23 @@ def similarity_figure(measured: dict):
 
 
 def pca_figure(measured: dict, seed: int):
-    """Each model's middle layer in 2-D PCA, coloured by K-means cluster."""
+    """Each model's middle layer in 2-D PCA, coloured by K-means cluster.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name
+        (:func:`anisotropy.claims.clusters.claim.measure`).
+        The middle of each model's analysed layers is drawn.
+    seed : int
+        The claim's seed: each model's points are a sample of at most 4,000 of its kept
+        tokens, from its stream ``claim2/pca-figure``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per model, titled with the layer and its K.
+    """
     fig, axes = plt.subplots(1, len(measured), figsize=(4.6 * len(measured), 4.0),
                              squeeze=False)
     for ax, (name, m) in zip(axes[0], measured.items(), strict=True):
@@ -113,7 +195,24 @@ def pca_figure(measured: dict, seed: int):
 
 
 def k_texts(settings, k_table: pd.DataFrame, n_models: int) -> dict:
-    """How K was chosen here and by the authors, and where the two protocols agree."""
+    """How K was chosen here and by the authors, and where the two protocols agree.
+
+    Parameters
+    ----------
+    settings : Settings
+        Claim 2's parameters: ``k_check_sample`` and ``k_check_n_init``.
+    k_table : pandas.DataFrame
+        K per (model, layer, protocol) (:func:`~anisotropy.claims.clusters.claim.k_selection`).
+    n_models : int
+        The models measured.
+
+    Returns
+    -------
+    dict
+        ``k_check_text`` (the second protocol's points and initialisations), ``k_agreement``
+        (how many models, and which, get one K from both protocols), ``authors_n_init`` and
+        ``authors_silhouette_sample`` (the paper's code, ``data/references.yaml``).
+    """
     agree = [m for m, part in k_table.groupby(level="model") if part["K"].nunique() == 1]
     k_selection = reference("claim2", "k_selection")
     return {"k_check_text": f"{settings.k_check_sample:,} points with "
@@ -125,7 +224,21 @@ def k_texts(settings, k_table: pd.DataFrame, n_models: int) -> dict:
 
 
 def shape_texts(shapes: pd.DataFrame) -> dict:
-    """The reference shapes' indicators and the Swiss-roll criterion."""
+    """The reference shapes' indicators and the Swiss-roll criterion.
+
+    Parameters
+    ----------
+    shapes : pandas.DataFrame
+        The indicators of the reference shapes
+        (:func:`~anisotropy.claims.clusters.manifolds.reference_shapes`).
+
+    Returns
+    -------
+    dict
+        ``sheet_lid``, ``cloud_lid`` (the bent sheet's and the solid cloud's LID),
+        ``bent_ratio``, ``roll_ratio`` (the bent sheet's and the Swiss roll's geodesic
+        ratio), ``roll_max_lid`` and ``roll_min_ratio`` (the criterion's thresholds).
+    """
     return {"sheet_lid": shapes.loc["bent sheet", "lid"],
             "cloud_lid": shapes.loc["solid cloud", "lid"],
             "bent_ratio": shapes.loc["bent sheet", "geodesic_ratio"],
@@ -135,7 +248,21 @@ def shape_texts(shapes: pd.DataFrame) -> dict:
 
 
 def manifold_texts(manifold: pd.DataFrame) -> dict:
-    """Whether, and in which layers, a decoder shows a Swiss roll."""
+    """Whether, and in which layers, a decoder shows a Swiss roll.
+
+    Parameters
+    ----------
+    manifold : pandas.DataFrame
+        The manifold indicators, one row per (model, layer)
+        (:func:`~anisotropy.claims.clusters.claim.measure_manifolds`' rows).
+
+    Returns
+    -------
+    dict
+        ``swiss_roll_verdict``: ``"does"``, ``"does not"`` or ``"cannot be assessed (no
+        decoder in this run)"``; ``swiss_roll_layers``: the layers where a decoder shows one
+        (:func:`~anisotropy.report.results.ranges_text`), ``"none"`` when none does.
+    """
     rolls = manifold[(manifold["Swiss roll"]) & (manifold["kind"] == "decoder")]
     has_decoder = bool((manifold["kind"] == "decoder").any())
     return {"swiss_roll_verdict": ("does" if len(rolls) else "does not") if has_decoder else
@@ -145,7 +272,25 @@ def manifold_texts(manifold: pd.DataFrame) -> dict:
 
 def manifold_figure(measured: dict, projections: dict):
     """3-D PCA of Cai et al.'s layer 2 (the book's :data:`~anisotropy.claims.
-    clusters_manifolds.CAI_LAYER_2`) and the middle layer, word and symbol tokens apart."""
+    clusters_manifolds.CAI_LAYER_2`) and the middle layer, word and symbol tokens apart.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name
+        (:func:`anisotropy.claims.clusters.claim.measure`).
+    projections : dict
+        ``{(model name, layer): (P, kinds, log_frequency)}``
+        (:func:`~anisotropy.claims.clusters.claim.measure_manifolds`).
+        It must hold layers :data:`~anisotropy.claims.clusters.claim.CAI_LAYER_2` and
+        ``n_layers // 2`` of every model.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One row per model, four panels (the two layers, word and symbol tokens), the points
+        coloured by log10 frequency.
+    """
     fig = plt.figure(figsize=(13, 3.3 * len(measured)))
     points = None
     for row, (name, m) in enumerate(measured.items()):
@@ -170,7 +315,23 @@ def manifold_figure(measured: dict, projections: dict):
 
 def interactive_roll(measured: dict, projections: dict) -> str | None:
     """The first decoder's layer :data:`~anisotropy.claims.clusters.claim.CAI_LAYER_2`
-    (Cai et al.'s layer 2) as an interactive 3-D scatter (HTML), or None."""
+    (Cai et al.'s layer 2) as an interactive 3-D scatter (HTML), or None.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name
+        (:func:`anisotropy.claims.clusters.claim.measure`).
+    projections : dict
+        ``{(model name, layer): (P, kinds, log_frequency)}``
+        (:func:`~anisotropy.claims.clusters.claim.measure_manifolds`).
+
+    Returns
+    -------
+    str or None
+        A plotly HTML fragment (plotly.js included), word and symbol tokens as two traces
+        coloured by log10 frequency; None without a decoder.
+    """
     import plotly.graph_objects as go
 
     decoders = [n for n, m in measured.items() if m.decoder]
@@ -190,7 +351,29 @@ def interactive_roll(measured: dict, projections: dict) -> str | None:
 
 def lid_table(settings, measured: dict, static, static_lid: dict) -> pd.DataFrame:
     """LID of each model's contextual layers and input embeddings, the static control and
-    the paper's Table 3."""
+    the paper's Table 3.
+
+    Parameters
+    ----------
+    settings : Settings
+        Claim 2's parameters: ``lid_sample`` (the contextual rows' ``n``) and
+        ``static_model`` (the control's name).
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name
+        (:func:`anisotropy.claims.clusters.claim.measure`).
+    static : StaticVectors
+        The static control (:func:`~anisotropy.claims.clusters.claim.measure_static_lid`).
+    static_lid : dict
+        Its LID (:func:`~anisotropy.claims.clusters.claim.measure_static_lid`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``space``: per model its layers >= 1 (the mean over layers of the cosine
+        and Euclidean LID, and the largest cosine LID of a layer), the static control, each
+        model's input embeddings, and the paper's Table 3 spaces; columns ``n``, ``dim``,
+        ``LID cosine``, ``LID euclidean`` and ``max layer LID cosine``.
+    """
     rows = []
     for name, m in measured.items():
         contextual = m.per_layer[m.per_layer["layer"] >= 1]
@@ -209,7 +392,25 @@ def lid_table(settings, measured: dict, static, static_lid: dict) -> pd.DataFram
 
 
 def lid_texts(settings, static, threshold: float) -> dict:
-    """The paper's LID ratio, the check's threshold and the samples' sizes."""
+    """The paper's LID ratio, the check's threshold and the samples' sizes.
+
+    Parameters
+    ----------
+    settings : Settings
+        Claim 2's parameters: ``lid_sample``.
+    static : StaticVectors
+        The static control; its ``dim`` is read.
+    threshold : float
+        The ``lid-below-static`` check's threshold.
+
+    Returns
+    -------
+    dict
+        ``paper_lid_ratio`` (the paper's largest LID of a space of 768 dimensions or more over
+        its smallest of a smaller one), ``lid_ratio_threshold``, ``glove_dim``,
+        ``paper_glove_dims`` (the smaller spaces' dimensions), ``lid_points`` and
+        ``paper_lid_points`` (the range of the paper's points, in millions).
+    """
     paper = reference("claim2", "lid_cosine")
     contextual = [v["lid"] for v in paper.values() if v["dim"] >= 768]
     static_paper = {k: v for k, v in paper.items() if v["dim"] < 768}
@@ -223,7 +424,19 @@ def lid_texts(settings, static, threshold: float) -> dict:
 
 
 def lid_figure(measured: dict):
-    """LID (Euclidean, cosine) and IsoScore per depth, with the IsoScore authors' ranges."""
+    """LID (Euclidean, cosine) and IsoScore per depth, with the IsoScore authors' ranges.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name
+        (:func:`anisotropy.claims.clusters.claim.measure`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three panels against relative depth, one line per model.
+    """
     fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
     for name, m in measured.items():
         for ax, column in zip(axes, ("LID euclidean", "LID cosine", "isoscore"), strict=True):
@@ -244,6 +457,19 @@ def lid_figure(measured: dict):
 
 
 def layers_table(measured: dict) -> pd.DataFrame:
-    """Every model's per-layer table, indexed by (model, layer)."""
+    """Every model's per-layer table, indexed by (model, layer).
+
+    Parameters
+    ----------
+    measured : dict of str to ModelClusters
+        Each model's measurements, keyed by model name
+        (:func:`anisotropy.claims.clusters.claim.measure`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of every model's ``per_layer`` table, indexed by the model's short name and
+        the layer.
+    """
     return pd.concat([m.per_layer.assign(model=_short(n)) for n, m in measured.items()]
                      ).set_index(["model", "layer"])

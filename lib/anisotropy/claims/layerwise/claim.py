@@ -57,17 +57,54 @@ class Settings(ClaimSettings):
 
 
 def models(settings: Settings) -> list[str]:
-    """The models the claim runs."""
+    """The models the claim runs.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+
+    Returns
+    -------
+    list of str
+        ``settings.models``, in their order.
+    """
     return list(settings.models)
 
 
 def sentences(settings: Settings) -> list[str]:
-    """The sampled sentences every model encodes (:func:`anisotropy.inputs.corpora.sentences`)."""
+    """The sampled sentences every model encodes (:func:`anisotropy.inputs.corpora.sentences`).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: its ``sentence_source``, ``n_sentences`` and ``seed`` are read.
+
+    Returns
+    -------
+    list of str
+        ``settings.n_sentences`` sentences of the de-duplicated corpus
+        ``settings.sentence_source`` (all of them when it holds fewer), in corpus order.
+    """
     return corpora.sentences(settings.sentence_source, settings.n_sentences, settings.seed)
 
 
 def inputs(settings: Settings) -> list[Extraction]:
-    """Every layer's token vectors of the sampled sentences, per model."""
+    """Every layer's token vectors of the sampled sentences, per model.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: its ``models``, ``sentence_source`` and ``n_sentences`` (and,
+        through :func:`sentences`, its ``seed``) are read.
+
+    Returns
+    -------
+    list of Extraction
+        One ``"tokens"`` job of every layer (:data:`~anisotropy.inputs.jobs.ALL_LAYERS`) per
+        model of ``settings.models``, in their order, over the sentences of :func:`sentences`,
+        the corpus named ``"{sentence_source}-{n_sentences}"``.
+    """
     s = settings
     return jobs(s.models, f"{s.sentence_source}-{s.n_sentences}", "tokens", ALL_LAYERS,
                 lambda: sentences(s))
@@ -117,15 +154,29 @@ def measure_model(settings: Settings, tokens, n_layers: int, *, kind: str, notes
 
     Parameters
     ----------
-    settings
+    settings : Settings
         The claim's settings (word filters, pair counts, bootstrap size, seed).
-    tokens
+    tokens : TokenEmbeddings
         :class:`~anisotropy.inputs.extraction.TokenEmbeddings` of the claim's sentences.
-    kind
+    n_layers : int
+        L, the model's last layer: layers 0 to L are measured, at relative depth ``layer / L``.
+    kind : str
         ``"encoder"`` or ``"decoder"``: a decoder's words at position 0 (the attention sink)
         are dropped unless ``settings.include_sink``.
-    mev_threshold
+    notes : str, optional
+        The model's notes, kept in the facts (default ``""``).
+    mev_threshold : float
         The ``mev-low`` check's threshold (the share of words below it is reported).
+
+    Returns
+    -------
+    ModelMeasurement
+        Named ``tokens.meta["model"]`` (``""`` when absent): the per-layer table with the
+        baseline's 95% band (``baseline_low``, ``baseline_high``), the per-word table, the
+        facts (the sample's counts with ``decoder``, ``kind``, ``notes``,
+        ``excluded_positions`` and ``tokens_per_second``), the summary, the checks of
+        :data:`CHECKS` (``mev-variants``: the largest adjusted MEV of three variants) and, for
+        a decoder, the position-0 table (None for an encoder).
     """
     s = settings
     seed = stream_seed(s.seed, "claim1/words")
@@ -163,6 +214,27 @@ def measure(settings: Settings, sentences: list[str], *, mev_threshold: float,
     Each model is loaded (``load``, default the registry's), reported to ``on_model`` (the
     results' ``add_model``), run over ``sentences`` (:func:`sentences`; from the cache when
     the workflow's extraction job has run) and measured by :func:`measure_model`.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: its ``models`` are loaded on ``settings.device`` in
+        ``settings.dtype``.
+    sentences : list of str
+        The sentences every model encodes (:func:`sentences`).
+    mev_threshold : float
+        The ``mev-low`` check's threshold (:func:`measure_model`).
+    on_model : callable, optional
+        Called with each model once it is loaded; None (default) reports nothing.
+    load : callable, optional
+        Loads a model by name (``load(name, device=..., dtype=...)``); None (default):
+        :func:`anisotropy.inputs.models.load`.
+
+    Returns
+    -------
+    dict of str to ModelMeasurement
+        Each model's measurement, keyed by its loaded name (``encoder.name``), in the order of
+        ``settings.models``.
     """
     out = {}
     for name in settings.models:
@@ -181,7 +253,16 @@ def measure(settings: Settings, sentences: list[str], *, mev_threshold: float,
 
 def grade(results, measured: dict[str, ModelMeasurement]) -> None:
     """Record every check of :data:`CHECKS` for every model in ``results`` (graded checks
-    from their intervals, findings as measured)."""
+    from their intervals, findings as measured).
+
+    Parameters
+    ----------
+    results : Results
+        The claim's results (:class:`anisotropy.report.results.Results`), where the checks
+        are recorded.
+    measured : dict of str to ModelMeasurement
+        Each model's measurement, keyed by model name (:func:`measure`).
+    """
     for name, m in measured.items():
         for check in GRADED:
             value, interval, details = m.checks[check]

@@ -33,7 +33,22 @@ def _range(values) -> str:
 
 
 def decoder_texts(measured: dict) -> dict[str, str]:
-    """The sentences on the decoders: what each is, and what its position 0 holds."""
+    """The sentences on the decoders: what each is, and what its position 0 holds.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelMeasurement
+        Each model's measurement, keyed by model name
+        (:func:`anisotropy.claims.layerwise.claim.measure`).
+
+    Returns
+    -------
+    dict of str to str
+        ``decoder_description``: each decoder's short name and notes (``"No decoder in this
+        run."`` without one); ``decoder_bos_text``: for each decoder, whether position 0 holds
+        each sentence's first word or, in some share of the sentences, a special token (the
+        facts' ``position0_special_share``), ``""`` without a decoder.
+    """
     short = _short(measured)
     decoders = [n for n, m in measured.items() if m.decoder]
     bos = []
@@ -51,7 +66,21 @@ def decoder_texts(measured: dict) -> dict[str, str]:
 
 
 def facts_table(measured: dict) -> pd.DataFrame:
-    """How many tokens, words and occurrences each model's analysis saw."""
+    """How many tokens, words and occurrences each model's analysis saw.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelMeasurement
+        Each model's measurement, keyed by model name
+        (:func:`anisotropy.claims.layerwise.claim.measure`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model (its short name): sentences, tokens, words analysed, occurrences
+        analysed, the fewest contexts of a word and the positions dropped (``"none"`` when
+        none).
+    """
     columns = {"n_sentences": "sentences", "n_tokens": "tokens",
                "n_words_analysed": "words analysed",
                "n_occurrences_analysed": "occurrences analysed",
@@ -66,25 +95,82 @@ def facts_table(measured: dict) -> pd.DataFrame:
 
 def summary_frame(measured: dict) -> pd.DataFrame:
     """Each model's summary numbers
-    (:func:`~anisotropy.claims.layerwise.measure.summarize_layers`)."""
+    (:func:`~anisotropy.claims.layerwise.measure.summarize_layers`).
+
+    Parameters
+    ----------
+    measured : dict of str to ModelMeasurement
+        Each model's measurement, keyed by model name
+        (:func:`anisotropy.claims.layerwise.claim.measure`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model (its short name), one column per key of its summary.
+    """
     return pd.DataFrame({m: measured[n].summary for n, m in _short(measured).items()}).T
 
 
 def summary_columns(measured: dict, columns: list[str]) -> pd.DataFrame:
-    """Some of the summary numbers, with readable headers, to 3 decimals."""
+    """Some of the summary numbers, with readable headers, to 3 decimals.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelMeasurement
+        Each model's measurement, keyed by model name
+        (:func:`anisotropy.claims.layerwise.claim.measure`).
+    columns : list of str
+        Keys of the summary, in the order shown; their headers are
+        :data:`~anisotropy.claims.layerwise.measure.SUMMARY_LABELS`'.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model (its short name), one float column per key of ``columns``.
+    """
     return (summary_frame(measured)[columns].rename(columns=SUMMARY_LABELS).astype(float)
             .round(3))
 
 
 def layers_table(measured: dict) -> pd.DataFrame:
-    """Every model's per-layer table, indexed by (model, layer)."""
+    """Every model's per-layer table, indexed by (model, layer).
+
+    Parameters
+    ----------
+    measured : dict of str to ModelMeasurement
+        Each model's measurement, keyed by model name
+        (:func:`anisotropy.claims.layerwise.claim.measure`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of every model's ``per_layer`` table, indexed by the model's short name and
+        the layer.
+    """
     return pd.concat([m.per_layer.assign(model=plotting.short_name(n))
                       for n, m in measured.items()]).set_index(["model", "layer"])
 
 
 def baseline_texts(measured: dict) -> dict:
     """The numbers the baseline section's prose reads: each decoder's upper half, the
-    encoders' peak and last layer, against pre-trained BERT's upper half (the paper)."""
+    encoders' peak and last layer, against pre-trained BERT's upper half (the paper).
+
+    Parameters
+    ----------
+    measured : dict of str to ModelMeasurement
+        Each model's measurement, keyed by model name
+        (:func:`anisotropy.claims.layerwise.claim.measure`).
+
+    Returns
+    -------
+    dict
+        ``decoder_upper_text``: a sentence giving each decoder's upper-half mean baseline;
+        ``encoder_peak_range``, ``encoder_last_range``: the range over the encoders of the
+        peak and last-layer baselines (``"n/a"`` without an encoder); ``bert_upper_range``: the
+        range of the paper's BERT-base-cased baselines at relative depth above 0.5;
+        ``encoders_vs_bert``: ``"below"`` when every encoder's peak is below the lowest of
+        those, else ``"not below"``. The ranges read ``"low–high"``, to 2 decimals.
+    """
     summary = summary_frame(measured)
     short = _short(measured)
     decoders = [short[n] for n, m in measured.items() if m.decoder]
@@ -107,7 +193,26 @@ def baseline_texts(measured: dict) -> dict:
 def layer_panels(measured: dict, mev_threshold: float, n_rise: int):
     """Baseline, adjusted self- and intra-sentence similarity and adjusted MEV per relative
     depth, one line per model (the baseline with its 95% band), the paper's BERT and GPT-2
-    baselines dashed."""
+    baselines dashed.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelMeasurement
+        Each model's measurement, keyed by model name
+        (:func:`anisotropy.claims.layerwise.claim.measure`).
+        Each per-layer table holds its band (``baseline_low``, ``baseline_high``).
+    mev_threshold : float
+        The ``mev-low`` check's threshold, a dotted line on the adjusted-MEV panel.
+    n_rise : int
+        How many models' upper layers are more anisotropic than their lower layers (their
+        ``baseline-rises`` check reproduced), for the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The four panels, 2 x 2; the adjusted MEV is the uncentred one
+        (``mev_uncentred_adj``).
+    """
     panels = [("baseline", "Anisotropy baseline", "mean cosine, random words"),
               ("self_similarity_adj", "Self-similarity (adjusted)", "self-sim − baseline"),
               ("intra_similarity_adj", "Intra-sentence similarity (adjusted)",
@@ -146,7 +251,25 @@ def layer_panels(measured: dict, mev_threshold: float, n_rise: int):
 def sink_tables(measured: dict) -> tuple[pd.DataFrame | None, dict[str, pd.DataFrame]]:
     """The decoders' half-layer baselines with position 0 dropped and kept, beside GPT-2's
     (the paper's code keeps it), and each decoder's per-layer position-0 table
-    (:func:`anisotropy.claims.layerwise.measure.sink_effect`); ``(None, {})`` without a decoder."""
+    (:func:`anisotropy.claims.layerwise.measure.sink_effect`); ``(None, {})`` without a decoder.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelMeasurement
+        Each model's measurement, keyed by model name
+        (:func:`anisotropy.claims.layerwise.claim.measure`).
+
+    Returns
+    -------
+    halves : pandas.DataFrame or None
+        One row per decoder (its short name) and one for ``"GPT-2 small (paper)"``, the
+        columns :func:`~anisotropy.claims.layerwise.measure.sink_halves`' upper- and
+        lower-half mean baselines with position 0 dropped and kept (NaN where dropped for the
+        paper's GPT-2); None without a decoder.
+    sinks : dict of str to pandas.DataFrame
+        Each decoder's per-layer position-0 table, keyed by its short name; empty without a
+        decoder.
+    """
     sinks = {plotting.short_name(n): m.sinks for n, m in measured.items() if m.sinks is not None}
     if not sinks:
         return None, {}
@@ -161,7 +284,25 @@ def sink_tables(measured: dict) -> tuple[pd.DataFrame | None, dict[str, pd.DataF
 
 def word_mev_figure(measured: dict, words_of_interest: list[str], min_contexts: int):
     """Per-word MEV across depth: the data's most stable frequent word beside the seed's
-    polysemous examples, where they occur often enough."""
+    polysemous examples, where they occur often enough.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelMeasurement
+        Each model's measurement, keyed by model name
+        (:func:`anisotropy.claims.layerwise.claim.measure`).
+    words_of_interest : list of str
+        The seed's examples, each drawn in the panel of every model that analysed it.
+    min_contexts : int
+        The fewest distinct sentences of a word the stable word is chosen among
+        (:func:`~anisotropy.claims.layerwise.measure.stable_word`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per model: each chosen word's centred MEV against relative depth, labelled
+        with its analysed occurrences ``n``.
+    """
     names = list(measured)
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.6), squeeze=False)
     for ax, name in zip(axes[0], names, strict=True):
@@ -188,7 +329,23 @@ def word_mev_figure(measured: dict, words_of_interest: list[str], min_contexts: 
 
 def frequency_figure(measured: dict):
     """Last-layer adjusted self-similarity against word frequency, with Spearman's rho per
-    model. Returns the figure and ``{model: rho}``."""
+    model. Returns the figure and ``{model: rho}``.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelMeasurement
+        Each model's measurement, keyed by model name
+        (:func:`anisotropy.claims.layerwise.claim.measure`).
+
+    Returns
+    -------
+    figure : matplotlib.figure.Figure
+        One panel per model: each word's adjusted self-similarity in the last layer against
+        its occurrences in the sample (log scale).
+    rhos : dict of str to float
+        Spearman's rho of the log occurrences and that self-similarity, keyed by the model's
+        short name.
+    """
     names = list(measured)
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.6), squeeze=False)
     rhos = {}
@@ -210,7 +367,31 @@ def frequency_figure(measured: dict):
 
 def mev_texts(measured: dict, min_contexts: int) -> dict:
     """The numbers the MEV section's prose reads: the floor 1/(n-1), the share of words
-    under the threshold, negative adjusted MEVs, and the authors' published statistics."""
+    under the threshold, negative adjusted MEVs, and the authors' published statistics.
+
+    Parameters
+    ----------
+    measured : dict of str to ModelMeasurement
+        Each model's measurement, keyed by model name
+        (:func:`anisotropy.claims.layerwise.claim.measure`).
+    min_contexts : int
+        The claim's ``min_contexts`` setting; the floor is that of a word with this many
+        occurrences.
+
+    Returns
+    -------
+    dict
+        ``min_contexts`` and ``mev_floor`` (``1/(min_contexts - 1)``); ``n_random_words`` (the
+        fewest over models); ``mev_share_min`` and ``mev_share_max`` (the lowest and highest
+        over models of the summary's ``mev_share_below_threshold``); ``decoder_negative_mev``
+        (a clause naming each decoder's layers >= 1 whose uncentred adjusted MEV is negative);
+        ``centred_random_mev_range`` (the centred random-word MEV over every model's layers
+        >= 1); ``published_mev_bert``, ``published_mev_gpt2`` and ``bert_random_mev_range``
+        (the authors' published MEV and random-word MEV); ``gpt2_random_mev_range`` and
+        ``gpt2_saturated_layers``: GPT-2's layers whose published random-word MEV exceeds 0.9,
+        with ``gpt2_norm_std_max`` and ``gpt2_norm_mean_max``, the largest word-norm standard
+        deviation and mean in those layers.
+    """
     summary = summary_frame(measured)
     negative = {name: [int(layer) for layer in m.per_layer.query(
         "layer >= 1 and mev_uncentred_adj < 0")["layer"]]

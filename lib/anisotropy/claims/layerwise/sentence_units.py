@@ -39,7 +39,20 @@ class SentenceUnits:
     @classmethod
     def independent(cls, n_pairs: int, word_types) -> SentenceUnits:
         """Every pair's words and every word from sentences of their own (no two units
-        share a sentence): the bootstrap of independent pairs and words."""
+        share a sentence): the bootstrap of independent pairs and words.
+
+        Parameters
+        ----------
+        n_pairs : int
+            Baseline pairs: pair ``i``'s two words get sentences ``i`` and ``n_pairs + i``.
+        word_types : iterable
+            The analysed words: the ``j``-th gets sentence ``2 * n_pairs + j``.
+
+        Returns
+        -------
+        SentenceUnits
+            The units over ``2 * n_pairs + len(word_types)`` sentences.
+        """
         word_types = list(word_types)
         pairs = np.arange(2 * n_pairs).reshape(2, n_pairs)
         words = {t: np.array([2 * n_pairs + i]) for i, t in enumerate(word_types)}
@@ -47,13 +60,44 @@ class SentenceUnits:
 
 
 def pair_weights(units: SentenceUnits, weights: np.ndarray) -> np.ndarray:
-    """``(n_boot, n_pairs)``: the product of each pair's two sentence weights per draw."""
+    """``(n_boot, n_pairs)``: the product of each pair's two sentence weights per draw.
+
+    Parameters
+    ----------
+    units : SentenceUnits
+        The sentences of the baseline's pairs (``units.pairs``).
+    weights : numpy.ndarray of shape (n_boot, n_sentences)
+        Each draw's sentence weights
+        (:func:`~anisotropy.geometry.intervals.dirichlet_weights`).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_boot, n_pairs)
+        ``weights[b, s1] * weights[b, s2]`` for each pair's sentences ``s1``, ``s2``.
+    """
     return weights[:, units.pairs[0]] * weights[:, units.pairs[1]]
 
 
 def word_weights(units: SentenceUnits, types, weights: np.ndarray) -> np.ndarray:
     """``(n_boot, n_words)``: the mean weight of each word's sentences per draw, words in the
-    order of ``types``. A word's sentences enter as often as its occurrences do."""
+    order of ``types``. A word's sentences enter as often as its occurrences do.
+
+    Parameters
+    ----------
+    units : SentenceUnits
+        The sentences of the words' analysed occurrences (``units.words``).
+    types : sequence
+        The words, each a key of ``units.words``.
+    weights : numpy.ndarray of shape (n_boot, n_sentences)
+        Each draw's sentence weights, ``n_sentences`` = ``units.n_sentences``
+        (:func:`~anisotropy.geometry.intervals.dirichlet_weights`).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_boot, n_words)
+        Column ``j``: the mean, over the occurrences of ``types[j]``, of the weight of the
+        occurrence's sentence in each draw.
+    """
     from scipy import sparse
 
     columns, rows = [], []
