@@ -35,7 +35,7 @@ def _toc_files():
 def test_toc_lists_every_claim_notebook_and_page():
     notebooks = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
     assert runner.available_slugs() == list(runner.SLUGS) == notebooks, (
-        "every claim notebook must be declared in notebooks/claims.yaml, and vice versa")
+        "every claim notebook must be declared by a claim package, and vice versa")
     files = _toc_files()
     for slug in runner.available_slugs():
         assert f"notebooks/{slug}" in files

@@ -129,7 +129,7 @@ def test_lib_imports_run_down_the_floors_and_never_in_a_circle():
 
 
 def test_a_claim_is_one_package_that_imports_no_other_claim():
-    """Each claim of ``notebooks/claims.yaml`` is ``anisotropy.claims.<package>.claim``, its
+    """Each claim the catalog finds is ``anisotropy.claims.<package>.claim``, its
     package holds a ``page`` module, and no module of a claim's package imports another
     claim's (what several claims share is in ``anisotropy.inputs`` or
     ``anisotropy.claims.sts``)."""
@@ -142,13 +142,13 @@ def test_a_claim_is_one_package_that_imports_no_other_claim():
         assert (LIB / "claims" / parts[2] / "page.py").is_file(), f"{slug}: no page module"
         packages.add(parts[2])
     found = {p.name for p in (LIB / "claims").iterdir() if (p / "__init__.py").is_file()}
-    assert found == packages, f"claim packages not in claims.yaml: {found - packages}"
+    assert found == packages, f"claim packages without a declaration: {found - packages}"
     for module, targets in _lib_graph().items():
         parts = module.split(".")
         if len(parts) < 4 or parts[1] != "claims":
             continue
         others = {t for t in targets if t.startswith("anisotropy.claims.")
-                  and t.split(".")[2] not in (parts[2], "sts")}
+                  and t.split(".")[2] not in (parts[2], "sts", "declaration")}
         assert not others, f"{module} imports another claim: {others}"
 
 
@@ -191,7 +191,8 @@ def _one_way_stack(folder) -> None:
 
 def test_no_function_in_the_claims_is_over_80_lines():
     """A claim's measurements are small functions: a check-once step, a per-layer (or
-    per-task) reducer and a named result, none over 80 lines, docstring included."""
+    per-task) reducer and a named result, none over 80 lines of code (its numpydoc
+    docstring, which grows with every parameter, not counted)."""
     import ast
 
     long = []
@@ -199,6 +200,10 @@ def test_no_function_in_the_claims_is_over_80_lines():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 lines = node.end_lineno - node.lineno + 1
+                first = node.body[0]
+                if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                        and isinstance(first.value.value, str)):
+                    lines -= first.end_lineno - first.lineno + 1
                 if lines > 80:
                     long.append(f"{path.relative_to(LIB)}:{node.name} ({lines} lines)")
-    assert not long, f"functions over 80 lines: {long}"
+    assert not long, f"functions over 80 lines of code: {long}"

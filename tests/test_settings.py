@@ -19,9 +19,10 @@ SLUGS = list(catalog.claims())
 @pytest.mark.parametrize("slug", SLUGS)
 def test_every_claim_module_declares_the_interface(slug):
     module = catalog.claim_module(slug)
-    assert module.SLUG == slug and module.Settings.slug == slug
-    assert module.MODEL_LIST in module.Settings.names()
-    assert isinstance(module.COST, (int, float)) and module.COST > 0
+    declaration = module.DECLARATION
+    assert module.SLUG == declaration.slug == slug and module.Settings.slug == slug
+    assert declaration.model_list in module.Settings.names()
+    assert isinstance(declaration.cost, int) and declaration.cost > 0
 
 
 @pytest.mark.parametrize("slug", SLUGS)

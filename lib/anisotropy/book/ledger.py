@@ -23,7 +23,7 @@ from anisotropy.report.verdicts import BEYOND, GENERALISED, MARKS, mark
 
 __all__ = ["write_ledger", "write_data_files"]
 
-CLAIMS = claims()  # notebooks/claims.yaml
+CLAIMS = claims()  # each claim package's DECLARATION
 _BADGE = MARKS
 
 

@@ -45,7 +45,7 @@ def claim_settings(slug: str, profile: str, overrides: dict | None = None):
     Parameters
     ----------
     slug : str
-        A claim of ``notebooks/claims.yaml`` with a notebook.
+        A claim (:func:`anisotropy.report.catalog.claims`) with a notebook.
     profile : str
         A profile of ``notebooks/profiles.yaml`` (``smoke``, ``full``, ``paper``, ``binder``).
     overrides : dict or None, optional
@@ -68,8 +68,8 @@ def claim_settings(slug: str, profile: str, overrides: dict | None = None):
 
 
 def claim_order(slugs=None) -> list[str]:
-    """Claims in the order the workflow starts them: the most costly first (each module's
-    declared ``COST``), so that the longest claim does not run alone at the end.
+    """Claims in the order the workflow starts them: the most costly first (each declaration's
+    ``cost``), so that the longest claim does not run alone at the end.
 
     Parameters
     ----------
@@ -80,10 +80,10 @@ def claim_order(slugs=None) -> list[str]:
     Returns
     -------
     list of str
-        The slugs by decreasing ``COST``; claims of equal cost keep their order.
+        The slugs by decreasing ``cost``; claims of equal cost keep their order.
     """
     slugs = list(runner.SLUGS if slugs is None else slugs)
-    return sorted(slugs, key=lambda slug: -catalog.claim_module(slug).COST)
+    return sorted(slugs, key=lambda slug: -catalog.claim_module(slug).DECLARATION.cost)
 
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
@@ -133,7 +133,7 @@ def workflow_jobs(profile: str, models: list[str] | None = None,
     "jobs"}}``.
 
     ``models`` (the workflow config's ``models``) replaces each claim's model list (the
-    parameter its module names ``MODEL_LIST``). Raises :class:`PlanError` for an unknown
+    parameter its declaration names, ``model_list``). Raises :class:`PlanError` for an unknown
     profile, claim or parameter, before any job starts; a model name is only checked when
     its job runs, where an offline hub model fails with the registry's message.
 
@@ -174,7 +174,7 @@ def workflow_jobs(profile: str, models: list[str] | None = None,
     plan = {}
     for slug in claims:
         module = catalog.claim_module(slug)
-        overrides = {module.MODEL_LIST: list(models)} if models else {}
+        overrides = {module.DECLARATION.model_list: list(models)} if models else {}
         settings = claim_settings(slug, profile, overrides)
         plan[slug] = {"overrides": overrides, "settings": settings,
                       "parameters": settings.parameters(), "jobs": module.inputs(settings)}
@@ -279,7 +279,7 @@ def claim_arguments(slug: str, profile: str, settings, markers: list[str | Path]
 
     ``settings`` are the claim's as planned (:func:`workflow_jobs`). Models that no
     extraction job could have (their markers say why) are left out of the claim's model
-    list (its module's ``MODEL_LIST``), wherever the list came from (config, profile or the
+    list (its declaration's ``model_list``), wherever the list came from (config, profile or the
     claim's defaults), and passed as ``--not-run``. A model the claim needs outside that
     list (claim 5's setups' encoder) cannot be left out, nor can every model: those raise
     :class:`PlanError`. The device is not passed: claim jobs read their vectors from the
@@ -301,8 +301,9 @@ def claim_arguments(slug: str, profile: str, settings, markers: list[str | Path]
     Returns
     -------
     list of str
-        ``["run", SLUG, "--profile", PROFILE, "-p", "MODEL_LIST=[...]"]``, the model list
-        always given, then ``--not-run MODEL=REASON`` per unavailable model and ``--dtype``.
+        ``["run", SLUG, "--profile", PROFILE, "-p", "LIST=[...]"]`` (LIST its declaration's
+        ``model_list``), the model list always given, then ``--not-run MODEL=REASON`` per
+        unavailable model and ``--dtype``.
 
     Raises
     ------
@@ -313,7 +314,7 @@ def claim_arguments(slug: str, profile: str, settings, markers: list[str | Path]
     module = catalog.claim_module(slug)
     missing = unavailable_models(markers)
     arguments = ["run", slug, "--profile", profile]
-    name = module.MODEL_LIST
+    name = module.DECLARATION.model_list
     value = list(getattr(settings, name))
     # the models the claim needs whatever its list holds (claim 5's setups' encoder)
     placeholder = "<the list>"

@@ -49,7 +49,7 @@ __all__ = ["SLUGS", "RunError", "profiles", "declared_parameters", "resolve_sett
 NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
 PROFILES_FILE = settings_module.PROFILES_FILE
 BUILD_DIR = Path(os.environ.get("ANISOTROPY_BUILD", PROJECT_ROOT / "_build"))
-SLUGS = tuple(catalog.claims())  # notebooks/claims.yaml, in book order
+SLUGS = tuple(catalog.claims())  # the claim packages' declarations, in book order
 
 
 # Kernel memory allocation: keep freed memory in the process (glibc: no mmap'd blocks, no

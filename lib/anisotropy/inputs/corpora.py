@@ -43,7 +43,8 @@ def sentences(source: str, n_sentences: int, seed: int) -> list[str]:
     Returns
     -------
     list of str
-        The sentences, in the sample's order.
+        The sentences, in corpus order (:func:`anisotropy.inputs.tasks.corpus` sorts its
+        sample).
     """
     return tasks.corpus(source, n_sentences, stream_seed(seed, "data"))
 

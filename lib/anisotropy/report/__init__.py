@@ -6,10 +6,10 @@
   the results JSON the ledger and the tests read;
 - :mod:`~anisotropy.report.provenance`: what a run ran (library files, inputs digest,
   environment);
-- :mod:`~anisotropy.report.catalog`: the claims, declared once (``notebooks/claims.yaml``);
+- :mod:`~anisotropy.report.catalog`: the claims, found by their declarations;
 - :mod:`~anisotropy.report.display`, :mod:`~anisotropy.report.tables` and
   :mod:`~anisotropy.report.plotting`: numbers, tables and figures in the book's style.
 
 The claims' pages (``anisotropy.claims.<claim>.page``) build on it; it imports no claim
-(the catalog loads a claim's module by its name in ``notebooks/claims.yaml``).
+(the catalog finds the claim packages and loads their modules by name at run time).
 """

@@ -1,32 +1,32 @@
-"""The book's claims, declared once in ``notebooks/claims.yaml``.
+"""The book's claims, each declared once in its package: the catalog finds them.
 
-:func:`claims` gives ``{slug: {title, short, references, module}}`` in book order. The
-runner takes its list of claims from it, the ledger its titles, the book build the claims
-part of the table of contents, and :func:`claim_module` the module that declares each claim
-(checked against :data:`INTERFACE`). Reading it needs only PyYAML, so the CLI stays fast.
+Every package under :mod:`anisotropy.claims` whose ``claim`` module holds a ``DECLARATION``
+(:class:`~anisotropy.claims.declaration.ClaimDeclaration`) is a claim; :func:`claims` gives
+``{slug: {title, short, references, module}}`` in book order (by slug). The runner takes
+its list of claims from it, the ledger its titles, the book build the claims part of the
+table of contents, and :func:`claim_module` the module that declares each claim (checked
+against :data:`INTERFACE` and its declaration validated). The catalog names no claim: it
+imports the claims' modules by the names it finds, at run time.
 """
 
 from __future__ import annotations
 
 import importlib
-from functools import lru_cache
-from pathlib import Path
+import pkgutil
+from functools import cache, lru_cache
 from types import ModuleType
 from typing import Any
 
-import yaml
-
 from anisotropy.inputs.data import PROJECT_ROOT
 
-__all__ = ["PAGES", "CLAIMS_FILE", "claims", "claim_module", "settings", "toc_with_claims",
+__all__ = ["PAGES", "CLAIMS_PACKAGE", "claims", "claim_module", "settings", "toc_with_claims",
            "INTERFACE"]
 
 NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
-CLAIMS_FILE = NOTEBOOKS_DIR / "claims.yaml"
-_FIELDS = {"title", "short", "references", "module"}
+#: The package whose sub-packages are the claims.
+CLAIMS_PACKAGE = "anisotropy.claims"
 # what every claim module declares (anisotropy.claims)
-INTERFACE = ("SLUG", "Settings", "models", "inputs", "MODEL_LIST", "MODEL_LIST_CHECKS", "COST",
-             "CHECKS")
+INTERFACE = ("SLUG", "DECLARATION", "Settings", "models", "inputs")
 
 
 #: The book source's folder of claim pages: the executed notebooks keep the repository's
@@ -35,49 +35,54 @@ INTERFACE = ("SLUG", "Settings", "models", "inputs", "MODEL_LIST", "MODEL_LIST_C
 PAGES = "notebooks"
 
 
-@lru_cache(maxsize=4)
-def _load(path: Path) -> dict[str, dict]:
-    with open(path, encoding="utf-8") as handle:
-        declared = yaml.safe_load(handle) or {}
-    for slug, body in declared.items():
-        missing = _FIELDS - set(body or {})
-        unknown = set(body or {}) - _FIELDS
-        if missing or unknown:
-            raise ValueError(f"Claim {slug!r} in {path.name}: missing {sorted(missing)}, "
-                             f"unknown {sorted(unknown)}; fields are {sorted(_FIELDS)}.")
-    return declared
+@lru_cache(maxsize=1)
+def _discover() -> tuple[tuple[str, dict], ...]:
+    package = importlib.import_module(CLAIMS_PACKAGE)
+    found: dict[str, dict] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.ispkg:
+            continue
+        name = f"{CLAIMS_PACKAGE}.{info.name}.claim"
+        module = importlib.import_module(name)
+        declaration = getattr(module, "DECLARATION", None)
+        if declaration is None:
+            raise ValueError(f"{name} declares no DECLARATION: a claim package's claim module "
+                             "holds one ClaimDeclaration (see anisotropy.claims).")
+        if declaration.slug in found:
+            raise ValueError(f"Claim {declaration.slug!r} is declared twice: in "
+                             f"{found[declaration.slug]['module']} and {name}.")
+        found[declaration.slug] = declaration.catalog_entry(name)
+    return tuple(sorted(found.items()))
 
 
-def claims(path: Path | None = None) -> dict[str, dict]:
+def claims() -> dict[str, dict]:
     """``{slug: metadata}`` of every claim, in book order.
-
-    Parameters
-    ----------
-    path : Path or None, optional
-        A claims file; default ``None``: :data:`CLAIMS_FILE` (``notebooks/claims.yaml``).
 
     Returns
     -------
     dict of str to dict
-        ``{slug: {"title", "short", "references", "module"}}``, in the file's order. The file
-        is read once per path (the dict is cached: do not change it).
+        ``{slug: {"title", "short", "references", "module"}}``, ordered by slug (its two
+        digits are the claim's place in the book), read from each claim package's
+        ``DECLARATION``.
 
     Raises
     ------
     ValueError
-        When a claim misses one of those fields or has another, naming the claim.
+        When a claim package's ``claim`` module has no ``DECLARATION``, or two declare one
+        slug.
     """
-    return _load(Path(path) if path else CLAIMS_FILE)
+    return dict(_discover())
 
 
 def claim_module(slug: str) -> ModuleType:
-    """The module that declares claim ``slug`` (``module`` in ``notebooks/claims.yaml``),
-    checked to declare every name of :data:`INTERFACE` for that slug.
+    """The module that declares claim ``slug``, checked to declare every name of
+    :data:`INTERFACE`, with its declaration validated against its ``Settings`` and
+    ``data/checks.yaml`` (:meth:`~anisotropy.claims.declaration.ClaimDeclaration.validate`).
 
     Parameters
     ----------
     slug : str
-        A claim of ``notebooks/claims.yaml``, such as ``"01-layerwise-anisotropy"``.
+        A claim's slug, such as ``"01-layerwise-anisotropy"`` (:func:`claims`).
 
     Returns
     -------
@@ -88,16 +93,24 @@ def claim_module(slug: str) -> ModuleType:
     ------
     ValueError
         For an unknown slug, or a module that misses a name of :data:`INTERFACE` or whose
-        ``SLUG`` or ``Settings.slug`` is not ``slug``.
+        ``SLUG`` is not ``slug``; a
+        :class:`~anisotropy.claims.declaration.DeclarationError` (a ValueError) for a
+        declaration its settings or ``data/checks.yaml`` contradict.
     """
     declared = claims()
     if slug not in declared:
         raise ValueError(f"Unknown claim {slug!r}; choose one of {list(declared)}.")
-    module = importlib.import_module(declared[slug]["module"])
-    missing = [name for name in INTERFACE if not hasattr(module, name)]
-    if missing or module.SLUG != slug or module.Settings.slug != slug:
+    return _validated(declared[slug]["module"], slug)
+
+
+@cache
+def _validated(name: str, slug: str) -> ModuleType:
+    module = importlib.import_module(name)
+    missing = [attr for attr in INTERFACE if not hasattr(module, attr)]
+    if missing or module.SLUG != slug:
         raise ValueError(f"{module.__name__} does not declare claim {slug!r}: missing "
-                         f"{missing}, or its SLUG/Settings.slug differ; see anisotropy.claims.")
+                         f"{missing}, or its SLUG differs; see anisotropy.claims.")
+    module.DECLARATION.validate(module.Settings)
     return module
 
 
@@ -108,7 +121,7 @@ def settings(slug: str, profile: str, overrides: dict[str, Any] | None = None):
     Parameters
     ----------
     slug : str
-        A claim of ``notebooks/claims.yaml`` (:func:`claim_module`).
+        A claim's slug (:func:`claim_module`).
     profile : str
         A profile of ``notebooks/profiles.yaml`` (``smoke``, ``full``, ``paper``, ``binder``).
     overrides : dict of str to Any or None, optional

@@ -287,7 +287,8 @@ def library_files(slug: str) -> list[Path]:
     Parameters
     ----------
     slug : str
-        A claim of ``notebooks/claims.yaml`` whose notebook is ``notebooks/SLUG.ipynb``.
+        A claim (:func:`anisotropy.report.catalog.claims`) whose notebook is
+        ``notebooks/SLUG.ipynb``.
 
     Returns
     -------
@@ -300,7 +301,7 @@ def library_files(slug: str) -> list[Path]:
     FileNotFoundError
         When the claim has no notebook.
     KeyError
-        When ``slug`` is not a claim of ``notebooks/claims.yaml``.
+        When ``slug`` is not a claim (:func:`anisotropy.report.catalog.claims`).
     """
     package = PROJECT_ROOT / "lib" / "anisotropy"
     notebook = json.loads((NOTEBOOKS_DIR / f"{slug}.ipynb").read_text(encoding="utf-8"))

@@ -645,7 +645,7 @@ def add_models_not_run(path: str | Path, reasons: dict[str, str]) -> None:
     path : str or Path
         The claim's results file (``SLUG.json``).
     reasons : dict of str to str
-        ``{model: reason}``. Where the claim module's ``MODEL_LIST_CHECKS`` is not None,
+        ``{model: reason}``. Where the claim's declared ``model_list_checks`` is not None,
         only the checks whose ids start with one of its prefixes get the records.
 
     Raises
@@ -658,7 +658,7 @@ def add_models_not_run(path: str | Path, reasons: dict[str, str]) -> None:
 
     holder = Results(data["claim"], parameters={}, profile=data.get("profile", ""))
     specs = list(holder.specs.values())
-    prefixes = claim_module(data["claim"]).MODEL_LIST_CHECKS
+    prefixes = claim_module(data["claim"]).DECLARATION.model_list_checks
     if prefixes is not None:  # the model list's models run only these checks (claim 5)
         specs = [spec for spec in specs if spec.id.startswith(tuple(prefixes))]
     for model, why in reasons.items():

@@ -21,6 +21,7 @@ from anisotropy.claims.classifier_geometry.classifier import (
     setup_summary,
     trajectory_correlations,
 )
+from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import interval_of_max, seed_interval
 from anisotropy.geometry.streams import stream, stream_seed
@@ -34,11 +35,6 @@ from anisotropy.inputs.settings import ClaimSettings, param
 SLUG = "05-isotropy-vs-clusters"
 # Setups (i)-(ii) run the paper's one encoder (`model`); a workflow's `models` replace the
 # appendix encoders, and a model left out of that list is "not run" for the appendix checks.
-MODEL_LIST = "glue_models"
-MODEL_LIST_CHECKS = ("appendix",)
-# seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
-# November 2026): the workflow starts costly claims first
-COST = 734
 SETUP_TASKS = ("polarity", "snli")
 
 
@@ -188,6 +184,16 @@ NOT_RUN = {"anticorrelation-word2vec": (
     "word2vec", ("POS tagging", "supersenses"),
     "needs word2vec vectors and the POS/supersense label sets, not available offline here")}
 CHECKS = SETUP_CHECKS + APPENDIX_CHECKS + tuple(NOT_RUN)
+#: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
+DECLARATION = ClaimDeclaration(
+    slug=SLUG,
+    title="5. Isotropy vs clusters (Mickus et al. 2024)",
+    short="5. classifiers", references="claim5",
+    sources=("Mickus et al. 2024",),
+    model_list="glue_models", model_list_checks=("appendix",), checks=CHECKS,
+    # seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
+    # November 2026): the workflow starts costly claims first
+    cost=734)
 FINDINGS = ("classes-collapse", "seed-spread")
 SETUP_NAMES = {"polarity": "polarity", "snli": "SNLI"}
 #: Half-samples of the items behind the IsoScore and silhouette changes' intervals.

@@ -19,6 +19,7 @@ from typing import ClassVar
 from anisotropy.claims.cluster_isotropy import finetuning as ft
 from anisotropy.claims.cluster_isotropy import methods as ci
 from anisotropy.claims.cluster_isotropy.methods import sst2_probe_data
+from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs import corpora
 from anisotropy.inputs import models as registry
@@ -28,11 +29,6 @@ from anisotropy.inputs.resolved import short_name
 from anisotropy.inputs.settings import TRANSFORMERS, ClaimSettings, param
 
 SLUG = "04-cluster-isotropy"
-MODEL_LIST = "models"
-MODEL_LIST_CHECKS = None
-# seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
-# November 2026): the workflow starts costly claims first
-COST = 763
 
 
 @dataclass(frozen=True)
@@ -155,6 +151,16 @@ FINETUNE_CHECKS = {"finetune-accuracy-falls": "accuracy", "finetune-isotropy-ris
                    "finetune-cls-isotropy": "log10_iw_cls"}
 FINETUNE_FINDING = "finetune-cls-zero-mean"
 CHECKS = (*STS_CHECKS, PER_TASK_CHECK, SST2_CHECK, *FINETUNE_CHECKS, FINETUNE_FINDING)
+#: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
+DECLARATION = ClaimDeclaration(
+    slug=SLUG,
+    title="4. Cluster-based isotropy (Rajaee & Pilehvar 2021)",
+    short="4. cluster isotropy", references="claim4",
+    sources=("Rajaee & Pilehvar 2021",),
+    model_list="models", checks=CHECKS,
+    # seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
+    # November 2026): the workflow starts costly claims first
+    cost=763)
 FINETUNE_NAMES = {"rte": "RTE", "wic": "WiC"}
 #: The inductive fit's facts per task (kept apart from the scores).
 FIT_COLUMNS = ["fit pool", "fit sentences", "excluded shared", "fit overlap"]

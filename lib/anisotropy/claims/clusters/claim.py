@@ -19,6 +19,7 @@ from typing import ClassVar
 
 from anisotropy.claims.clusters import manifolds
 from anisotropy.claims.clusters import measure as clusters
+from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.geometry.sampling import sample_indices
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs import corpora
@@ -28,11 +29,6 @@ from anisotropy.inputs.resolved import short_name
 from anisotropy.inputs.settings import TRANSFORMERS, ClaimSettings, param
 
 SLUG = "02-clusters-manifolds"
-MODEL_LIST = "models"
-MODEL_LIST_CHECKS = None
-# seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
-# November 2026): the workflow starts costly claims first
-COST = 701
 
 
 @dataclass(frozen=True)
@@ -130,6 +126,16 @@ LID_CHECK = "lid-below-static"
 FINDINGS = ("local-beyond-centring", "isolated-clusters", "decoder-clusters-few-dims",
             "swiss-roll")
 CHECKS = (*SIMILARITY_CHECKS, LID_CHECK, *FINDINGS)
+#: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
+DECLARATION = ClaimDeclaration(
+    slug=SLUG,
+    title="2. Clusters and manifolds (Cai et al. 2021)",
+    short="2. clusters", references="claim2",
+    sources=("Cai et al. 2021",),
+    model_list="models", checks=CHECKS,
+    # seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
+    # November 2026): the workflow starts costly claims first
+    cost=701)
 ONE_CLUSTER = ("K-means keeps one cluster (K = 1) in every layer, so per-cluster centring is "
                "global centring and there is nothing to compare")
 #: Local isotropy against global centring: what the clusters add (a finding).

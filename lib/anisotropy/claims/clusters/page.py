@@ -271,8 +271,9 @@ def manifold_texts(manifold: pd.DataFrame) -> dict:
 
 
 def manifold_figure(measured: dict, projections: dict):
-    """3-D PCA of Cai et al.'s layer 2 (the book's :data:`~anisotropy.claims.
-    clusters_manifolds.CAI_LAYER_2`) and the middle layer, word and symbol tokens apart.
+    """3-D PCA of Cai et al.'s layer 2 (the book's
+    :data:`~anisotropy.claims.clusters.claim.CAI_LAYER_2`) and the middle layer, word and
+    symbol tokens apart.
 
     Parameters
     ----------

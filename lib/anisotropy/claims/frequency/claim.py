@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.claims.frequency import calibration
 from anisotropy.claims.frequency import measure as frequency
 from anisotropy.geometry.streams import stream_seed, train_stream_seed
@@ -24,11 +25,6 @@ from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, Extraction, jobs
 from anisotropy.inputs.settings import TRANSFORMERS, ClaimSettings, param
 
 SLUG = "03-frequency-bias"
-MODEL_LIST = "models"
-MODEL_LIST_CHECKS = None
-# seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
-# November 2026): the workflow starts costly claims first
-COST = 1310
 
 
 
@@ -142,6 +138,16 @@ FREQUENCY_FINDING = "frequency-contextual"
 #: Part B: graded per transformer, read from :attr:`Calibration.checks`.
 CALIBRATION_CHECKS = ("whitening-helps", "flow-helps")
 CHECKS = (*FREQUENCY_CHECKS, FREQUENCY_FINDING, *CALIBRATION_CHECKS)
+#: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
+DECLARATION = ClaimDeclaration(
+    slug=SLUG,
+    title="3. Frequency bias and calibration (Li et al. 2020; Su et al. 2021)",
+    short="3. frequency", references="claim3",
+    sources=("Li et al. 2020", "Su et al. 2021"),
+    model_list="models", checks=CHECKS,
+    # seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
+    # November 2026): the workflow starts costly claims first
+    cost=1310)
 
 
 # --------------------------------------------------------------------------- measurements

@@ -20,6 +20,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.claims.later_work import measure as later
 from anisotropy.claims.later_work.measure import (
     context_word_vectors,
@@ -49,11 +50,6 @@ from anisotropy.inputs.settings import TRANSFORMERS, ClaimSettings, param
 from anisotropy.inputs.tasks import corpus, word_task_words
 
 SLUG = "06-later-work"
-MODEL_LIST = "models"
-MODEL_LIST_CHECKS = None
-# seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
-# November 2026): the workflow starts costly claims first
-COST = 162
 
 
 @dataclass(frozen=True)
@@ -259,6 +255,18 @@ GRADED = ("massive-activations", "massive-at-sink", "sink-heads", "rogue-dimensi
 FINDINGS = ("massive-onset", "massive-dims", "massive-removal", "sink-heads-short",
             "measures-agreement", "all-but-the-top")
 CHECKS = GRADED + FINDINGS
+#: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
+DECLARATION = ClaimDeclaration(
+    slug=SLUG,
+    title="6. What came after: massive activations, rogue dimensions, intrinsic dimension",
+    short="6. later work", references="claim6",
+    sources=("Sun et al. 2024", "Xiao et al. 2024", "Gu et al. 2025",
+             "Timkey & van Schijndel 2021", "Valeriani et al. 2023", "Cheng et al. 2025",
+             "Rudman et al. 2022"),
+    model_list="models", checks=CHECKS,
+    # seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
+    # November 2026): the workflow starts costly claims first
+    cost=162)
 
 
 # --------------------------------------------------------------------------- measurements

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.claims.layerwise.measure import (
     baseline_band,
     check_values,
@@ -31,11 +32,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 SLUG = "01-layerwise-anisotropy"
-MODEL_LIST = "models"  # the parameter a workflow's `models` replaces
-MODEL_LIST_CHECKS = None  # every check is graded for every model of that list
-# seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
-# November 2026): the workflow starts costly claims first
-COST = 296
 
 
 @dataclass(frozen=True)
@@ -118,6 +114,16 @@ GRADED = ("baseline-positive", "baseline-rises", "decoder-baseline-high", "selfs
 #: The findings it records (measured, no interval), read the same way.
 FINDINGS = ("last-layer-rise", "mev-variants")
 CHECKS = GRADED + FINDINGS
+#: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
+DECLARATION = ClaimDeclaration(
+    slug=SLUG,
+    title="1. Layerwise anisotropy (Ethayarajh 2019)",
+    short="1. layerwise", references="claim1",
+    sources=("Ethayarajh 2019",),
+    model_list="models", checks=CHECKS,
+    # seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
+    # November 2026): the workflow starts costly claims first
+    cost=296)
 
 
 # --------------------------------------------------------------------------- measurements
