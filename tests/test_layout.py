@@ -104,14 +104,8 @@ def _floor(module: str) -> int:
     return FLOORS[parts[1]] if len(parts) > 1 and parts[1] in FLOORS else len(FLOORS)
 
 
-def test_lib_imports_run_down_the_floors_and_never_in_a_circle():
-    """Every import between the library's modules (inside functions too) goes to the
-    importer's own floor or below (geometry, inputs, report, claims, book), and no chain of
-    imports comes back to where it started."""
-    graph = _lib_graph()
-    up = [f"{a} -> {b}" for a, targets in graph.items() for b in targets
-          if _floor(b) > _floor(a) and a != "anisotropy"]
-    assert not up, f"imports running up a floor: {up}"
+def _assert_no_circle(graph: dict[str, set[str]]) -> None:
+    """Fail, naming the circle, when a chain of imports comes back to where it started."""
     done, path = set(), []
 
     def visit(node):
@@ -126,6 +120,17 @@ def test_lib_imports_run_down_the_floors_and_never_in_a_circle():
 
     for name in sorted(graph):
         visit(name)
+
+
+def test_lib_imports_run_down_the_floors_and_never_in_a_circle():
+    """Every import between the library's modules (inside functions too) goes to the
+    importer's own floor or below (geometry, inputs, report, claims, book), and no chain of
+    imports comes back to where it started."""
+    graph = _lib_graph()
+    up = [f"{a} -> {b}" for a, targets in graph.items() for b in targets
+          if _floor(b) > _floor(a) and a != "anisotropy"]
+    assert not up, f"imports running up a floor: {up}"
+    _assert_no_circle(graph)
 
 
 def test_a_claim_is_one_package_that_imports_no_other_claim():
@@ -173,20 +178,7 @@ def _one_way_stack(folder) -> None:
                        if m.startswith(f"anisotropy.{package}.")
                        and m.split(".")[2] in modules} - {name}
     assert not inner, f"imports of project modules inside functions: {inner}"
-    done, path = set(), []
-
-    def visit(node):
-        assert node not in path, f"an import circle: {' -> '.join([*path, node])}"
-        if node in done:
-            return
-        path.append(node)
-        for child in sorted(graph[node]):
-            visit(child)
-        path.pop()
-        done.add(node)
-
-    for name in sorted(graph):
-        visit(name)
+    _assert_no_circle(graph)
 
 
 def test_no_function_in_the_claims_is_over_80_lines():
