@@ -75,28 +75,12 @@ def problems(path: Path) -> list[str]:
 
 
 MODULES = sorted(LIB.rglob("*.py"))
-#: Modules whose numpydoc is still being written (November 2026): the list may only shrink.
-#: A module here that passes fails the test below, so that it leaves the list.
-PENDING = {
-    "claims/classifier_geometry/classifier.py", "claims/clusters/measure.py",
-    "claims/clusters/similarities.py", "claims/frequency/calibration.py",
-    "claims/layerwise/measure.py", "inputs/cache.py", "inputs/data.py", "inputs/datafiles.py",
-    "inputs/fetch.py", "inputs/hub.py", "inputs/hub_data.py", "inputs/memory.py",
-    "inputs/settings.py", "inputs/tasks.py", "inputs/token_embeddings.py",
-}
 
 
 @pytest.mark.parametrize("path", MODULES, ids=[str(p.relative_to(LIB)) for p in MODULES])
 def test_public_functions_have_numpydoc(path):
     missing = problems(path)
-    if str(path.relative_to(LIB)) in PENDING:
-        assert missing, f"{path.relative_to(LIB)} is documented: take it off PENDING"
-        return
     assert not missing, "\n".join(missing)
-
-
-def test_pending_names_existing_modules():
-    assert PENDING <= {str(p.relative_to(LIB)) for p in MODULES}
 
 
 def test_the_check_reads_numpydoc():

@@ -53,14 +53,25 @@ def _count(kind: str, hit: bool, description: dict[str, Any], seconds: float = 0
 def stats() -> dict[str, dict[str, Any]]:
     """Cache hits and misses of this process so far, per kind.
 
-    Returns ``{kind: {"hits": int, "misses": int, "build_s": float, "built": [{"model",
-    "n_sentences", "seconds"}, ...]}}`` (a copy).
+    Returns
+    -------
+    dict
+        ``{kind: {"hits": int, "misses": int, "build_s": float, "built": [{"model",
+        "n_sentences", "seconds"}, ...]}}`` (a copy): ``build_s`` is the seconds spent
+        building, ``built`` one record per miss (the description's ``model`` and
+        ``n_sentences``, and the seconds it took).
     """
     return json.loads(json.dumps(_STATS))
 
 
 def cache_root() -> Path:
-    """Return the cache root (``$ANISOTROPY_CACHE`` or ``~/.cache/anisotropy``), created."""
+    """Return the cache root (``$ANISOTROPY_CACHE`` or ``~/.cache/anisotropy``), created.
+
+    Returns
+    -------
+    pathlib.Path
+        The root, with ``~`` expanded; created with its parents if missing.
+    """
     root = Path(os.environ.get("ANISOTROPY_CACHE", "~/.cache/anisotropy")).expanduser()
     root.mkdir(parents=True, exist_ok=True)
     return root
@@ -75,7 +86,13 @@ KEY_PACKAGES = ("torch", "transformers", "tokenizers", "gguf")
 @lru_cache(maxsize=1)
 def key_versions() -> dict[str, str | None]:
     """``{package: installed version or None}`` for :data:`KEY_PACKAGES`, from package
-    metadata (nothing is imported)."""
+    metadata (nothing is imported).
+
+    Returns
+    -------
+    dict of str to str or None
+        Each package's version, None when it is not installed; computed once per process.
+    """
     out = {}
     for name in KEY_PACKAGES:
         try:
@@ -88,14 +105,40 @@ def key_versions() -> dict[str, str | None]:
 def make_key(description: dict[str, Any]) -> str:
     """Hash a JSON-serializable description, with the installed versions of
     :data:`KEY_PACKAGES`, into a 24-hex-digit key (order-independent). This is the one
-    function that builds every cache key."""
+    function that builds every cache key.
+
+    Parameters
+    ----------
+    description : dict
+        Everything that changes the result. Serialized with sorted keys (so the order of
+        keys does not matter); values JSON cannot hold are written as their ``str``.
+
+    Returns
+    -------
+    str
+        The first 24 hexadecimal digits of the sha256 of the description and
+        :func:`key_versions`.
+    """
     payload = json.dumps({"description": description, "versions": key_versions()},
                          sort_keys=True, default=str).encode()
     return hashlib.sha256(payload).hexdigest()[:24]
 
 
 def file_hash(path: str | Path, block: int = 1 << 22) -> str:
-    """sha256 of a file, for keying caches on weight files."""
+    """sha256 of a file, for keying caches on weight files.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file.
+    block : int, optional
+        Bytes read at a time (default ``1 << 22``, 4 MiB).
+
+    Returns
+    -------
+    str
+        The 64 hexadecimal digits of the file's sha256.
+    """
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for chunk in iter(lambda: handle.read(block), b""):
@@ -104,12 +147,37 @@ def file_hash(path: str | Path, block: int = 1 << 22) -> str:
 
 
 def entry_dir(kind: str, key: str) -> Path:
-    """Directory where the entry ``kind/key`` lives (it may not exist)."""
+    """Directory where the entry ``kind/key`` lives (it may not exist).
+
+    Parameters
+    ----------
+    kind : str
+        The entry's namespace (e.g. ``"tokens"``).
+    key : str
+        The entry's key (:func:`make_key`).
+
+    Returns
+    -------
+    pathlib.Path
+        ``cache_root() / kind / key`` (the root is created, the entry is not).
+    """
     return cache_root() / kind / key
 
 
 def is_complete(path: Path) -> bool:
-    """True when ``path`` holds a finished entry whose files match their recorded sizes."""
+    """True when ``path`` holds a finished entry whose files match their recorded sizes.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        An entry directory.
+
+    Returns
+    -------
+    bool
+        False when ``_complete.json`` is missing or unreadable, or a file it lists is missing
+        or has another size.
+    """
     marker = path / _MARKER
     if not marker.is_file():
         return False
@@ -235,6 +303,20 @@ def reserve(path: Path, what: str) -> None:
     itself on a file system that cannot allocate). Where the platform lacks it, or the file
     system refuses the call (``EOPNOTSUPP``, ``EINVAL``), it does nothing, and
     :func:`require_space`, checked before, is the guard.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file, allocated up to its current size.
+    what : str
+        What is being cached, for the message (as for :func:`require_space`).
+
+    Raises
+    ------
+    CacheFull
+        If the disk has no room for the file's blocks (``ENOSPC``).
+    OSError
+        Any other error of opening the file or of the call.
     """
     if not hasattr(os, "posix_fallocate"):
         return
@@ -277,7 +359,17 @@ def _entries(kinds: list[str] | None = None):
 
 def inventory() -> list[dict[str, Any]]:
     """The cache's contents per kind and model: ``[{kind, model, entries, bytes}]``, plus
-    the fetched data (kind ``data``), sorted by kind and model."""
+    the fetched data (kind ``data``), sorted by kind and model.
+
+    Returns
+    -------
+    list of dict
+        One row per (kind, model): ``kind``, ``model`` (the ``model`` of the entries'
+        descriptions; ``"?"`` when a description has none, ``"(incomplete)"`` for entries
+        without a readable ``_complete.json``), ``entries`` (the number of entries) and
+        ``bytes``. The fetched data's row has ``model`` ``""`` and counts its files as
+        ``entries``.
+    """
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for kind, model, _, size in _entries():
         row = rows.setdefault((kind, model), {"kind": kind, "model": model, "entries": 0,
@@ -301,7 +393,29 @@ def clean(kinds: list[str] | None = None, model: str | None = None) -> tuple[int
     """Remove cache entries (of ``kinds``, default every kind but the fetched ``data``; of
     one ``model`` when given, matched by name); ``kinds=["data"]`` removes the fetched data.
     Returns ``(entries removed, bytes freed)``. An unknown kind is refused before anything
-    is removed."""
+    is removed.
+
+    Parameters
+    ----------
+    kinds : list of str or None, optional
+        Kinds of :data:`KINDS` to clean; None or empty (default): every kind folder under the
+        root but ``data``. ``"data"`` in the list removes the fetched data, unless ``model``
+        is given.
+    model : str or None, optional
+        Remove only the entries whose recorded model name contains this string (default
+        None: every entry of the kinds).
+
+    Returns
+    -------
+    tuple of (int, int)
+        The number of entries removed (the fetched data counting as one) and the bytes
+        freed.
+
+    Raises
+    ------
+    ValueError
+        For a kind not in :data:`KINDS`.
+    """
     unknown = sorted(set(kinds or ()) - set(KINDS))
     if unknown:
         raise ValueError(f"Unknown cache kind(s) {unknown}; the kinds are {', '.join(KINDS)}.")

@@ -88,6 +88,25 @@ def stsbenchmark(split: str = "test") -> pd.DataFrame:
 
     The ``.csv`` files are tab-separated without a header and with unbalanced quotes, so
     they are read line by line; the score is column 5, the sentences columns 6-7.
+
+    Parameters
+    ----------
+    split : str, optional
+        ``"train"``, ``"dev"`` or ``"test"`` (default ``"test"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair: ``sentence1``, ``sentence2``, ``score`` (float, the gold similarity)
+        and ``subset`` (``"<genre>/<source>"``, the file's first two columns).
+        The hub copy, read when no data root holds the dataset, gives the same
+        columns and dtypes.
+
+    Raises
+    ------
+    DataError
+        For a split not listed above; for a local file that is missing or fails its sha256
+        check; without a local copy, when the hub copy cannot be read or lacks the split.
     """
     spec = DATASETS["stsbenchmark"]
     _check_split(spec.name, split, spec.splits)
@@ -111,6 +130,31 @@ def sts(year: str | int, split: str = "test") -> pd.DataFrame:
     Every subset is read; pairs whose gold line is blank (STS15, STS16) were not scored and
     are dropped, as SentEval does. STS16 input lines carry two source-note columns that are
     not model input. ``STS.gs.ALL.txt`` (STS12) is a concatenation and is not read.
+
+    Parameters
+    ----------
+    year : str or int
+        The year: ``12`` to ``16`` or ``2012`` to ``2016`` (an int or a string of digits; its
+        last two digits count), or the registry name ``"sts12"`` to ``"sts16"``.
+    split : str, optional
+        Only ``"test"`` (the default).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One scored pair per row: ``sentence1``, ``sentence2``, ``score`` (float, the gold
+        similarity) and ``subset`` (the file the pair comes from: ``<subset>`` of
+        ``STS.input.<subset>.txt``, or of ``STS2016.input.<subset>.txt`` for STS16). The hub
+        copy, read when no data root holds the dataset, gives the same columns and dtypes,
+        but ``subset`` is the dataset name there (``"sts12"``, ...): the hub copies lack the
+        per-file subsets.
+
+    Raises
+    ------
+    DataError
+        For an unknown year or split; for a subset whose input and gold files differ in line
+        count; for a local file that is missing or fails its sha256 check; without a local
+        copy, when the hub copy cannot be read.
     """
     name = f"sts{int(str(year)[-2:]):02d}" if str(year).isdigit() else str(year)
     if name not in _STS_YEARS:
@@ -145,6 +189,27 @@ def sick(split: str = "test") -> pd.DataFrame:
 
     Splits ``train``, ``trial`` and ``test`` are the SemEval-2014 files (what SentEval
     uses); ``full`` is the 9,840-pair ``SICK.txt`` release. CRLF line endings are handled.
+
+    Parameters
+    ----------
+    split : str, optional
+        ``"test"`` (default), ``"train"``, ``"trial"`` or ``"full"``. The hub copy
+        (``mteb/sickr-sts``) holds only ``"test"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair: ``sentence1``, ``sentence2``, ``score`` (float, the relatedness
+        score), ``label`` (the entailment judgment as written in the file) and ``subset``
+        (always ``"sick"``).
+        The hub copy, read when no data root holds the dataset, gives the same
+        columns and dtypes, except that ``label`` is None there.
+
+    Raises
+    ------
+    DataError
+        For a split not listed above; for a local file that is missing or fails its sha256
+        check; without a local copy, when the hub copy cannot be read or lacks the split.
     """
     spec = DATASETS["sick"]
     _check_split(spec.name, split, spec.splits)
@@ -173,6 +238,24 @@ def rt_polarity(split: str = "all") -> pd.DataFrame:
     """Pang & Lee sentence polarity v1.0: ``sentence, label`` (1 positive, 0 negative).
 
     The files are Latin-1 encoded; all 10,662 snippets are returned, positives first.
+
+    Parameters
+    ----------
+    split : str, optional
+        Only ``"all"`` (the default): the dataset has no splits.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One snippet per row: ``sentence`` (stripped) and ``label`` (int). The hub copy, read
+        when no data root holds the dataset, gives the same columns and dtypes (the hub's
+        train, validation and test splits together, positives first).
+
+    Raises
+    ------
+    DataError
+        For a split not listed above; for a local file that is missing or fails its sha256
+        check; without a local copy, when the hub copy cannot be read or lacks the split.
     """
     spec = DATASETS["rt-polarity"]
     _check_split(spec.name, split, spec.splits)
@@ -189,6 +272,25 @@ def snli(split: str = "dev") -> pd.DataFrame:
     """SNLI 1.0 pairs with a gold label: ``sentence1, sentence2, label, label_id``.
 
     Pairs whose ``gold_label`` is ``"-"`` (no annotator majority) are dropped.
+
+    Parameters
+    ----------
+    split : str, optional
+        ``"dev"`` (default) or ``"test"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One pair per row: ``sentence1`` (premise), ``sentence2`` (hypothesis), ``label`` (one
+        of :data:`SNLI_LABELS`) and ``label_id`` (int, its index in :data:`SNLI_LABELS`).
+        The hub copy, read when no data root holds the dataset, gives the same
+        columns and dtypes.
+
+    Raises
+    ------
+    DataError
+        For a split not listed above; for a local file that is missing or fails its sha256
+        check; without a local copy, when the hub copy cannot be read or lacks the split.
     """
     spec = DATASETS["snli"]
     _check_split(spec.name, split, spec.splits)
@@ -209,7 +311,28 @@ def snli(split: str = "dev") -> pd.DataFrame:
 
 
 def sst2(split: str = "dev") -> pd.DataFrame:
-    """Binary SST (SentEval/SIF copy, same splits as GLUE SST-2): ``sentence, label``."""
+    """Binary SST (SentEval/SIF copy, same splits as GLUE SST-2): ``sentence, label``.
+
+    Parameters
+    ----------
+    split : str, optional
+        ``"train"``, ``"dev"`` (default) or ``"test"``. The hub copy (GLUE) has no test
+        labels, so it gives only ``"train"`` and ``"dev"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One sentence per row: ``sentence`` (stripped) and ``label`` (int, the binary
+        sentiment label of the file's last tab-separated column).
+        The hub copy, read when no data root holds the dataset, gives the same
+        columns and dtypes.
+
+    Raises
+    ------
+    DataError
+        For a split not listed above; for a local file that is missing or fails its sha256
+        check; without a local copy, when the hub copy cannot be read or lacks the split.
+    """
     spec = DATASETS["sst2"]
     _check_split(spec.name, split, spec.splits)
 
@@ -224,7 +347,28 @@ def sst2(split: str = "dev") -> pd.DataFrame:
 
 
 def cola(split: str = "train") -> pd.DataFrame:
-    """CoLA: ``sentence, label, source``. ``dev`` is in-domain + out-of-domain (GLUE dev)."""
+    """CoLA: ``sentence, label, source``. ``dev`` is in-domain + out-of-domain (GLUE dev).
+
+    Parameters
+    ----------
+    split : str, optional
+        ``"train"`` (default), ``"dev"``, ``"in_domain_dev"`` or ``"out_of_domain_dev"``.
+        The hub copy (GLUE) gives only ``"train"`` and ``"dev"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One sentence per row: ``sentence``, ``label`` (int, the acceptability judgment) and
+        ``source`` (the code of the sentence's source, the file's first column).
+        The hub copy, read when no data root holds the dataset, gives the same
+        columns and dtypes, except that ``source`` is None there.
+
+    Raises
+    ------
+    DataError
+        For a split not listed above; for a local file that is missing or fails its sha256
+        check; without a local copy, when the hub copy cannot be read or lacks the split.
+    """
     spec = DATASETS["cola"]
     _check_split(spec.name, split, spec.splits)
     files = {
@@ -246,7 +390,27 @@ def cola(split: str = "train") -> pd.DataFrame:
 
 
 def rte(split: str = "train") -> pd.DataFrame:
-    """RTE (GLUE format): ``sentence1, sentence2, label, label_id`` (1 = entailment)."""
+    """RTE (GLUE format): ``sentence1, sentence2, label, label_id`` (1 = entailment).
+
+    Parameters
+    ----------
+    split : str, optional
+        ``"train"`` (default) or ``"dev"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One pair per row: ``sentence1``, ``sentence2``, ``label`` (``"entailment"`` or
+        ``"not_entailment"``) and ``label_id`` (int, 1 for entailment, else 0).
+        The hub copy, read when no data root holds the dataset, gives the same
+        columns and dtypes.
+
+    Raises
+    ------
+    DataError
+        For a split not listed above; for a local file that is missing or fails its sha256
+        check; without a local copy, when the hub copy cannot be read or lacks the split.
+    """
     spec = DATASETS["rte"]
     _check_split(spec.name, split, spec.splits)
 
@@ -261,7 +425,30 @@ def rte(split: str = "train") -> pd.DataFrame:
 
 
 def wic(split: str = "dev") -> pd.DataFrame:
-    """Word-in-Context: ``word, pos, indices, sentence1, sentence2, label`` (1 = same sense)."""
+    """Word-in-Context: ``word, pos, indices, sentence1, sentence2, label`` (1 = same sense).
+
+    Parameters
+    ----------
+    split : str, optional
+        ``"train"``, ``"dev"`` (default) or ``"test"``. The hub copy (SuperGLUE) has no test
+        labels, so it gives only ``"train"`` and ``"dev"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One pair per row: the target ``word``, its part of speech ``pos``, ``indices``
+        (``"i1-i2"``, the target's word position in each sentence), ``sentence1``,
+        ``sentence2`` and ``label`` (int, 1 when the gold file says ``T``, else 0).
+        The hub copy, read when no data root holds the dataset, gives the same
+        columns and dtypes, except that ``pos`` is None there and ``indices`` is
+        rebuilt from the untokenized sentences (see :mod:`anisotropy.inputs.hub_data`).
+
+    Raises
+    ------
+    DataError
+        For a split not listed above; for a local file that is missing or fails its sha256
+        check; without a local copy, when the hub copy cannot be read or lacks the split.
+    """
     spec = DATASETS["wic"]
     _check_split(spec.name, split, spec.splits)
 
@@ -295,12 +482,50 @@ def _nonblank_lines(name: str, relpath: str, split: str) -> pd.DataFrame:
 
 
 def wikitext2(split: str = "valid") -> pd.DataFrame:
-    """WikiText-2 (v1, tokenized): one non-blank line (paragraph or heading) per row: ``text``."""
+    """WikiText-2 (v1, tokenized): one non-blank line (paragraph or heading) per row: ``text``.
+
+    Parameters
+    ----------
+    split : str, optional
+        ``"valid"`` (default) or ``"test"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One column, ``text``: the file's stripped, non-blank lines, in file order.
+        The hub copy, read when no data root holds the dataset, gives the same
+        columns and dtypes.
+
+    Raises
+    ------
+    DataError
+        For a split not listed above; for a local file that is missing or fails its sha256
+        check; without a local copy, when the hub copy cannot be read or lacks the split.
+    """
     return _nonblank_lines("wikitext-2", f"wikitext-2/wiki.{split}.tokens", split)
 
 
 def ptb(split: str = "valid") -> pd.DataFrame:
-    """Penn Treebank (Mikolov's LM version): one sentence per row: ``text``."""
+    """Penn Treebank (Mikolov's LM version): one sentence per row: ``text``.
+
+    Parameters
+    ----------
+    split : str, optional
+        ``"valid"`` (default) or ``"test"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One column, ``text``: the file's stripped, non-blank lines, in file order.
+        The hub copy, read when no data root holds the dataset, gives the same
+        columns and dtypes.
+
+    Raises
+    ------
+    DataError
+        For a split not listed above; for a local file that is missing or fails its sha256
+        check; without a local copy, when the hub copy cannot be read or lacks the split.
+    """
     return _nonblank_lines("ptb", f"ptb/ptb.{split}.txt", split)
 
 
@@ -309,6 +534,25 @@ def word_windows(texts: list[str], window_words: int) -> list[str]:
 
     The last, shorter window is kept. Used to build the fixed-length contexts of Cai et al.
     (their windows are 512 model tokens; a word window is chosen so every model fits).
+
+    Parameters
+    ----------
+    texts : list of str
+        The texts, split on whitespace and concatenated in order.
+    window_words : int
+        Words per window; >= 1.
+
+    Returns
+    -------
+    list of str
+        The windows in order, their words joined by single spaces; every window has
+        ``window_words`` words but the last, which may have fewer. Empty when ``texts`` has
+        no words.
+
+    Raises
+    ------
+    ValueError
+        If ``window_words`` < 1.
     """
     if window_words < 1:
         raise ValueError(f"window_words must be >= 1, got {window_words}.")
@@ -329,7 +573,25 @@ def word_similarity(split: str = "simlex999") -> pd.DataFrame:
     The files have no hub copy: they ship in gensim's wheel on PyPI, which
     ``anisotropy data fetch word-similarity`` downloads (28 MB, sha256 verified) to take
     them out. A machine without a data root holding them gets a :class:`DataError` that
-    says so."""
+    says so.
+
+    Parameters
+    ----------
+    split : str, optional
+        The benchmark: ``"simlex999"`` (default) or ``"wordsim353"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One word pair per row: ``word1``, ``word2`` (stripped) and ``score`` (float), from
+        the first three tab-separated columns; blank and ``#`` lines are skipped.
+
+    Raises
+    ------
+    DataError
+        For an unknown split; when no data root holds the dataset's folder; for a file that
+        is missing or fails its sha256 check.
+    """
     spec = DATASETS["word-similarity"]
     _check_split(spec.name, split, spec.splits)
     if dataset_root(spec.folder) is None:
@@ -373,10 +635,25 @@ DATASETS: dict[str, DatasetSpec] = {
 def load(name: str, split: str | None = None) -> pd.DataFrame:
     """Load a dataset by registry name (``"sts12"``, ``"snli"``, ...) and split.
 
+    Parameters
+    ----------
+    name : str
+        A key of :data:`DATASETS`.
+    split : str or None, optional
+        A split of that dataset. None (the default, or an empty string) takes the first split
+        of its :class:`DatasetSpec`, which is not always the loader's own default (e.g.
+        ``"train"`` for ``stsbenchmark``, ``sst2`` and ``wic``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        What the dataset's loader returns for that split.
+
     Raises
     ------
     DataError
-        For an unknown name or split; the message lists the valid choices.
+        For an unknown name or split; the message lists the valid choices. Also whatever
+        the loader raises (missing or corrupt files, an unreadable hub copy).
     """
     if name not in DATASETS:
         raise DataError(f"Unknown dataset {name!r}; choose one of {sorted(DATASETS)}.")

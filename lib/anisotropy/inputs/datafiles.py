@@ -62,7 +62,13 @@ class DatasetSpec:
 
 @functools.cache
 def sources() -> dict[str, dict]:
-    """``{dataset: {description, license, citation, hub, files}}`` from ``data/sources.yaml``."""
+    """``{dataset: {description, license, citation, hub, files}}`` from ``data/sources.yaml``.
+
+    Returns
+    -------
+    dict
+        The file's ``datasets`` mapping, read once per process (cached).
+    """
     with open(SOURCES_FILE, encoding="utf-8") as handle:
         return yaml.safe_load(handle)["datasets"]
 
@@ -72,7 +78,13 @@ def sources() -> dict[str, dict]:
 
 def fetch_dir() -> Path:
     """Where ``anisotropy data fetch`` writes: ``$ANISOTROPY_DATA``, else
-    ``$ANISOTROPY_CACHE/data`` (default ``~/.cache/anisotropy/data``). Not created here."""
+    ``$ANISOTROPY_CACHE/data`` (default ``~/.cache/anisotropy/data``). Not created here.
+
+    Returns
+    -------
+    pathlib.Path
+        That folder, with ``~`` expanded; it may not exist.
+    """
     env = os.environ.get("ANISOTROPY_DATA")
     if env:
         return Path(env).expanduser()
@@ -81,6 +93,13 @@ def fetch_dir() -> Path:
 
 def data_roots() -> list[Path]:
     """The existing data roots, in search order (see the module docstring).
+
+    Returns
+    -------
+    list of pathlib.Path
+        ``[$ANISOTROPY_DATA]`` when that variable is set; else those of ``data/raw/``,
+        :func:`fetch_dir` and ``../shared/data/`` (unless ``ANISOTROPY_NO_SHARED`` is ``1``,
+        ``true`` or ``yes``) that are directories. Possibly empty.
 
     Raises
     ------
@@ -103,7 +122,24 @@ def data_roots() -> list[Path]:
 
 
 def dataset_root(folder: str) -> Path | None:
-    """The first data root holding ``folder`` (a dataset's folder), or None."""
+    """The first data root holding ``folder`` (a dataset's folder), or None.
+
+    Parameters
+    ----------
+    folder : str
+        A dataset's folder name in a data root (:attr:`DatasetSpec.folder`).
+
+    Returns
+    -------
+    pathlib.Path or None
+        The first of :func:`data_roots` that has ``folder`` as a subdirectory; None when
+        none has.
+
+    Raises
+    ------
+    DataError
+        If ``$ANISOTROPY_DATA`` is set but is not a directory (from :func:`data_roots`).
+    """
     for root in data_roots():
         if (root / folder).is_dir():
             return root
@@ -112,6 +148,11 @@ def dataset_root(folder: str) -> Path | None:
 
 def data_root() -> Path:
     """The first existing data root.
+
+    Returns
+    -------
+    pathlib.Path
+        The first of :func:`data_roots`.
 
     Raises
     ------
@@ -137,13 +178,32 @@ _HUB_FILES: dict[str, str] = {}  # "hub:<dataset>/<split>/<file in the hub copy>
 
 def expected_files() -> dict[str, dict]:
     """``{relative path: {"sha256", "size_bytes", "url", "source", "dataset"}}`` of every
-    data file declared in ``data/sources.yaml``."""
+    data file declared in ``data/sources.yaml``.
+
+    Returns
+    -------
+    dict of str to dict
+        Per file path (relative to a data root), its entry in ``data/sources.yaml`` plus the
+        name of its ``dataset``. The keys an entry has beyond ``dataset`` are those declared
+        (e.g. ``archive`` instead of ``url``).
+    """
     return {path: {**entry, "dataset": name} for name, block in sources().items()
             for path, entry in block["files"].items()}
 
 
 def sha256_of(path: Path) -> str:
-    """The sha256 hex digest of a file, read in 1 MiB blocks."""
+    """The sha256 hex digest of a file, read in 1 MiB blocks.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    str
+        The 64 hexadecimal digits of its sha256.
+    """
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -157,11 +217,26 @@ def verify_file(relpath: str, root: Path | None = None) -> Path:
     The file is looked up in the first data root that holds its dataset's folder (or in
     ``root``). The result is remembered for the process, so each file is hashed once.
 
+    Parameters
+    ----------
+    relpath : str
+        The file's path relative to a data root, as declared in ``data/sources.yaml`` (its
+        first component is the dataset's folder).
+    root : pathlib.Path or None, optional
+        The data root to look in. None (default): the first data root that holds the
+        folder of ``relpath``, else the first data root (:func:`data_root`).
+
+    Returns
+    -------
+    pathlib.Path
+        ``root / relpath``, verified.
+
     Raises
     ------
     DataError
         If the path is not a known data file, is missing, or its hash differs (the message
-        names the file, the expected and the actual hash).
+        names the file, the expected and the actual hash); or, with ``root`` None, if there
+        is no data root.
     """
     expected = expected_files()
     if relpath not in expected:
@@ -190,7 +265,27 @@ def record_hub_read(dataset: str, split: str, hub_id: str, commit: str,
                     files: dict[str, str] | None = None) -> None:
     """Record that ``split`` of ``dataset`` was read from ``hub_id`` at ``commit``, and the
     sha256 of each file read (``{path in the hub copy: sha256}``): the hub copies' revision
-    is a branch that the hub rewrites, so the commit and the hashes say what was read."""
+    is a branch that the hub rewrites, so the commit and the hashes say what was read.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's registry name.
+    split : str
+        The local split that was read.
+    hub_id : str
+        The id of the hub copy (a Hugging Face dataset repository).
+    commit : str
+        The commit the files come from.
+    files : dict of str to str, optional
+        ``{path in the hub copy: sha256}`` of each file read; None (default) records none.
+
+    Notes
+    -----
+    Recorded in this process's registry, which :func:`verified_files` and
+    :func:`data_sources` report; a later read of the same split overwrites its commit and
+    the hashes of the files it reads again.
+    """
     _HUB_READS[f"hub:{dataset}/{split}"] = f"{hub_id}@{commit}"
     for path, digest in (files or {}).items():
         _HUB_FILES[f"hub:{dataset}/{split}/{path}"] = digest
@@ -199,7 +294,13 @@ def record_hub_read(dataset: str, split: str, hub_id: str, commit: str,
 def verified_files() -> dict[str, str]:
     """What this process read: ``{relative path: sha256}`` of every verified local file,
     ``{"hub:<dataset>/<split>": "<hub id>@<commit>"}`` of every hub copy and
-    ``{"hub:<dataset>/<split>/<file>": sha256}`` of each hub file read, sorted."""
+    ``{"hub:<dataset>/<split>/<file>": sha256}`` of each hub file read, sorted.
+
+    Returns
+    -------
+    dict of str to str
+        The three kinds of entry in one mapping, sorted by key.
+    """
     local = {relpath: digest for relpath, (_, digest) in _VERIFIED.items()}
     return dict(sorted({**local, **_HUB_READS, **_HUB_FILES}.items()))
 
@@ -207,7 +308,13 @@ def verified_files() -> dict[str, str]:
 def data_sources() -> dict[str, str]:
     """Where each dataset read in this process came from: ``{dataset: "local: N files,
     sha256 verified"}``, and ``{"dataset/split": "hub:<hub id>@<commit>"}`` per split read
-    from the hub."""
+    from the hub.
+
+    Returns
+    -------
+    dict of str to str
+        Both kinds of entry in one mapping, sorted by key (``"file"`` for a count of one).
+    """
     declared = expected_files()
     counts = Counter(declared[relpath]["dataset"] for relpath in _VERIFIED)
     out = {name: f"local: {count} file{'s' if count > 1 else ''}, sha256 verified"
@@ -218,7 +325,24 @@ def data_sources() -> dict[str, str]:
 
 
 def verify_all(root: Path | None = None) -> int:
-    """Verify every declared data file; return the count. Raises on the first problem."""
+    """Verify every declared data file; return the count. Raises on the first problem.
+
+    Parameters
+    ----------
+    root : pathlib.Path or None, optional
+        The data root to look in, as for :func:`verify_file` (default None: each file's
+        dataset root).
+
+    Returns
+    -------
+    int
+        The number of files verified (every file of ``data/sources.yaml``).
+
+    Raises
+    ------
+    DataError
+        On the first file that is missing or whose sha256 differs (see :func:`verify_file`).
+    """
     names = sorted(expected_files())
     for relpath in names:
         verify_file(relpath, root)
@@ -226,7 +350,26 @@ def verify_all(root: Path | None = None) -> int:
 
 
 def read_text(relpath: str, encoding: str = "utf-8") -> str:
-    """Read a verified file as text with universal newlines (CRLF becomes LF)."""
+    """Read a verified file as text with universal newlines (CRLF becomes LF).
+
+    Parameters
+    ----------
+    relpath : str
+        The file's path relative to a data root (see :func:`verify_file`). A ``.gz`` file
+        is decompressed first.
+    encoding : str, optional
+        The text encoding (default ``"utf-8"``).
+
+    Returns
+    -------
+    str
+        The file's text.
+
+    Raises
+    ------
+    DataError
+        If the file is unknown, missing, or fails its sha256 check (:func:`verify_file`).
+    """
     path = verify_file(relpath)
     raw = path.read_bytes()
     if relpath.endswith(".gz"):
@@ -235,7 +378,26 @@ def read_text(relpath: str, encoding: str = "utf-8") -> str:
 
 
 def read_lines(relpath: str, encoding: str = "utf-8") -> list[str]:
-    """A verified file's lines, without line endings and without a trailing empty line."""
+    """A verified file's lines, without line endings and without a trailing empty line.
+
+    Parameters
+    ----------
+    relpath : str
+        The file's path relative to a data root (see :func:`read_text`).
+    encoding : str, optional
+        The text encoding (default ``"utf-8"``).
+
+    Returns
+    -------
+    list of str
+        The lines of :func:`read_text`'s text, split on LF; a final empty line (after a
+        trailing newline) is dropped.
+
+    Raises
+    ------
+    DataError
+        If the file is unknown, missing, or fails its sha256 check (:func:`verify_file`).
+    """
     text = read_text(relpath, encoding)
     lines = text.split("\n")
     if lines and lines[-1] == "":

@@ -42,7 +42,22 @@ class Fetched:
 
 def file_url(relpath: str, entry: dict) -> str | None:
     """Where a file is downloaded from: the mirror when set (which holds archive members as
-    plain files), else its declared url, else its archive's url."""
+    plain files), else its declared url, else its archive's url.
+
+    Parameters
+    ----------
+    relpath : str
+        The file's path relative to a data root.
+    entry : dict
+        The file's entry in ``data/sources.yaml`` (with a ``url``, or an ``archive`` with
+        its own ``url``).
+
+    Returns
+    -------
+    str or None
+        ``$ANISOTROPY_DATA_MIRROR/<relpath>`` (a mirror directory given as a path becomes a
+        ``file://`` URI); else the url; None when the entry declares none.
+    """
     mirror = os.environ.get(MIRROR_ENV)
     if mirror:
         base = mirror if "://" in mirror else Path(mirror).resolve().as_uri()
@@ -58,6 +73,19 @@ def _download(url: str, target: Path, timeout: float = 60.0) -> None:
 def read_member(archive: Path, member: str) -> bytes:
     """The bytes of ``member`` in a ``.tar.gz``/``.tgz``/``.tar`` or a zip (``.zip``,
     ``.whl``) archive.
+
+    Parameters
+    ----------
+    archive : pathlib.Path
+        The archive. It is read as a zip when its name ends in ``.whl`` or ``.zip`` or it
+        is a zip file, else as a tar archive.
+    member : str
+        The member's path inside the archive.
+
+    Returns
+    -------
+    bytes
+        The member's content.
 
     Raises
     ------
@@ -107,7 +135,15 @@ def _download_verified(url: str, relpath: str, sha256: str, directory: Path) -> 
 def missing_datasets() -> list[str]:
     """The datasets of ``data/sources.yaml`` whose folder no data root holds: what
     ``anisotropy data fetch --missing`` (which ``make test`` and ``make book`` run first)
-    downloads."""
+    downloads.
+
+    Returns
+    -------
+    list of str
+        Those dataset names, in the file's order (a dataset's folder is that of its first
+        file); every dataset when ``$ANISOTROPY_DATA`` names a folder that does not exist
+        yet.
+    """
     declared = sources()
     try:
         return [name for name, block in declared.items()
@@ -121,6 +157,25 @@ def fetch(names: list[str] | None = None, root: Path | None = None,
     """Download every file of the named datasets (all when ``names`` is empty) into ``root``
     (default :func:`fetch_dir`), verifying each sha256. ``bar`` shows a progress bar over
     the files (on a terminal), the messages printed above it.
+
+    Parameters
+    ----------
+    names : list of str or None, optional
+        Datasets of ``data/sources.yaml``; None or empty (default): every dataset.
+    root : pathlib.Path or None, optional
+        The folder to write into (default None: :func:`fetch_dir`).
+    progress : callable, optional
+        Called with each message line (default ``print``). With ``bar``, the per-file
+        messages go through the bar instead.
+    bar : bool, optional
+        Whether to show the progress bar (default False).
+
+    Returns
+    -------
+    list of Fetched
+        One outcome per declared file of those datasets, in order: ``present`` (already in
+        place with the right sha256, kept), ``downloaded``, or ``no source`` (no download
+        address: the file must be placed by hand).
 
     Raises
     ------

@@ -12,7 +12,19 @@ __all__ = ["reachable", "has_model", "IGNORE"]
 
 def reachable(timeout: float = 3.0) -> bool:
     """Whether the hub (``HF_ENDPOINT``) accepts a connection within ``timeout`` seconds;
-    False at once under ``HF_HUB_OFFLINE=1`` or ``TRANSFORMERS_OFFLINE=1``."""
+    False at once under ``HF_HUB_OFFLINE=1`` or ``TRANSFORMERS_OFFLINE=1``.
+
+    Parameters
+    ----------
+    timeout : float, optional
+        Seconds to wait for the connection (default 3.0).
+
+    Returns
+    -------
+    bool
+        True when a TCP connection to port 443 of the endpoint's host (default
+        ``huggingface.co``) opened.
+    """
     if os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("TRANSFORMERS_OFFLINE") == "1":
         return False
     endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co")
@@ -26,7 +38,21 @@ def reachable(timeout: float = 3.0) -> bool:
 
 def has_model(repo_id: str, timeout: float = 10.0) -> bool | None:
     """Whether the reachable hub has ``repo_id``: True, False (no such repository, or not a
-    valid id), or None when it gave no answer (the model is then tried at load time)."""
+    valid id), or None when it gave no answer (the model is then tried at load time).
+
+    Parameters
+    ----------
+    repo_id : str
+        A model repository id, e.g. ``"sentence-transformers/all-MiniLM-L6-v2"``.
+    timeout : float, optional
+        Seconds to wait for the hub's answer (default 10.0).
+
+    Returns
+    -------
+    bool or None
+        True also for a gated repository (it exists); None as well when
+        ``huggingface_hub`` is not installed.
+    """
     try:
         from huggingface_hub import model_info
         from huggingface_hub.errors import (

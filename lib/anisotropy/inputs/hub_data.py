@@ -36,7 +36,24 @@ SNLI_LABELS = ("entailment", "neutral", "contradiction")
 
 
 def hub_source(name: str) -> dict:
-    """A dataset's hub copy from ``data/sources.yaml``: ``{id, config, revision}``."""
+    """A dataset's hub copy from ``data/sources.yaml``: ``{id, config, revision}``.
+
+    Parameters
+    ----------
+    name : str
+        A dataset of ``data/sources.yaml``.
+
+    Returns
+    -------
+    dict
+        Its ``hub`` entry: the repository ``id``, the ``config`` (the folder of the parquet
+        export) and the pinned ``revision``.
+
+    Raises
+    ------
+    DataError
+        If the dataset is not declared or has no hub copy.
+    """
     hub = sources().get(name, {}).get("hub")
     if not hub:
         raise DataError(f"Dataset {name!r} has no hub copy in data/sources.yaml.")
@@ -49,6 +66,28 @@ def hub_parquet_files(name: str, hub_split: str) -> tuple[list[Path], str]:
     Returns the files, in shard order, and the commit they come from (the snapshot's
     name in the cache). Raises :class:`DataError` naming the dataset, the hub id and
     revision, and the two ways to get the data without the hub.
+
+    Parameters
+    ----------
+    name : str
+        A dataset of ``data/sources.yaml`` with a hub copy.
+    hub_split : str
+        A split of the hub copy (e.g. ``"validation"``), not a local split name.
+
+    Returns
+    -------
+    files : list of pathlib.Path
+        The split's files ``<config>/<hub_split>/*.parquet`` in the local snapshot, sorted
+        (shard order).
+    commit : str
+        The commit they come from (the snapshot's folder name).
+
+    Raises
+    ------
+    DataError
+        If the dataset has no hub copy; if the download fails (offline, unreachable,
+        missing revision or file), naming the dataset, the hub id and revision, and the two
+        ways to get the data without the hub; or if the snapshot has no such files.
     """
     hub = hub_source(name)
     pattern = f"{hub['config']}/{hub_split}/*.parquet"
@@ -80,6 +119,29 @@ def from_hub(spec: DatasetSpec, split: str) -> pd.DataFrame:
     :data:`HUB_ADAPTERS` maps each dataset's hub splits and columns onto the local reader's
     (same column names, in the same order, same dtypes). Columns the hub copy lacks are
     filled with a constant (documented per dataset) and rows without a gold label dropped.
+
+    Parameters
+    ----------
+    spec : DatasetSpec
+        The dataset (its ``name`` selects the adapter and the hub copy).
+    split : str
+        A local split name; it is read from the hub splits the adapter maps it to,
+        concatenated in order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The local reader's columns, with a fresh ``RangeIndex``. The read (hub id, commit
+        and each file's sha256) is recorded with
+        :func:`~anisotropy.inputs.datafiles.record_hub_read`.
+
+    Raises
+    ------
+    DataError
+        If the hub copy has no split matching ``split`` (the message lists what it offers),
+        or if its files cannot be read (:func:`hub_parquet_files`).
+    KeyError
+        For a dataset without an adapter in :data:`HUB_ADAPTERS` (``word-similarity``).
     """
     adapter = HUB_ADAPTERS[spec.name]
     hub = hub_source(spec.name)

@@ -34,7 +34,13 @@ def _malloc_trim():
 
 def free_memory() -> bool:
     """Collect garbage and return freed heap memory to the system; True when glibc's
-    ``malloc_trim`` ran (not where glibc is absent or ``MALLOC_TRIM_THRESHOLD_`` is set)."""
+    ``malloc_trim`` ran (not where glibc is absent or ``MALLOC_TRIM_THRESHOLD_`` is set).
+
+    Returns
+    -------
+    bool
+        Whether ``malloc_trim(0)`` was called; garbage is collected either way.
+    """
     gc.collect()
     trim = _malloc_trim()
     if trim is None or "MALLOC_TRIM_THRESHOLD_" in os.environ:

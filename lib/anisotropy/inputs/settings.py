@@ -49,21 +49,28 @@ def param(default: Any, meaning: str, *, min: float | None = None,  # noqa: A002
 
     Parameters
     ----------
-    default
+    default : Any
         The value when neither a profile nor an override gives one. A list default is
         stored as a tuple (settings are immutable).
-    meaning
+    meaning : str
         One line: what the parameter does (shown in the settings table of each page).
-    min, max
-        Inclusive bounds of a number, or of each item of a list of numbers.
-    choices
+    min, max : float or None, optional
+        Inclusive bounds of a number, or of each item of a list of numbers (default None:
+        unbounded). Keyword-only.
+    choices : list or str or None, optional
         Allowed values (of each item, for lists): a list, or the name of a set:
         ``"profiles"``, ``"sts_tasks"``, ``"classification_tasks"``, ``"word_tasks"``,
-        ``"corpora"``.
-    optional
-        Whether ``None`` is allowed.
-    min_items
-        Least number of items of a list.
+        ``"corpora"``. Default None: any value of the type. Keyword-only.
+    optional : bool, optional
+        Whether ``None`` is allowed (default False). Keyword-only.
+    min_items : int, optional
+        Least number of items of a list (default 1). Keyword-only.
+
+    Returns
+    -------
+    dataclasses.Field
+        A field with that default and with ``meaning``, ``min``, ``max``, ``choices``,
+        ``optional`` and ``min_items`` in its ``metadata``.
     """
     if isinstance(default, list):
         default = tuple(default)
@@ -79,7 +86,14 @@ def _profiles(path: Path, mtime: float) -> dict:
 
 
 def profiles() -> dict[str, dict[str, dict]]:
-    """``{profile: {slug: {parameter: value}}}`` from ``notebooks/profiles.yaml``."""
+    """``{profile: {slug: {parameter: value}}}`` from ``notebooks/profiles.yaml``.
+
+    Returns
+    -------
+    dict
+        The parsed file (empty when the file is); read again when its modification time
+        changes.
+    """
     return _profiles(PROFILES_FILE, PROFILES_FILE.stat().st_mtime)
 
 
@@ -136,7 +150,35 @@ def _bounds(meta: dict) -> str:
 def check_value(name: str, value: Any, kind: str, is_list: bool, optional: bool,
                 meta: dict) -> str | None:
     """``None`` when ``value`` fits; else a sentence naming the parameter, what is allowed
-    and what was given (``n_sentences must be an integer >= 1; got -5``)."""
+    and what was given (``n_sentences must be an integer >= 1; got -5``).
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : Any
+        The value to check.
+    kind : str
+        The type of the value, or of each item of a list: ``"int"``, ``"float"``,
+        ``"bool"`` or ``"str"`` (a non-empty string).
+    is_list : bool
+        Whether ``value`` must be a list or tuple of such items.
+    optional : bool
+        Whether ``None`` is allowed.
+    meta : dict
+        The field's metadata (:func:`param`): ``min``, ``max``, ``choices`` (a list or the
+        name of a set) and ``min_items`` (default 1 when absent).
+
+    Returns
+    -------
+    str or None
+        None when the value fits, else the sentence (without a final period).
+
+    Raises
+    ------
+    SettingsError
+        For an unknown choice-set name or an unsupported ``kind``.
+    """
     choices = meta["choices"]
     if isinstance(choices, str):
         choices = _choice_set(choices)
@@ -215,23 +257,55 @@ class ClaimSettings:
     def train_stream(self, name: str) -> int | None:
         """The training seed of stream ``name`` (:func:`~anisotropy.geometry.streams.sub_seed`
         of ``train_seed``), ``None`` when ``train_seed`` is null: pass it as ``train_seed``
-        beside ``stream_seed(self.seed, name)``."""
+        beside ``stream_seed(self.seed, name)``.
+
+        Parameters
+        ----------
+        name : str
+            The stream's ``'/'``-separated path, as for the sample seed.
+
+        Returns
+        -------
+        int or None
+            ``stream_seed(train_seed, name)``, or None when ``train_seed`` is None.
+        """
         return sub_seed(self.train_seed, name)
 
     # ------------------------------------------------------------------ declarations
     @classmethod
     def parameter_fields(cls) -> list[dataclasses.Field]:
-        """The declared parameters (every field but ``profile`` and ``overrides``)."""
+        """The declared parameters (every field but ``profile`` and ``overrides``).
+
+        Returns
+        -------
+        list of dataclasses.Field
+            The fields without ``"meta"`` in their metadata, in declaration order (the shared
+            fields of :class:`ClaimSettings` first).
+        """
         return [f for f in dataclasses.fields(cls) if not f.metadata.get("meta")]
 
     @classmethod
     def names(cls) -> list[str]:
-        """The names of the declared parameters."""
+        """The names of the declared parameters.
+
+        Returns
+        -------
+        list of str
+            The names of :meth:`parameter_fields`, in the same order.
+        """
         return [f.name for f in cls.parameter_fields()]
 
     @classmethod
     def describe(cls) -> list[dict]:
-        """One row per parameter: name, default, allowed values and meaning."""
+        """One row per parameter: name, default, allowed values and meaning.
+
+        Returns
+        -------
+        list of dict
+            Per parameter: ``parameter`` (its name), ``default``, ``allowed`` (e.g.
+            ``"int >= 1"``, ``"one of [...]"``, with ``", or None"`` when None is allowed)
+            and ``meaning``.
+        """
         rows = []
         for spec in cls.parameter_fields():
             kind, is_list, optional = _kind(spec.type)
@@ -247,7 +321,19 @@ class ClaimSettings:
     # ------------------------------------------------------------------ construction
     @classmethod
     def check_names(cls, names) -> None:
-        """Refuse names that are not parameters of this claim, suggesting the closest."""
+        """Refuse names that are not parameters of this claim, suggesting the closest.
+
+        Parameters
+        ----------
+        names : iterable of str
+            The names to check (a dict of values checks its keys).
+
+        Raises
+        ------
+        SettingsError
+            If any name is not a parameter; the message names each, with the closest parameter
+            when there is one, and lists the parameters.
+        """
         valid = cls.names()
         unknown = [name for name in names if name not in valid]
         if not unknown:
@@ -263,6 +349,20 @@ class ClaimSettings:
     @classmethod
     def for_profile(cls, profile: str = "full", **overrides: Any) -> ClaimSettings:
         """The settings of a named profile (``notebooks/profiles.yaml``), then ``overrides``.
+
+        Parameters
+        ----------
+        profile : str, optional
+            A profile of ``notebooks/profiles.yaml`` (default ``"full"``); its values for this
+            claim's ``slug`` are applied (none when it has none).
+        **overrides : Any
+            Parameter values that replace the profile's and the defaults.
+
+        Returns
+        -------
+        ClaimSettings
+            An instance of this class, with ``profile`` and ``overrides`` (sorted
+            ``(name, value)`` pairs, lists as tuples) recorded.
 
         Raises
         ------
@@ -284,12 +384,26 @@ class ClaimSettings:
         return settings
 
     def parameters(self) -> dict[str, Any]:
-        """Every parameter's value, lists as lists (what the results file records)."""
+        """Every parameter's value, lists as lists (what the results file records).
+
+        Returns
+        -------
+        dict of str to Any
+            ``{name: value}`` for every declared parameter, in declaration order; tuples become
+            lists.
+        """
         return {name: list(value) if isinstance(value, tuple) else value
                 for name, value in ((n, getattr(self, n)) for n in self.names())}
 
     def override_dict(self) -> dict[str, Any]:
-        """The overrides given on top of the profile, lists as lists."""
+        """The overrides given on top of the profile, lists as lists.
+
+        Returns
+        -------
+        dict of str to Any
+            ``{name: value}`` of the overrides (empty when none were given); tuples become
+            lists.
+        """
         return {k: list(v) if isinstance(v, tuple) else v for k, v in self.overrides}
 
 

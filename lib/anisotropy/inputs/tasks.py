@@ -83,7 +83,24 @@ def _section(kind: str) -> dict[str, dict]:
 
 def names(kind: str) -> list[str]:
     """The declared names of one kind: ``"corpora"``, ``"sts"``, ``"classification"`` or
-    ``"word_similarity"``."""
+    ``"word_similarity"``.
+
+    Parameters
+    ----------
+    kind : str
+        The section of ``data/tasks.yaml``: ``"corpora"``, ``"sts"``, ``"classification"``
+        or ``"word_similarity"``.
+
+    Returns
+    -------
+    list of str
+        The names declared in that section, in file order (empty when it has none).
+
+    Raises
+    ------
+    TaskError
+        For an unknown kind, or a bad declaration in ``data/tasks.yaml``.
+    """
     if kind not in _KINDS:
         raise TaskError(f"Unknown kind {kind!r}; choose one of {_KINDS}.")
     return list(_section(kind))
@@ -137,6 +154,30 @@ def corpus(name: str, n: int | None = None, seed: int = 0) -> list[str]:
 
     A ``distinct`` corpus is the sorted set of its stripped, non-empty texts, so a sentence
     that occurs in several places is one item.
+
+    Parameters
+    ----------
+    name : str
+        A corpus declared in ``data/tasks.yaml``.
+    n : int or None, optional
+        The sample size, >= 1; None (default), or at least the corpus's size, keeps every
+        text.
+    seed : int, optional
+        The root seed of the sample's stream (default 0).
+
+    Returns
+    -------
+    list of str
+        The texts of the corpus's sources (for each source, each of its columns in turn), then
+        those of the corpora it ``include``s; or the sample of them, in that order.
+
+    Raises
+    ------
+    TaskError
+        For an unknown corpus, ``n`` < 1, a source without a declared column, or a bad
+        declaration in ``data/tasks.yaml``.
+    DataError
+        If a dataset cannot be read (:func:`anisotropy.inputs.data.load`).
     """
     if n is not None and n < 1:
         raise TaskError(f"n must be >= 1 or None; got {n}.")
@@ -149,6 +190,32 @@ def windows(name: str, window_words: int, n: int | None = None, seed: int = 0) -
 
     These are the fixed-length contexts of Cai et al. (2021), whose windows are 512 model
     tokens; a word window is used so that every model sees the same text.
+
+    Parameters
+    ----------
+    name : str
+        A corpus declared in ``data/tasks.yaml`` that includes no other corpus.
+    window_words : int
+        Words per window; >= 1.
+    n : int or None, optional
+        The sample size, >= 1; None (default), or at least the number of windows, keeps every
+        window.
+    seed : int, optional
+        The root seed of the sample's stream ``windows/NAME`` (default 0).
+
+    Returns
+    -------
+    list of str
+        The windows of every source in turn (each exactly ``window_words`` words joined by
+        single spaces), or the sample of them in that order.
+
+    Raises
+    ------
+    TaskError
+        For an unknown corpus, a corpus with ``include``, ``n`` < 1, or a source without a
+        declared column.
+    ValueError
+        If ``window_words`` < 1 (:func:`anisotropy.inputs.data.word_windows`).
     """
     body = _lookup("corpora", name)
     if body.get("include"):
@@ -167,6 +234,26 @@ def sts_task(name: str, max_pairs: int | None = None, seed: int = 0) -> pd.DataF
 
     ``max_pairs`` keeps a random subset in file order (the stream ``sts-pairs/NAME`` under
     ``seed``, so each task's subset is drawn independently); None keeps every pair.
+
+    Parameters
+    ----------
+    name : str
+        An STS task declared in ``data/tasks.yaml``.
+    max_pairs : int or None, optional
+        The most pairs to keep (default None: every pair).
+    seed : int, optional
+        The root seed of the subset's stream (default 0).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The task's dataset split as :func:`anisotropy.inputs.data.load` returns it, or the
+        rows of the subset (their original index kept).
+
+    Raises
+    ------
+    TaskError
+        For an unknown STS task.
     """
     body = _lookup("sts", name)
     frame = data.load(body["dataset"], body["split"])
@@ -178,13 +265,40 @@ def sts_task(name: str, max_pairs: int | None = None, seed: int = 0) -> pd.DataF
 
 
 def word_task(name: str) -> pd.DataFrame:
-    """The pairs of word-similarity task ``name``: ``word1, word2, score``."""
+    """The pairs of word-similarity task ``name``: ``word1, word2, score``.
+
+    Parameters
+    ----------
+    name : str
+        A word-similarity task declared in ``data/tasks.yaml``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Its dataset split, as :func:`anisotropy.inputs.data.word_similarity` returns it.
+
+    Raises
+    ------
+    TaskError
+        For an unknown word-similarity task.
+    """
     body = _lookup("word_similarity", name)
     return data.load(body["dataset"], body["split"])
 
 
 def word_task_words(names_: list[str]) -> list[str]:
-    """Every distinct word of the tasks' pairs, sorted: the inputs encoded one at a time."""
+    """Every distinct word of the tasks' pairs, sorted: the inputs encoded one at a time.
+
+    Parameters
+    ----------
+    names_ : list of str
+        Word-similarity tasks declared in ``data/tasks.yaml``.
+
+    Returns
+    -------
+    list of str
+        The distinct ``word1`` and ``word2`` values of all their pairs, sorted.
+    """
     words = set()
     for name in names_:
         frame = word_task(name)
@@ -197,6 +311,18 @@ def sts_scope(names_: list[str], max_pairs: int | None = None) -> str:
 
     "every pair of each task" when nothing is cut; otherwise the cap, the pairs kept and the
     pairs the tasks hold (the papers score every pair).
+
+    Parameters
+    ----------
+    names_ : list of str
+        STS tasks declared in ``data/tasks.yaml``.
+    max_pairs : int or None, optional
+        The cap on pairs per task, as given to :func:`sts_task` (default None: no cap).
+
+    Returns
+    -------
+    str
+        The sentence-part, without a capital or a final period.
     """
     held = {name: len(sts_task(name)) for name in names_}
     kept = {name: n if max_pairs is None else min(n, max_pairs) for name, n in held.items()}
@@ -210,13 +336,45 @@ def sts_scope(names_: list[str], max_pairs: int | None = None) -> str:
 
 def sts_aggregation(name: str) -> str:
     """How STS task ``name`` reports its correlation: ``"wmean"`` (subsets weighted by their
-    pair counts) or ``"all"`` (every pair pooled); see :mod:`anisotropy.claims.sts`."""
+    pair counts) or ``"all"`` (every pair pooled); see :mod:`anisotropy.claims.sts`.
+
+    Parameters
+    ----------
+    name : str
+        An STS task declared in ``data/tasks.yaml``.
+
+    Returns
+    -------
+    str
+        ``"wmean"`` or ``"all"``, as declared.
+
+    Raises
+    ------
+    TaskError
+        For an unknown STS task.
+    """
     return _lookup("sts", name)["aggregation"]
 
 
 def sts_sentences(names_: list[str], max_pairs: int | None = None, seed: int = 0) -> list[str]:
     """The distinct sentences of the given STS tasks, sorted: one list, so every claim that
-    encodes them shares one cache entry."""
+    encodes them shares one cache entry.
+
+    Parameters
+    ----------
+    names_ : list of str
+        STS tasks declared in ``data/tasks.yaml``.
+    max_pairs : int or None, optional
+        The most pairs kept per task, as for :func:`sts_task` (default None: every pair);
+        the sentences are those of the pairs kept.
+    seed : int, optional
+        The root seed of each task's subset, as for :func:`sts_task` (default 0).
+
+    Returns
+    -------
+    list of str
+        The distinct ``sentence1`` and ``sentence2`` values, sorted.
+    """
     sentences: set[str] = set()
     for name in names_:
         frame = sts_task(name, max_pairs, seed)
@@ -233,10 +391,28 @@ def classification_task(name: str, max_items: int | None = None, seed: int = 0) 
     tasks every distinct sentence appears once in ``sentences``; a task declared
     ``distinct`` keeps each distinct item once (its first occurrence) before sampling.
 
+    Parameters
+    ----------
+    name : str
+        A classification task declared in ``data/tasks.yaml``.
+    max_items : int or None, optional
+        The most items to keep (default None: every item); the subset stays in file order.
+    seed : int, optional
+        The root seed of the subset's stream (default 0).
+
     Returns
     -------
-    dict with ``sentences`` (list of str), ``targets`` (int array, per item), ``pairs``
-    (int array (n_pairs, 2) or None), ``n_items``.
+    dict
+        ``sentences`` (list of str): the items' sentences for a sentence task, or every
+        distinct sentence of the pairs in order of first occurrence for a pair task;
+        ``targets`` (int array, per item): ``label`` of a sentence task, ``label_id`` of a
+        pair task; ``pairs`` (int array (n_pairs, 2) of indices into ``sentences``, or None
+        for a sentence task); ``n_items`` (int).
+
+    Raises
+    ------
+    TaskError
+        For an unknown classification task.
     """
     body = _lookup("classification", name)
     frame = data.load(body["dataset"], body["split"])

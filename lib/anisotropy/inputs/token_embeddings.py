@@ -34,7 +34,18 @@ _WORD_RE = re.compile(WORD_PATTERN)
 
 
 def split_words(sentence: str) -> list[tuple[int, int, str]]:
-    """Character spans and text of the words of a sentence, by :data:`WORD_PATTERN`."""
+    """Character spans and text of the words of a sentence, by :data:`WORD_PATTERN`.
+
+    Parameters
+    ----------
+    sentence : str
+        The sentence.
+
+    Returns
+    -------
+    list of tuple of (int, int, str)
+        ``(start, end, word)`` of each match in order, with ``sentence[start:end] == word``.
+    """
     return [(m.start(), m.end(), m.group()) for m in _WORD_RE.finditer(sentence)]
 
 
@@ -74,7 +85,23 @@ class TokenEmbeddings:
         return int(self.token_ids.shape[0])
 
     def layer(self, layer: int) -> np.ndarray:
-        """The ``(n_tokens, dim)`` float32 array of one layer (memory-mapped, read-only)."""
+        """The ``(n_tokens, dim)`` float32 array of one layer (memory-mapped, read-only).
+
+        Parameters
+        ----------
+        layer : int
+            One of :attr:`layers`.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``layer_{layer:03d}.npy`` of the cache entry, loaded with ``mmap_mode="r"``.
+
+        Raises
+        ------
+        ValueError
+            If ``layer`` was not extracted.
+        """
         if layer not in self.layers:
             raise ValueError(f"Layer {layer} was not extracted; available: {list(self.layers)}.")
         return np.load(self.path / f"layer_{layer:03d}.npy", mmap_mode="r")
@@ -86,6 +113,18 @@ class TokenEmbeddings:
         Drops special tokens when ``drop_special`` and tokens at ``exclude_positions``; a
         sentence that would lose all its tokens (a one-token sentence under a decoder whose
         position 0 is excluded) keeps them, so every sentence still gets a vector.
+
+        Parameters
+        ----------
+        exclude_positions : sequence of int, optional
+            Positions to drop (default none).
+        drop_special : bool, optional
+            Whether to drop special tokens (default False).
+
+        Returns
+        -------
+        numpy.ndarray of bool, shape (n_tokens,)
+            :func:`pooling_mask` of this extraction's tokens.
         """
         return pooling_mask(self.sentence_index, self.position, self.special_mask,
                             exclude_positions, drop_special)
@@ -93,7 +132,22 @@ class TokenEmbeddings:
     def sentence_rows(self, sentence_ids, exclude_positions: Sequence[int] = (),
                       drop_special: bool = True) -> np.ndarray:
         """Token rows of the given sentences that :meth:`token_mask` keeps, in token order
-        (claim 4 transforms and pools these rows)."""
+        (claim 4 transforms and pools these rows).
+
+        Parameters
+        ----------
+        sentence_ids : array_like of int
+            The sentences (indices into the extraction's sentence list).
+        exclude_positions : sequence of int, optional
+            Positions to drop, as for :meth:`token_mask` (default none).
+        drop_special : bool, optional
+            Whether to drop special tokens (default True, unlike :meth:`token_mask`).
+
+        Returns
+        -------
+        numpy.ndarray of int
+            The kept token rows of those sentences, ascending.
+        """
         keep = self.token_mask(exclude_positions, drop_special=drop_special)
         return np.flatnonzero(keep & np.isin(self.sentence_index, sentence_ids))
 
@@ -105,6 +159,26 @@ class TokenEmbeddings:
         ``(len(sentence_ids), dim)`` mean vectors (float64). This is the one pooling of
         cached token vectors: :meth:`sentence_means` pools a layer, claim 4 pools
         transformed rows.
+
+        Parameters
+        ----------
+        values : numpy.ndarray
+            ``(len(rows), dim)`` vectors, one per row of ``rows``.
+        rows : numpy.ndarray
+            Token rows, strictly increasing.
+
+        Returns
+        -------
+        sentence_ids : numpy.ndarray of int
+            The sentences that have rows, ascending.
+        means : numpy.ndarray of float64, shape (len(sentence_ids), dim)
+            Their mean vectors.
+
+        Raises
+        ------
+        ValueError
+            If ``values`` is not 2-D with one row per entry of ``rows``, or ``rows`` is not
+            strictly increasing (:func:`pool_rows`).
         """
         return pool_rows(values, rows, self.sentence_index)
 
@@ -114,7 +188,27 @@ class TokenEmbeddings:
         :meth:`token_mask` keeps: special tokens included by default (the
         sentence-transformers convention), ``exclude_positions`` dropped unless that would
         empty a sentence. Equal to the forward-pass pooling of
-        :meth:`anisotropy.inputs.encoders.Encoder.encode_sentences`."""
+        :meth:`anisotropy.inputs.encoders.Encoder.encode_sentences`.
+
+        Parameters
+        ----------
+        layer : int
+            One of :attr:`layers`.
+        exclude_positions : sequence of int, optional
+            Positions to drop (default none).
+        drop_special : bool, optional
+            Whether to drop special tokens (default False).
+
+        Returns
+        -------
+        numpy.ndarray of float32, shape (n_sentences, dim)
+            One row per sentence (``len(words)``); a sentence without kept tokens gets zeros.
+
+        Raises
+        ------
+        ValueError
+            If ``layer`` was not extracted.
+        """
         rows = np.flatnonzero(self.token_mask(exclude_positions, drop_special))
         ids, means = self.pool(np.asarray(self.layer(layer))[rows], rows)
         out = np.zeros((len(self.words), means.shape[1]))
@@ -122,7 +216,14 @@ class TokenEmbeddings:
         return out.astype(np.float32)
 
     def token_table(self) -> pd.DataFrame:
-        """One row per token: sentence, position, token id and string, word index, special."""
+        """One row per token: sentence, position, token id and string, word index, special.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``sentence, position, token_id, token, word_index, special``, in token
+            order.
+        """
         return pd.DataFrame({
             "sentence": self.sentence_index, "position": self.position,
             "token_id": self.token_ids, "token": self.tokens, "word_index": self.word_index,
@@ -135,6 +236,20 @@ class TokenEmbeddings:
         Columns: ``sentence``, ``word_index``, ``word`` (as written), ``first_token`` and
         ``n_tokens`` (the run of subword tokens, after dropping special tokens and tokens at
         ``exclude_positions``), ``first_position``.
+
+        Parameters
+        ----------
+        exclude_positions : sequence of int, optional
+            Positions to exclude (default none). A word with a token at one of them is left
+            out whole, not trimmed to its other subwords; tokens without a word
+            (``word_index`` < 0) and special tokens are never kept.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per kept word, in token order. Columns, in this order: ``sentence``,
+            ``word_index``, ``first_token`` (a token row), ``n_tokens``, ``first_position``
+            (that token's position) and ``word``.
         """
         keep = self._kept(exclude_positions)
         sentence = self.sentence_index[keep]
@@ -172,6 +287,25 @@ class TokenEmbeddings:
         """Word vectors of one layer: subword vectors averaged into their word.
 
         Returns the ``(n_words, dim)`` float32 matrix and :meth:`word_table` (same order).
+
+        Parameters
+        ----------
+        layer : int
+            One of :attr:`layers`.
+        exclude_positions : sequence of int, optional
+            Positions to exclude, as for :meth:`word_table` (default none).
+
+        Returns
+        -------
+        vectors : numpy.ndarray of float32, shape (n_words, dim)
+            The mean of each kept word's subword vectors.
+        table : pandas.DataFrame
+            :meth:`word_table`, one row per row of ``vectors``.
+
+        Raises
+        ------
+        ValueError
+            If ``layer`` was not extracted.
         """
         keep = self._kept(exclude_positions)
         table = self.word_table(exclude_positions)
@@ -192,6 +326,25 @@ def pooling_mask(sentence_index: np.ndarray, position: np.ndarray, special: np.n
     decoder's position-0 sink); a sentence that would lose all its tokens keeps them. This
     is the one row-selection rule of sentence pooling: :meth:`TokenEmbeddings.token_mask`
     applies it to cached tokens, :func:`extract_pooled` to each forward batch.
+
+    Parameters
+    ----------
+    sentence_index : numpy.ndarray of int
+        The sentence of each token row.
+    position : numpy.ndarray of int
+        The position of each token row in its sentence.
+    special : numpy.ndarray of bool
+        True for each special token row.
+    exclude_positions : sequence of int, optional
+        Positions to drop (default none).
+    drop_special : bool, optional
+        Whether to drop special tokens (default False).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n_tokens,)
+        True for each row to average. A sentence left with no row gets back its rows at the
+        excluded positions (but not its special tokens when ``drop_special``).
     """
     base = ~np.asarray(special, dtype=bool) if drop_special else np.ones(len(position), bool)
     excluded = np.isin(position, np.asarray(list(exclude_positions), dtype=int))
@@ -213,6 +366,28 @@ def pool_rows(values: np.ndarray, rows: np.ndarray, sentence_index: np.ndarray
     means. The one pooling of token vectors into sentence vectors, whether the tokens come
     from the cache (:meth:`TokenEmbeddings.pool`) or from a forward batch
     (:func:`extract_pooled`).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        ``(len(rows), dim)`` vectors, one per entry of ``rows``.
+    rows : numpy.ndarray
+        Token rows, strictly increasing.
+    sentence_index : numpy.ndarray
+        The sentence of every token row (indexed by ``rows``).
+
+    Returns
+    -------
+    sentence_ids : numpy.ndarray of int
+        The sentences that have rows, ascending (empty when ``rows`` is).
+    means : numpy.ndarray of float64, shape (len(sentence_ids), dim)
+        Their mean vectors.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is not 2-D with one row per entry of ``rows``, or ``rows`` is not
+        strictly increasing.
     """
     rows = np.asarray(rows)
     values = np.asarray(values)
@@ -232,5 +407,24 @@ def pool_words(X: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Average contiguous runs of rows: run ``i`` is ``X[starts[i]:starts[i+1]]``.
 
     Subword tokens of a word are contiguous, so this is the subword-to-word mean pooling.
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        ``(n_rows, dim)`` vectors.
+    starts : numpy.ndarray of int
+        The first row of each run: starting at 0, strictly increasing; the last run ends
+        at the last row.
+
+    Returns
+    -------
+    numpy.ndarray of float32, shape (len(starts), dim)
+        The mean of each run.
+
+    Raises
+    ------
+    ValueError
+        If ``starts`` does not begin at 0 or does not increase strictly within the rows
+        of ``X`` (:func:`anisotropy.geometry.grouping.run_means`).
     """
     return run_means(np.asarray(X, dtype=np.float32), starts).astype(np.float32)

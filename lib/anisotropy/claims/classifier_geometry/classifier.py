@@ -52,6 +52,25 @@ def pair_point_labels(pairs: np.ndarray, pair_labels: np.ndarray, n_points: int)
 
     Returns integer codes, one per distinct label set (e.g. a premise in an entailment and a
     contradiction pair gets the code of ``{entailment, contradiction}``).
+
+    Parameters
+    ----------
+    pairs : numpy.ndarray of shape (n_pairs, 2)
+        Indices of the two points of each pair.
+    pair_labels : numpy.ndarray of int, shape (n_pairs,)
+        Each pair's label.
+    n_points : int
+        The number of points (sentences).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n_points,)
+        Each point's code, ``0 ..`` in the sorted order of the distinct label sets.
+
+    Raises
+    ------
+    ValueError
+        When some point belongs to no pair.
     """
     pairs = np.asarray(pairs)
     sets: list[set] = [set() for _ in range(n_points)]
@@ -74,7 +93,16 @@ def isotropy_defect_cosine(X) -> tuple[float, float]:
     :math:`\\delta^2 = n(1-\\cos\\theta)/(n-\\sqrt n)` holds with
     :math:`\\cos\\theta = \\Sigma\\cdot\\mathbf 1/(\\lVert\\Sigma\\rVert\\sqrt n)`.
 
-    Returns ``(defect, cos_theta)``, both computed from the variance vector.
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        The points, one per row; ``n`` is ``dim``.
+
+    Returns
+    -------
+    defect, cos_theta : float
+        Both computed from the variance vector (sample variances, ``ddof=1``, padded with
+        zeros to ``dim`` entries when there are fewer points than dimensions).
     """
     X = metrics.check_embeddings(X)
     X = np.asarray(X, dtype=np.float64)
@@ -371,7 +399,31 @@ def point_metrics(points: np.ndarray, labels: np.ndarray, targets: np.ndarray,
     """IsoScore of ``points[rows]`` and the silhouette (and, with ``extra``, the class
     distance ratio) the trajectory records: of those points with ``labels``, or for a pair
     task of the pair vectors ``[u; v]`` of the ``chosen`` pairs with their ``targets``
-    (then also ``silhouette (sentences)``, the points with ``labels``)."""
+    (then also ``silhouette (sentences)``, the points with ``labels``).
+
+    Parameters
+    ----------
+    points : numpy.ndarray of shape (n_points, dim)
+        The embeddings.
+    labels : numpy.ndarray of int, shape (n_points,)
+        Each point's label for the silhouette (read for a pair task only with ``extra``).
+    targets : numpy.ndarray of int
+        One class per point, or per pair when ``pairs`` is given.
+    pairs : numpy.ndarray of shape (n_pairs, 2), or None
+        Indices of the two points of each pair; None for a single-sentence task.
+    rows : numpy.ndarray of int
+        The points IsoScore (and a single-sentence task's silhouette) reads.
+    chosen : numpy.ndarray of int, optional
+        The pairs a pair task's silhouette reads (needed with ``pairs``).
+    extra : bool, optional
+        Also record ``intra/inter distance`` and, for a pair task, ``silhouette
+        (sentences)`` (default True).
+
+    Returns
+    -------
+    dict of str to float
+        ``isoscore`` and ``silhouette``, and with ``extra`` the columns above.
+    """
     record = {"isoscore": metrics.isoscore(points[rows])}
     if pairs is None:
         record["silhouette"] = metrics.silhouette(points[rows], labels[rows])
@@ -399,6 +451,26 @@ def item_change_draws(first: np.ndarray, last: np.ndarray, task: dict, n_draws: 
     (Shao & Wu 1989). The classifier is not retrained; what moves is which items the
     metrics see, the part of a rerun with another ``seed`` that the seeds of one item
     sample do not carry.
+
+    Parameters
+    ----------
+    first, last : numpy.ndarray of shape (n_points, dim)
+        The run's embeddings before and after training.
+    task : dict
+        ``targets`` and ``pairs`` (None for a single-sentence task), as
+        :func:`anisotropy.inputs.tasks.classification_task` returns them.
+    n_draws : int, optional
+        Half-sample draws (default 40).
+    seed : int, optional
+        Seed of the halves (stream ``item-halves``; default 0).
+    limit : int or None, optional
+        At most this many points (pairs) per half; None (the default) for ``n // 2``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per draw, columns ``isoscore`` and ``silhouette``: the value on ``last``
+        minus that on ``first``, on the same half (:func:`point_metrics` without extras).
 
     References
     ----------
@@ -434,6 +506,25 @@ def class_distance_ratio(X: np.ndarray, labels: np.ndarray) -> float:
     :math:`2 n S - 2 \\lVert n \\mu\\rVert^2`; the between-class sum is the difference.
     Mickus et al.'s argument (Sec. 2, Eq. 4) needs this ratio to fall as a linear classifier
     is fitted: classes collapse relative to their separation.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n, d)
+        The points, one per row.
+    labels : numpy.ndarray of shape (n,)
+        Each point's class.
+
+    Returns
+    -------
+    float
+        The mean squared distance over ordered pairs of distinct points of one class,
+        divided by that over ordered pairs of points of different classes.
+
+    Raises
+    ------
+    ValueError
+        When ``labels`` is not one class per point, or there are not two classes with one
+        of them holding two points.
     """
     X = np.asarray(metrics.check_embeddings(X), dtype=np.float64)
     labels = np.asarray(labels)
@@ -459,7 +550,21 @@ def scale_behaviour(X: np.ndarray, factor: float = 3.0) -> pd.DataFrame:
     """IsoScore against the paper's Eq. 2 objective (the sum of all pairwise squared
     distances) when every vector is multiplied by ``factor``: IsoScore does not move, the
     objective grows by ``factor**2``. One row per quantity, columns ``original`` and
-    ``scaled``."""
+    ``scaled``.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n, d)
+        The points, one per row.
+    factor : float, optional
+        The scale applied to every vector (default 3.0).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows ``IsoScore`` and ``sum of pairwise squared distances (Eq. 2)`` (the sum over
+        ordered pairs), columns ``original`` and ``scaled``.
+    """
     X = np.asarray(metrics.check_embeddings(X), dtype=np.float64)
 
     def pairwise(M: np.ndarray) -> float:
@@ -472,7 +577,23 @@ def scale_behaviour(X: np.ndarray, factor: float = 3.0) -> pd.DataFrame:
 
 
 def trajectory_correlations(trajectory: pd.DataFrame) -> dict[str, float]:
-    """Pearson r and Spearman rho between the IsoScore and silhouette series."""
+    """Pearson r and Spearman rho between the IsoScore and silhouette series.
+
+    Parameters
+    ----------
+    trajectory : pandas.DataFrame
+        One run's recorded updates, with columns ``isoscore`` and ``silhouette``.
+
+    Returns
+    -------
+    dict of str to float
+        ``{"pearson": r, "spearman": rho}``.
+
+    Raises
+    ------
+    ValueError
+        With fewer than 3 recorded updates.
+    """
     iso, sil = trajectory["isoscore"].to_numpy(), trajectory["silhouette"].to_numpy()
     if iso.size < 3:
         raise ValueError(f"Need at least 3 recorded updates for a correlation; got {iso.size}.")
@@ -729,7 +850,13 @@ class RankSeries:
         self.records.append({"update": update, **record})
 
     def frame(self) -> pd.DataFrame:
-        """The records, one row per update: ``update, isoscore, silhouette``."""
+        """The records, one row per update: ``update, isoscore, silhouette``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per call, in call order.
+        """
         return pd.DataFrame(self.records, columns=["update", "isoscore", "silhouette"])
 
 
@@ -809,7 +936,24 @@ def run_seeds(embeddings: np.ndarray, task: dict, *, n_updates: int, n_seeds: in
 def setup_summary(trajectory: pd.DataFrame) -> dict:
     """One setup's numbers over its seeds: Pearson r (mean and worst seed), Spearman rho,
     IsoScore and silhouette at the first and last update, final training accuracy, the
-    largest standard deviation across seeds of each metric, and seconds per seed."""
+    largest standard deviation across seeds of each metric, and seconds per seed.
+
+    Parameters
+    ----------
+    trajectory : pandas.DataFrame
+        The recorded updates of every seed (:attr:`SeedRuns.trajectory`): columns ``seed,
+        update, isoscore, silhouette, accuracy, seconds`` and, for a pair task,
+        ``silhouette (sentences)``.
+
+    Returns
+    -------
+    dict of str to float
+        ``Pearson r (mean)``, ``Pearson r (worst seed)`` (the largest), ``Spearman rho
+        (mean)``, ``IsoScore start`` / ``end``, ``silhouette start`` / ``end``, ``final
+        accuracy``, ``max std IsoScore``, ``max std silhouette`` (over updates) and
+        ``seconds per seed``; for a pair task also ``Pearson r, sentence silhouette
+        (mean)`` and ``sentence silhouette end``. Start and end values are means over seeds.
+    """
     per_seed = pd.DataFrame([trajectory_correlations(t) for _, t in trajectory.groupby("seed")])
     first = trajectory[trajectory["update"] == 0]
     last = trajectory[trajectory["update"] == trajectory["update"].max()]

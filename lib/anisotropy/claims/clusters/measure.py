@@ -66,11 +66,38 @@ def choose_k(X: np.ndarray, k_range=range(2, 16), sample: int = 2000,
     The chosen model labels all rows. The sample draws from ``seed`` (stream ``k-sample``),
     the K-means starts from ``train_seed`` (stream ``kmeans``; ``seed`` when ``None``).
 
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n, d)
+        The vectors, one per row.
+    k_range : iterable of int, optional
+        The K tried, in order (default ``range(2, 16)``); the loop stops at the first K that
+        is not smaller than the sample.
+    sample : int, optional
+        At most this many rows are fitted and scored (default 2000).
+    threshold : float, optional
+        Below this best silhouette one cluster is kept (default
+        :data:`SILHOUETTE_THRESHOLD`, 0.1).
+    seed : int, optional
+        The sample's seed (stream ``k-sample``; default 0).
+    n_init : int, optional
+        K-means initialisations per K (default 1).
+    train_seed : int or None, optional
+        The K-means seed (stream ``kmeans``); ``seed`` when None (the default).
+
     Returns
     -------
     k : int
-    labels : int array, one per row of ``X``
-    scores : dict K -> silhouette
+        The chosen K (1 when the best silhouette is below ``threshold``).
+    labels : numpy.ndarray of int, shape (n,)
+        Each row's cluster under the chosen model (all zeros for K = 1).
+    scores : dict of int to float
+        The silhouette of every K scored (a K whose fit gave one cluster is skipped).
+
+    Raises
+    ------
+    ValueError
+        When no K could be scored.
     """
     X = metrics.check_embeddings(X)
     rows = sample_indices(X.shape[0], sample, stream_seed(seed, "k-sample"))
@@ -100,6 +127,23 @@ def compare_k_selection(X: np.ndarray, protocols: dict[str, tuple[int, int]], se
     ``protocols`` maps a label to ``(sample, n_init)``: the points K-means is fitted and the
     silhouette scored on, and the K-means initialisations. Rows hold the chosen K, the best
     silhouette and the silhouette of every K tried.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n, d)
+        The vectors, one per row.
+    protocols : dict of str to (int, int)
+        Each protocol's label and its ``(sample, n_init)``.
+    seed : int, optional
+        The sample's seed, passed to :func:`choose_k` (default 0).
+    train_seed : int or None, optional
+        The K-means seed, passed to :func:`choose_k` (default None: ``seed``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per protocol, indexed by ``protocol``: ``points`` (``min(sample, n)``),
+        ``n_init``, ``K``, ``best silhouette`` and ``silhouette K=k`` for each K scored.
     """
     rows = []
     for label, (sample, n_init) in protocols.items():
@@ -117,6 +161,22 @@ def cluster_drivers(X: np.ndarray, labels: np.ndarray, top: int = 3) -> dict:
     Between-cluster scatter per coordinate: :math:`B_d = \\sum_c n_c (\\mu_{c,d} - \\mu_d)^2`.
     Returns the ``top`` coordinates by :math:`B_d`, their share of :math:`\\sum_d B_d`, and
     the top coordinates by total variance with their share of the total variance.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n, d)
+        The vectors, one per row.
+    labels : numpy.ndarray of shape (n,)
+        Each row's cluster.
+    top : int, optional
+        How many coordinates are reported (default 3).
+
+    Returns
+    -------
+    dict
+        ``top_between_dims`` (list of int, by decreasing :math:`B_d`),
+        ``top_between_share`` (float), ``top_variance_dims`` (list of int, by decreasing
+        variance) and ``top_variance_share`` (float).
     """
     X = np.asarray(X, dtype=np.float64)
     overall = X.mean(axis=0)
@@ -136,13 +196,36 @@ def cluster_drivers(X: np.ndarray, labels: np.ndarray, top: int = 3) -> dict:
 
 
 def type_frequencies(types: np.ndarray) -> pd.Series:
-    """Occurrences of each type in the sample (a frequency proxy for colouring)."""
+    """Occurrences of each type in the sample (a frequency proxy for colouring).
+
+    Parameters
+    ----------
+    types : numpy.ndarray of shape (n,)
+        The type of each sampled token.
+
+    Returns
+    -------
+    pandas.Series of int, length n
+        For each token, how often its type occurs in ``types`` (index ``0 .. n-1``).
+    """
     return pd.Series(types).map(pd.Series(types).value_counts())
 
 
 def token_kinds(tokens: np.ndarray) -> np.ndarray:
     """``"word"`` for tokens made of letters (after removing subword markers), else
-    ``"symbol"`` (punctuation, digits, ``<unk>`` pieces), as Cai et al. split their figures."""
+    ``"symbol"`` (punctuation, digits, ``<unk>`` pieces), as Cai et al. split their figures.
+
+    Parameters
+    ----------
+    tokens : numpy.ndarray of shape (n,)
+        The token strings; one leading subword marker (``Ġ``, ``▁`` or ``##``) is removed
+        before the test.
+
+    Returns
+    -------
+    numpy.ndarray of str, shape (n,)
+        ``"word"`` where the rest is ASCII letters only (``[A-Za-z]+``), else ``"symbol"``.
+    """
     cleaned = pd.Series(tokens).astype(str).str.replace(r"^(Ġ|▁|##)", "", regex=True)
     return np.where(cleaned.str.fullmatch(r"[A-Za-z]+"), "word", "symbol")
 
@@ -388,6 +471,28 @@ def driver_share_draws(X: np.ndarray, labels: np.ndarray, n_boot: int = 1000, se
     Per draw with token counts :math:`w`, cluster sums :math:`S_c = \\sum_{i \\in c} w_i
     x_i` give the between-cluster scatter :math:`B_d = \\sum_c n_c (\\mu_{c,d} -
     \\mu_d)^2`. Draws are computed ``block`` at a time: memory ``block * n_tokens`` floats.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n_tokens, d)
+        The vectors, one per token.
+    labels : numpy.ndarray of shape (n_tokens,)
+        Each token's cluster, held fixed.
+    n_boot : int, optional
+        Bootstrap draws (default 1000).
+    seed : int, optional
+        Seed of the resample counts
+        (:func:`~anisotropy.geometry.intervals.resample_counts`; default 0).
+    top : int, optional
+        How many coordinates the share counts (default 3).
+    block : int, optional
+        Draws computed at a time (default 50).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_boot,)
+        Each draw's share of the between-cluster scatter on its ``top`` coordinates; all
+        zeros when ``labels`` holds fewer than two clusters.
     """
     X = np.asarray(X, dtype=np.float64)
     labels = np.asarray(labels)
@@ -421,6 +526,31 @@ def decoder_drivers(tokens, layer: int, k_sample: int = 2000, n_boot: int = 1000
     (K, the top-3 between-cluster and top-variance coordinates and their shares, how much of
     the smallest cluster is position 0) and the 95% interval of the top-3 between-cluster
     share (:func:`driver_share_draws`; 0 when one cluster is chosen).
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The windows' token vectors.
+    layer : int
+        The layer read.
+    k_sample : int, optional
+        :func:`choose_k`'s sample (default 2000).
+    n_boot : int, optional
+        Bootstrap draws (default 1000).
+    seed : int, optional
+        The claim's seed (default 0; streams ``choose-k`` and ``bootstrap/drivers``).
+    train_seed : int or None, optional
+        The K-means seed (derived along ``choose-k``); the claim's when None (the default).
+
+    Returns
+    -------
+    row : dict
+        ``layer``, ``K with position 0``, ``top-3 between-cluster dims``, ``top-3
+        between-cluster share`` (0 when K = 1), ``top-3 variance dims``, ``top-3 variance
+        share``, ``position-0 share of smallest cluster`` and ``position-0 share of all
+        tokens``.
+    interval : Interval
+        The 95% percentile interval of the top-3 between-cluster share.
     """
     keep = ~tokens.special_mask
     X = np.asarray(tokens.layer(layer))[keep]

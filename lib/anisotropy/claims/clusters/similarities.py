@@ -32,7 +32,24 @@ __all__ = ["pair_cosine_draws", "window_sums", "type_similarities",
 
 
 def window_sums(X: np.ndarray, windows: np.ndarray, n_windows: int) -> tuple:
-    """``(sums, counts)``: the sum of the rows of ``X`` in each window, and their number."""
+    """``(sums, counts)``: the sum of the rows of ``X`` in each window, and their number.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n, d)
+        The vectors, one per row.
+    windows : numpy.ndarray of int, shape (n,)
+        Each row's window, in ``0 .. n_windows-1``.
+    n_windows : int
+        The number of windows (windows without a row get zeros).
+
+    Returns
+    -------
+    sums : numpy.ndarray of shape (n_windows, d), float64
+        The sum of each window's rows.
+    counts : numpy.ndarray of shape (n_windows,), float64
+        The number of each window's rows.
+    """
     from scipy import sparse
 
     onehot = sparse.csr_matrix((np.ones(windows.size), (windows, np.arange(windows.size))),
@@ -269,6 +286,32 @@ def type_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarray,
     instances. S_inter of a set of T types takes up to ``ceil(min_units / T)`` instances
     per type (``min_units = 1``: one, as Cai et al.), so that a small cluster's value is
     not the cosine of a few random pairs.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n, d)
+        The vectors, one per instance.
+    types : numpy.ndarray of shape (n,)
+        Each instance's type (a token id).
+    labels : numpy.ndarray of shape (n,)
+        Each instance's cluster.
+    max_instances : int, optional
+        Instances per type behind S_intra (default 1000; a seeded subsample).
+    seed : int, optional
+        Seed of the instances chosen (default 0).
+    windows : numpy.ndarray of int, shape (n,), optional
+        Each instance's window (``0 .. n_windows-1``); needed with ``weights``.
+    weights : numpy.ndarray of shape (n_boot, n_windows), optional
+        Window weights per draw; None (the default) for no draws.
+    min_units : int, optional
+        The least instances behind S_inter (default 1).
+
+    Returns
+    -------
+    dict
+        ``S_inter raw``, ``S_intra raw``, ``S_inter centred``, ``S_intra centred`` and
+        :func:`per_cluster_similarities`' keys (floats, NaN where undefined); with
+        ``weights`` also the four draws named above, arrays of shape (n_boot,).
     """
     X = np.asarray(metrics.check_embeddings(X), dtype=np.float64)
     out = {}
@@ -293,7 +336,34 @@ def per_cluster_similarities(X: np.ndarray, types: np.ndarray, labels: np.ndarra
     least 2 types (equal weights, as the authors' ``analysis.py``), with their draws under
     the window ``weights`` (clusters held fixed, every cluster in every draw; S_intra over
     the clusters where it is defined, in the point estimate and the draws alike). S_inter
-    takes ``min_units`` as :func:`type_similarities`."""
+    takes ``min_units`` as :func:`type_similarities`.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n, d)
+        The vectors, one per instance.
+    types : numpy.ndarray of shape (n,)
+        Each instance's type (a token id).
+    labels : numpy.ndarray of shape (n,)
+        Each instance's cluster.
+    max_instances : int, optional
+        Instances per type behind S_intra (default 1000; a seeded subsample).
+    seed : int, optional
+        Seed of the instances chosen (default 0).
+    windows : numpy.ndarray of int, shape (n,), optional
+        Each instance's window (``0 .. n_windows-1``); needed with ``weights``.
+    weights : numpy.ndarray of shape (n_boot, n_windows), optional
+        Window weights per draw; None (the default) for no draws.
+    min_units : int, optional
+        The least instances behind S_inter (default 1).
+
+    Returns
+    -------
+    dict
+        ``S_inter per-cluster`` and ``S_intra per-cluster`` (floats, NaN when no cluster
+        defines them); with ``weights`` also ``S_inter per-cluster draws`` and
+        ``S_intra per-cluster draws``, arrays of shape (n_boot,) (all NaN when undefined).
+    """
     X = np.asarray(X, dtype=np.float64)
     n_boot = None if weights is None else weights.shape[0]
     inter, intra, inter_draws, intra_draws = [], [], [], []
@@ -328,7 +398,27 @@ def restart_labels(X: np.ndarray, k: int, sample: int, seed: int,
     """Labels of every row from one more K-means fit at ``k`` clusters, on a fresh sample
     of ``sample`` rows with a fresh start (stream ``k-sample`` under ``seed``, ``kmeans``
     under ``train_seed``), as :func:`anisotropy.claims.clusters.measure.choose_k` fits its
-    chosen K."""
+    chosen K.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n, d)
+        The vectors, one per row.
+    k : int
+        The number of clusters.
+    sample : int
+        At most this many rows are fitted.
+    seed : int
+        Seed of the sample (stream ``k-sample``), and of the start when ``train_seed`` is
+        None.
+    train_seed : int or None, optional
+        Seed of the start (stream ``kmeans``); ``seed`` when None (the default).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n,)
+        Each row's cluster under the fit.
+    """
     rows = sample_indices(X.shape[0], sample, stream_seed(seed, "k-sample"))
     start = train_stream_seed(seed, train_seed, "kmeans")
     model = KMeans(n_clusters=k, n_init=1, random_state=start).fit(
@@ -339,6 +429,17 @@ def restart_labels(X: np.ndarray, k: int, sample: int, seed: int,
 def mix_restarts(draws: list[np.ndarray]) -> np.ndarray:
     """One set of draws from several K-means restarts' bootstrap draws (``n_boot`` each):
     draw ``b`` is restart ``b mod R``'s draw ``b``, so the percentiles are those of the
-    mixture: the spread between restarts and the resampling within each."""
+    mixture: the spread between restarts and the resampling within each.
+
+    Parameters
+    ----------
+    draws : list of numpy.ndarray
+        R arrays of shape (n_boot,), one per restart.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_boot,)
+        The mixed draws.
+    """
     stacked = np.stack(draws)
     return stacked[np.arange(stacked.shape[1]) % stacked.shape[0], np.arange(stacked.shape[1])]

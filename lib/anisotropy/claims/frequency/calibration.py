@@ -136,6 +136,8 @@ class FlowCalibration:
     hidden : int
         Width of the two hidden layers of each coupling network.
     seed : int
+        Root of the fit's streams: ``init`` (torch's global seed before the flow is built)
+        and ``batches`` (the permutations of :func:`epoch_batches`).
 
     References
     ----------
@@ -155,6 +157,24 @@ class FlowCalibration:
     seed: int = 0
 
     def fit(self, X) -> FlowCalibration:
+        """Fit the flow by maximum likelihood on ``X``, ``n_steps`` optimiser steps as the
+        class describes.
+
+        The vectors are centred on their mean (``mean_``) and divided by one global scale
+        (``scale_``: the standard deviation of every entry of the centred vectors, 1.0 when
+        it is 0); ``losses_`` records each step's loss, the mean negative log-likelihood
+        per dimension in nats.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_points, dim)
+            The unlabelled vectors, at least 2 (finite).
+
+        Returns
+        -------
+        FlowCalibration
+            ``self``, fitted: with ``mean_``, ``scale_``, ``flow_`` and ``losses_``.
+        """
         import torch
         import zuko
 
@@ -190,7 +210,25 @@ class FlowCalibration:
         return self
 
     def transform(self, X) -> np.ndarray:
-        """Latent vectors z = f((x - mean) / scale), float64."""
+        """Latent vectors z = f((x - mean) / scale), float64.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_points, dim)
+            The vectors, at least one, of the dimension the flow was fitted on.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n_points, dim)
+            The latent vectors.
+
+        Raises
+        ------
+        RuntimeError
+            When the flow is not fitted.
+        ValueError
+            When ``X``'s dimension is not the fitted one.
+        """
         import torch
 
         if not hasattr(self, "flow_"):
@@ -203,13 +241,41 @@ class FlowCalibration:
         return z.numpy().astype(np.float64)
 
     def fit_transform(self, X) -> np.ndarray:
+        """:meth:`fit` on ``X``, then :meth:`transform` of ``X``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_points, dim)
+            The unlabelled vectors, at least 2.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n_points, dim)
+            Their latent vectors under the flow fitted on them.
+        """
         return self.fit(X).transform(X)
 
 
 def epoch_batches(n_points: int, batch_size: int, generator) -> list:
     """One pass over ``n_points`` points: a permutation drawn from ``generator`` (a
     ``torch.Generator``) cut into index batches of ``batch_size``, the last shorter batch
-    dropped; with fewer points than ``batch_size``, one batch of every point."""
+    dropped; with fewer points than ``batch_size``, one batch of every point.
+
+    Parameters
+    ----------
+    n_points : int
+        The points, indexed ``0 .. n_points-1``.
+    batch_size : int
+        Points per batch.
+    generator : torch.Generator
+        The permutation's stream.
+
+    Returns
+    -------
+    list of torch.Tensor
+        The batches of indices (int64), ``n_points // batch_size`` of ``batch_size`` each,
+        or one of all ``n_points`` when ``n_points <= batch_size``.
+    """
     import torch
 
     order = torch.randperm(n_points, generator=generator)
@@ -244,7 +310,22 @@ WHITENING_GRADED = "whitening (dim/3)"
 def pooled_vectors(tokens, n_layers: int, exclude_positions=()) -> dict[str, np.ndarray]:
     """Every :data:`POOLINGS` sentence vector of ``tokens``' sentences (float32 arrays in
     sentence order), from :meth:`~anisotropy.inputs.extraction.TokenEmbeddings.sentence_means`
-    of layers 0, 1 and ``n_layers``."""
+    of layers 0, 1 and ``n_layers``.
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The sentences' token vectors, with layers 0, 1 and ``n_layers``.
+    n_layers : int
+        L, the last layer.
+    exclude_positions : sequence of int, optional
+        Positions left out of the means, unless that would empty a sentence (default none).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Each :data:`POOLINGS` name's vectors, shape (n_sentences, dim), float32.
+    """
     means = {layer: tokens.sentence_means(layer, exclude_positions)
              for layer in (0, 1, n_layers)}
     return {"last-avg": means[n_layers],
@@ -272,15 +353,33 @@ def calibrate_and_score(pooled: dict[str, np.ndarray], nli_pooled: dict[str, np.
     every split, as ``use_full_for_training``), however few of those sentences it is fitted
     on, and the NLI flow for one pass over its sentences.
 
-    With ``n_refit``, the graded whitening (:data:`WHITENING_GRADED`) also gets
-    :func:`whitening_refit_draws` per task (stream ``refit/TASK`` under ``seed``), in
-    ``pair_scores[(task, "whitening refit")]``.
-
-    Every flow draws its start and batches from its own stream under ``train_seed``
-    (``seed`` when ``None``): ``flow/NLI`` and ``flow/TASK/R`` for fit R of a task, so the
-    tasks' flows are independent. The pairs
-    of each task are :func:`~anisotropy.inputs.tasks.sts_task`'s under ``data_seed``
-    (the sample ``sentences`` was built from).
+    Parameters
+    ----------
+    pooled, nli_pooled : dict of str to numpy.ndarray
+        Each pooling's vectors of ``sentences`` (:func:`pooled_vectors`), and of the NLI's.
+    sentences, tasks : list of str
+        The sentences, in the rows' order; the STS tasks.
+    pooling : str
+        The pooling calibrated, a key of ``pooled``.
+    flow_steps, flow_epochs, n_flow_seeds : int or None, float, int
+        Steps of every flow (see above); passes in BERT-flow's budget; target flows per task.
+    max_pairs, data_seed : int or None, int
+        The pairs of each task are :func:`~anisotropy.inputs.tasks.sts_task`'s, at most
+        ``max_pairs`` under ``data_seed`` (the sample ``sentences`` was built from).
+    seed : int
+        The claim's seed: the refits' streams, and the flows' when ``train_seed`` is None.
+    n_refit : int
+        With ``n_refit``, the graded whitening (:data:`WHITENING_GRADED`) also gets
+        :func:`whitening_refit_draws` per task (stream ``refit/TASK`` under ``seed``), in
+        ``pair_scores[(task, "whitening refit")]``.
+    n_flow_refit : int
+        Likewise :func:`flow_refit_draws` (``flow-refit/TASK``), ``(task, "flow refit")``.
+    progress : bool
+        Show a progress bar over the tasks.
+    train_seed : int or None
+        Every flow draws its start and batches from its own stream under ``train_seed``
+        (``seed`` when ``None``): ``flow/NLI`` and ``flow/TASK/R`` for fit R of a task, so
+        the tasks' flows are independent.
 
     Returns
     -------
@@ -420,7 +519,30 @@ def task_pairs(task: str, index: dict[str, int], max_pairs: int | None, data_see
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, str]:
     """One STS task's pairs as rows of the sentence vectors (``index``: sentence -> row):
     ``(first, second, gold, subsets, aggregation)``, the subsets None for a task scored
-    over all pairs, or for a copy of the data without subsets (with a warning)."""
+    over all pairs, or for a copy of the data without subsets (with a warning).
+
+    Parameters
+    ----------
+    task : str
+        The STS task.
+    index : dict of str to int
+        Each sentence's row.
+    max_pairs : int or None
+        At most this many pairs (:func:`~anisotropy.inputs.tasks.sts_task`).
+    data_seed : int
+        The seed of that sample.
+
+    Returns
+    -------
+    first, second : numpy.ndarray of int, shape (n_pairs,)
+        The rows of each pair's two sentences.
+    gold : numpy.ndarray of shape (n_pairs,)
+        The gold scores.
+    subsets : numpy.ndarray of shape (n_pairs,) or None
+        Each pair's subset, for a ``wmean`` task.
+    aggregation : str
+        ``"wmean"`` or ``"all"`` (``"all"`` too when the copy has no subsets).
+    """
     frame = task_registry.sts_task(task, max_pairs, data_seed)
     aggregation = task_registry.sts_aggregation(task)
     subsets = frame["subset"].to_numpy() if aggregation == "wmean" else None
@@ -446,6 +568,29 @@ def refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarray, gold: n
     uncalibrated vectors on the same pairs. A calibration fitted on the sentences it scores
     is refitted by a rerun with other pairs too: holding the fit fixed, as the pairs-only
     bootstrap does, leaves that variation out.
+
+    Parameters
+    ----------
+    base : numpy.ndarray of shape (n_sentences, dim)
+        The uncalibrated sentence vectors.
+    first, second : numpy.ndarray of int, shape (n_pairs,)
+        The rows of each pair's two sentences (:func:`task_pairs`).
+    gold : numpy.ndarray of shape (n_pairs,)
+        The gold scores.
+    subsets : numpy.ndarray of shape (n_pairs,) or None
+        Each pair's subset; None for a task scored over all pairs.
+    make_fit : callable
+        The draw's index to an unfitted transform.
+    n_draws : int
+        Draws.
+    seed : int
+        Seed of ``numpy.random.default_rng`` for the resampled pairs.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_draws,)
+        Each draw's calibrated minus uncalibrated Spearman x 100 (``spearman_all``, or
+        ``spearman_wmean`` with ``subsets``).
     """
     rng = np.random.default_rng(seed)
     groups = ([np.arange(gold.size)] if subsets is None
@@ -469,7 +614,20 @@ def whitening_refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarra
                           gold: np.ndarray, subsets: np.ndarray | None, n_components: int,
                           n_draws: int, seed: int) -> np.ndarray:
     """:func:`refit_draws` of :class:`~anisotropy.geometry.transforms.Whitening` to
-    ``n_components``."""
+    ``n_components``.
+
+    Parameters
+    ----------
+    base, first, second, gold, subsets, n_draws, seed
+        As :func:`refit_draws`'.
+    n_components : int
+        The whitening's dimension.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_draws,)
+        The draws of the change.
+    """
     return refit_draws(base, first, second, gold, subsets,
                        lambda draw: Whitening(n_components=n_components), n_draws, seed)
 
@@ -480,7 +638,22 @@ def flow_refit_draws(base: np.ndarray, first: np.ndarray, second: np.ndarray,
     """:func:`refit_draws` of the target flow (:class:`FlowCalibration` of ``flow_steps``
     steps), each fit from its own stream ``fit/DRAW`` under
     ``train_seed`` (``seed`` when ``None``), the pairs under ``seed``: a draw moves the
-    pairs, the sentences the flow is fitted on, and its initialisation and batches."""
+    pairs, the sentences the flow is fitted on, and its initialisation and batches.
+
+    Parameters
+    ----------
+    base, first, second, gold, subsets, n_draws, seed
+        As :func:`refit_draws`'.
+    flow_steps : int
+        Each flow's optimiser steps.
+    train_seed : int or None, optional
+        Root of the fits' streams; ``seed`` when None (the default).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_draws,)
+        The draws of the change.
+    """
     return refit_draws(base, first, second, gold, subsets,
                        lambda draw: FlowCalibration(n_steps=flow_steps,
                                                     seed=train_stream_seed(
@@ -493,7 +666,27 @@ def flow_budget(n_pairs: int, epochs: float = BERT_FLOW_EPOCHS,
     r"""Optimiser steps of a flow trained ``epochs`` passes over ``n_pairs`` sentence pairs
     in batches of ``batch_pairs`` pairs, as BERT-flow counts them (``run_siamese.py``):
     :math:`\max(1, \lfloor n \cdot \text{epochs} / \text{batch} \rfloor)`, the floor
-    of its ``int(...)``, at least one step."""
+    of its ``int(...)``, at least one step.
+
+    Parameters
+    ----------
+    n_pairs : int
+        Sentence pairs, >= 1.
+    epochs : float, optional
+        Passes over them, > 0 (default :data:`BERT_FLOW_EPOCHS`, 1.0).
+    batch_pairs : int, optional
+        Pairs per batch, >= 1 (default :data:`BERT_FLOW_PAIRS`, 32).
+
+    Returns
+    -------
+    int
+        The steps.
+
+    Raises
+    ------
+    ValueError
+        For ``n_pairs`` or ``batch_pairs`` below 1, or ``epochs`` not above 0.
+    """
     if n_pairs < 1 or batch_pairs < 1 or not epochs > 0:
         raise ValueError(f"flow_budget needs n_pairs >= 1, batch_pairs >= 1 and epochs > 0; "
                          f"got {n_pairs}, {batch_pairs}, {epochs}.")
@@ -502,7 +695,23 @@ def flow_budget(n_pairs: int, epochs: float = BERT_FLOW_EPOCHS,
 
 def flow_fit_pairs(task: str) -> int:
     """The pairs BERT-flow's target flow trains on for STS ``task``
-    (:data:`BERT_FLOW_FIT`), a split counted as often as it is read."""
+    (:data:`BERT_FLOW_FIT`), a split counted as often as it is read.
+
+    Parameters
+    ----------
+    task : str
+        A key of :data:`BERT_FLOW_FIT`.
+
+    Returns
+    -------
+    int
+        The pairs of its splits (:func:`anisotropy.inputs.data.load`), summed.
+
+    Raises
+    ------
+    ValueError
+        For a task :data:`BERT_FLOW_FIT` does not declare.
+    """
     if task not in BERT_FLOW_FIT:
         raise ValueError(f"No BERT-flow training set is declared for STS task {task!r}; "
                          f"declared: {sorted(BERT_FLOW_FIT)} (BERT_FLOW_FIT).")
@@ -513,7 +722,20 @@ def flow_fit_pairs(task: str) -> int:
 def task_flow_budget(task: str, epochs: float = BERT_FLOW_EPOCHS) -> int:
     """BERT-flow's budget for the target flow of STS ``task``: :func:`flow_budget` of the
     pairs it trains on with ``use_full_for_training=1`` (:func:`flow_fit_pairs`: STS-B
-    8,628, so 269 steps)."""
+    8,628, so 269 steps).
+
+    Parameters
+    ----------
+    task : str
+        A key of :data:`BERT_FLOW_FIT`.
+    epochs : float, optional
+        Passes over the pairs (default :data:`BERT_FLOW_EPOCHS`, 1.0).
+
+    Returns
+    -------
+    int
+        The steps.
+    """
     return flow_budget(flow_fit_pairs(task), epochs)
 
 
@@ -524,7 +746,23 @@ def flow_sweep(base: np.ndarray, first: np.ndarray, second: np.ndarray, gold: np
     trained each number of ``steps`` on the task's sentences, one fit each from the stream
     ``sweep`` under ``seed`` (the same start and batches for every budget). Zero steps is
     the control: the flow's centring alone (its division by one scale leaves cosines as
-    they are), with no flow. Rows: steps, change."""
+    they are), with no flow. Rows: steps, change.
+
+    Parameters
+    ----------
+    base, first, second, gold, subsets
+        As :func:`refit_draws`'.
+    steps : tuple of int
+        The budgets, in optimiser steps; 0 for the control.
+    seed : int, optional
+        Root of the stream ``sweep`` (default 0).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per budget: ``steps`` and ``change``, the Spearman x 100 change
+        (``spearman_all``, or ``spearman_wmean`` with ``subsets``).
+    """
     key = "spearman_all" if subsets is None else "spearman_wmean"
     own = np.unique(np.r_[first, second])
     before = sts.evaluate_sts(base[first], base[second], gold, subsets)[key]
@@ -547,7 +785,28 @@ def change_draws(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
     ``{(task, method, method_seed): draws}``, for the graded whitening and every seed of the
     target flow (:func:`anisotropy.claims.sts.spearman_change_draws`; each task's pairs
     resampled from its own stream ``bootstrap/TASK`` under ``seed``, shared by the methods
-    compared on it). :func:`check_values` and :func:`task_changes` read the same draws."""
+    compared on it). :func:`check_values` and :func:`task_changes` read the same draws.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        :func:`calibrate_and_score`'s scores (its ``flow (target)`` rows give the seeds).
+    pair_scores : dict
+        :func:`calibrate_and_score`'s cosines per pair, gold scores and subsets.
+    tasks : list of str
+        The STS tasks.
+    pooling : str
+        The baseline pooling.
+    n_boot : int, optional
+        Draws per task (default 1000).
+    seed : int, optional
+        Root of the streams ``bootstrap/TASK`` (default 0).
+
+    Returns
+    -------
+    dict of tuple to numpy.ndarray
+        ``{(task, method, method_seed): draws}``, each of shape (n_boot,).
+    """
     flow_seeds = sorted(scores.loc[scores["method"] == "flow (target)", "seed"].unique())
     methods = [(WHITENING_GRADED, 0)] + [("flow (target)", int(s)) for s in flow_seeds]
     return {(t, m, ms): sts.spearman_change_draws(
@@ -572,6 +831,22 @@ def refit_interval(change: float, pair_scores: dict, tasks: list[str], method: s
     ----------
     Satterthwaite, F. E. (1946). An approximate distribution of estimates of variance
     components. Biometrics Bulletin 2(6), 110-114.
+
+    Parameters
+    ----------
+    change : float
+        The measured mean change, the interval's centre.
+    pair_scores : dict
+        :func:`calibrate_and_score`'s, with the refit draws.
+    tasks : list of str
+        The STS tasks.
+    method : str
+        ``"whitening"`` or ``"flow"``.
+
+    Returns
+    -------
+    Interval or None
+        The interval, or None when a task has no refit draws.
     """
     keys = [(t, f"{method} refit") for t in tasks]
     if not all(k in pair_scores for k in keys):
@@ -590,7 +865,27 @@ def whitening_interval(change: float, pair_scores: dict, tasks: list[str],
                        fixed_draws: dict[str, np.ndarray], n_boot: int) -> Interval:
     """95% interval of whitening's mean change over ``tasks``: :func:`refit_interval` with
     refit draws; without them, the paired percentile bootstrap of ``fixed_draws`` with the
-    fit held fixed."""
+    fit held fixed.
+
+    Parameters
+    ----------
+    change : float
+        The measured mean change.
+    pair_scores : dict
+        :func:`calibrate_and_score`'s.
+    tasks : list of str
+        The STS tasks.
+    fixed_draws : dict of str to numpy.ndarray
+        Each task's paired bootstrap draws of the change, the fit held fixed
+        (:func:`change_draws`).
+    n_boot : int
+        The draws per task.
+
+    Returns
+    -------
+    Interval
+        The 95% interval.
+    """
     refitted = refit_interval(change, pair_scores, tasks, "whitening")
     if refitted is not None:
         return refitted
@@ -603,7 +898,28 @@ def flow_interval(change: float, per_seed: np.ndarray, pair_scores: dict, tasks:
     """95% interval of the target flow's mean change over ``tasks``: :func:`refit_interval`
     with refit draws (each a new fit, so they carry the seeds' spread too); without them,
     a t-interval over the ``per_seed`` changes combined with the paired bootstrap of the
-    seeds' mean (``mean_draws``, fits held fixed), half-widths added in quadrature."""
+    seeds' mean (``mean_draws``, fits held fixed), half-widths added in quadrature.
+
+    Parameters
+    ----------
+    change : float
+        The measured mean change (the mean over the seeds).
+    per_seed : numpy.ndarray
+        Each seed's mean change over ``tasks``.
+    pair_scores : dict
+        :func:`calibrate_and_score`'s.
+    tasks : list of str
+        The STS tasks.
+    mean_draws : dict of str to numpy.ndarray
+        Each task's draws of the seeds' mean change (:func:`change_draws`, averaged).
+    n_boot : int
+        The draws per task.
+
+    Returns
+    -------
+    Interval
+        The 95% interval.
+    """
     refitted = refit_interval(change, pair_scores, tasks, "flow")
     if refitted is not None:
         return refitted
@@ -631,6 +947,28 @@ def check_values(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
     Each task's pairs are resampled from its own stream ``bootstrap/TASK`` under ``seed``,
     shared by the methods compared on it (the bootstrap is paired); ``draws_by_key`` are
     :func:`change_draws`' (computed here when not given).
+
+    Parameters
+    ----------
+    scores, pair_scores : pandas.DataFrame, dict
+        :func:`calibrate_and_score`'s scores and pair scores.
+    tasks : list of str
+        The STS tasks averaged.
+    pooling : str
+        The baseline pooling.
+    n_boot : int, optional
+        Draws per task (default 1000).
+    seed : int, optional
+        Root of the streams ``bootstrap/TASK`` (default 0).
+    draws_by_key : dict, optional
+        :func:`change_draws`' output; None (the default) computes it.
+
+    Returns
+    -------
+    dict of str to tuple
+        ``{check id: (measured, Interval, details)}`` of ``whitening-helps`` (details: the
+        baseline average) and ``flow-helps`` (details: the baseline average, the change
+        per seed).
     """
     per_task = scores.pivot_table(index=["method", "seed"], columns="task",
                                   values="spearman")[tasks]
@@ -666,7 +1004,28 @@ def task_changes(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
     95% interval as in :func:`check_values` (:func:`whitening_interval`,
     :func:`flow_interval`), for the rows set beside the papers'
     per-task tables. ``{task: {"whitening": (change, Interval), "flow": (...)}}``;
-    ``draws_by_key`` are :func:`change_draws`' (computed here when not given)."""
+    ``draws_by_key`` are :func:`change_draws`' (computed here when not given).
+
+    Parameters
+    ----------
+    scores, pair_scores : pandas.DataFrame, dict
+        :func:`calibrate_and_score`'s scores and pair scores.
+    tasks : list of str
+        The STS tasks.
+    pooling : str
+        The baseline pooling.
+    n_boot : int, optional
+        Draws per task (default 1000).
+    seed : int, optional
+        Root of the streams ``bootstrap/TASK`` (default 0).
+    draws_by_key : dict, optional
+        :func:`change_draws`' output; None (the default) computes it.
+
+    Returns
+    -------
+    dict of str to dict
+        ``{task: {"whitening": (change, Interval), "flow": (change, Interval)}}``.
+    """
     per_task = scores.pivot_table(index=["method", "seed"], columns="task",
                                   values="spearman")[tasks]
     if draws_by_key is None:

@@ -51,6 +51,21 @@ def eligible_words(table: pd.DataFrame, min_contexts: int = 5) -> pd.Series:
     """Lower-cased alphabetic words occurring in at least ``min_contexts`` distinct sentences.
 
     Returns a boolean mask over the rows of a word table, and adds a ``type`` column.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per word occurrence, with columns ``word`` and ``sentence``
+        (:meth:`TokenEmbeddings.word_table`); modified in place: a ``type`` column, the
+        lower-cased word, is added.
+    min_contexts : int, optional
+        The distinct sentences a word needs (default 5, Ethayarajh's).
+
+    Returns
+    -------
+    pandas.Series of bool
+        Aligned with ``table``'s rows: True where the lower-cased word is alphabetic
+        (``[a-z]+``) and occurs in ``min_contexts`` or more distinct sentences.
     """
     table["type"] = table["word"].str.lower()
     alphabetic = table["type"].str.fullmatch(r"[a-z]+")
@@ -66,6 +81,27 @@ def size_matched_mev_baseline(X: np.ndarray, sizes: np.ndarray, center: bool = T
     MEV of ``n`` points is at least ``1/(n-1)`` after centring, so a baseline from 1,000
     random points would leave small-``n`` words with a large positive bias. Drawing random
     sets of the same sizes (up to ``max_draws`` of them) removes that bias.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (occurrences, d)
+        The layer's vectors of every word occurrence, the pool the sets are drawn from.
+    sizes : numpy.ndarray of int
+        The analysed words' occurrence counts: one random set per size.
+    center : bool, optional
+        Centre each set before its first-component share (default True), as
+        :func:`anisotropy.geometry.metrics.mev_baseline`.
+    seed : int, optional
+        Seed of the stream ``sets`` that subsamples the sizes and draws each set's rows
+        (default 0); also passed to :func:`~anisotropy.geometry.metrics.mev_baseline`.
+    max_draws : int, optional
+        At most this many sizes are used, a random subsample without replacement when there
+        are more (default 500).
+
+    Returns
+    -------
+    float
+        The mean over the random sets of their first-component share.
     """
     rng = stream(seed, "sets")
     sizes = np.asarray(sizes)
@@ -395,6 +431,27 @@ def sink_effect(tokens: TokenEmbeddings, layers: list[int], n_pairs: int = 1000,
     Returns one row per layer with the median token norm at position 0 and elsewhere, the
     anisotropy baseline over word vectors with position-0 words kept and dropped, and the
     random-word MEV of the original code (uncentred) with and without them.
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The sentences' token vectors.
+    layers : list of int
+        The layers to measure.
+    n_pairs : int, optional
+        Random pairs of word occurrences in different sentences behind each baseline
+        (default 1000).
+    seed : int, optional
+        The claim's seed (default 0): the pairs come from its stream ``baseline-pairs``,
+        the random words from ``random-words``, as in :func:`word_sample`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per layer: ``layer``, ``median_norm_position0``, ``median_norm_other`` (the
+        norms of every token, special ones included), ``baseline_with_position0``,
+        ``baseline_without_position0``, ``random_word_mev_uncentred_with_position0`` and
+        ``random_word_mev_uncentred_without_position0``.
     """
     table_all = tokens.word_table(())
     table_cut = tokens.word_table((0,))
@@ -424,7 +481,18 @@ def sink_effect(tokens: TokenEmbeddings, layers: list[int], n_pairs: int = 1000,
 
 def sink_halves(sinks: pd.DataFrame) -> dict[str, float]:
     """Upper- and lower-half means of :func:`sink_effect`'s baselines, with and without the
-    words at position 0 (the halves of :func:`split_halves`)."""
+    words at position 0 (the halves of :func:`split_halves`).
+
+    Parameters
+    ----------
+    sinks : pandas.DataFrame
+        :func:`sink_effect`'s table, one row per layer.
+
+    Returns
+    -------
+    dict of str to float
+        Four means, keyed ``"{upper|lower} half, position 0 {dropped|kept}"``.
+    """
     lower, upper = split_halves(sinks)
     return {f"{half} half, position 0 {how}": float(part[f"baseline_{key}_position0"].mean())
             for half, part in (("upper", upper), ("lower", lower))
@@ -432,7 +500,18 @@ def sink_halves(sinks: pd.DataFrame) -> dict[str, float]:
 
 
 def split_halves(per_layer: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Lower half (layers 1..L/2) and upper half (relative depth > 0.5) of a per-layer table."""
+    """Lower half (layers 1..L/2) and upper half (relative depth > 0.5) of a per-layer table.
+
+    Parameters
+    ----------
+    per_layer : pandas.DataFrame
+        One row per layer, with a ``layer`` column; L is its largest layer.
+
+    Returns
+    -------
+    lower, upper : pandas.DataFrame
+        The rows of layers 1 to L/2, and of layers above L/2 (layer 0 is in neither).
+    """
     last = per_layer["layer"].max()
     lower = per_layer[(per_layer["layer"] >= 1) & (per_layer["layer"] <= last / 2)]
     return lower, per_layer[per_layer["layer"] > last / 2]
@@ -461,7 +540,20 @@ SUMMARY_LABELS = {
 
 def summarize_layers(per_layer: pd.DataFrame) -> dict:
     """The numbers the claim-1 tables read from one model's per-layer table, keyed by id
-    (:data:`SUMMARY_LABELS` names them for display)."""
+    (:data:`SUMMARY_LABELS` names them for display).
+
+    Parameters
+    ----------
+    per_layer : pandas.DataFrame
+        One row per layer (:attr:`WordStats.per_layer`), layer 0 included, in layer order
+        (the last two rows are layers L-1 and L).
+
+    Returns
+    -------
+    dict of str to float
+        One number per key of :data:`SUMMARY_LABELS`; the halves are
+        :func:`split_halves`', "contextual" means layers >= 1.
+    """
     lower, upper = split_halves(per_layer)
     contextual = per_layer[per_layer["layer"] >= 1]
     peak_row = contextual.loc[contextual["baseline"].idxmax()]
@@ -497,6 +589,19 @@ def stable_word(per_word: pd.DataFrame, min_contexts: int = 20) -> str | None:
     MEV of ``n`` centred points is at least ``1/(n-1)`` (they span at most ``n-1``
     directions), so ranking by MEV itself favours the rarest words; the ranking uses
     ``MEV - 1/(n-1)`` averaged over layers, where ``n`` is the word's analysed occurrences.
+
+    Parameters
+    ----------
+    per_word : pandas.DataFrame
+        One row per (word, layer) (:attr:`WordStats.per_word`), with ``type``, ``layer``,
+        ``mev`` (centred), ``n`` and ``contexts``.
+    min_contexts : int, optional
+        The distinct sentences a word needs to be considered (default 20).
+
+    Returns
+    -------
+    str or None
+        The word, or None when no word has ``min_contexts`` contexts.
     """
     frequent = per_word[(per_word["contexts"] >= min_contexts) & (per_word["layer"] >= 1)]
     if frequent.empty:
@@ -508,7 +613,24 @@ def stable_word(per_word: pd.DataFrame, min_contexts: int = 20) -> str | None:
 def baseline_band(pair_cosines: np.ndarray, units: SentenceUnits, n_boot: int = 1000,
                   seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Per-layer 95% band of the baseline: the bootstrap over sentences of
-    :func:`check_values` (the same stream), read layer by layer."""
+    :func:`check_values` (the same stream), read layer by layer.
+
+    Parameters
+    ----------
+    pair_cosines : numpy.ndarray of shape (layers, pairs)
+        The baseline's random-pair cosines (:attr:`WordStats.pair_cosines`).
+    units : SentenceUnits
+        The sentences of the pairs (:attr:`WordStats.units`).
+    n_boot : int, optional
+        Bootstrap draws (default 1000).
+    seed : int, optional
+        The claim's seed for its words (default 0; stream ``bootstrap/sentences``).
+
+    Returns
+    -------
+    low, high : numpy.ndarray of shape (layers,)
+        The 2.5% and 97.5% quantiles of each layer's draws of the baseline.
+    """
     weights = dirichlet_weights(units.n_sentences, n_boot,
                                 stream_seed(seed, "bootstrap/sentences"))
     draws = weighted_mean_draws(pair_cosines.T, pair_weights(units, weights))
