@@ -58,3 +58,30 @@ def test_validate_reads_the_settings_and_the_declared_checks():
     other.slug = "02-clusters-manifolds"
     with pytest.raises(DeclarationError, match="its Settings.slug is '02-clusters-manifolds'"):
         ClaimDeclaration(**{**GOOD, "checks": ids}).validate(other)
+
+
+def test_the_catalog_finds_declared_claim_packages_only(tmp_path, monkeypatch):
+    """A package with a ``claim`` module holding a DECLARATION is a claim; a package without
+    a ``claim`` module is skipped; a ``claim`` module without a DECLARATION is refused."""
+    from anisotropy.report import catalog
+
+    root = tmp_path / "fakeclaims"
+    for folder in (root, root / "one", root / "helpers", root / "two"):
+        folder.mkdir()
+        (folder / "__init__.py").write_text("")
+    (root / "one" / "claim.py").write_text(
+        "from anisotropy.claims.declaration import ClaimDeclaration\n"
+        f"DECLARATION = ClaimDeclaration(**{GOOD!r})\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(catalog, "CLAIMS_PACKAGE", "fakeclaims")
+    catalog._discover.cache_clear()
+    try:
+        assert catalog.claims() == {"01-layerwise-anisotropy": {
+            "title": GOOD["title"], "short": "1. layerwise", "references": "claim1",
+            "module": "fakeclaims.one.claim"}}
+        (root / "two" / "claim.py").write_text("X = 1\n")
+        catalog._discover.cache_clear()
+        with pytest.raises(ValueError, match="fakeclaims.two.claim declares no DECLARATION"):
+            catalog.claims()
+    finally:
+        catalog._discover.cache_clear()

@@ -84,6 +84,9 @@ def _lib_graph() -> dict[str, set[str]]:
     for name, path in modules.items():
         found = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                raise AssertionError(f"{path}:{node.lineno}: a relative import; the layout "
+                                     "tests read absolute ones (from anisotropy... import)")
             if isinstance(node, ast.ImportFrom) and node.module:
                 targets = [f"{node.module}.{a.name}" for a in node.names]
             elif isinstance(node, ast.Import):

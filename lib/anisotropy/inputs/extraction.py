@@ -43,7 +43,11 @@ __all__ = ["EXTRACTION_VERSION", "WORD_PATTERN", "TokenEmbeddings", "extract_tok
            "extract_pooled", "pool_sentences", "pool_words", "pool_rows", "pooling_mask",
            "split_words"]
 
-EXTRACTION_VERSION = "2"
+#: Part of every extraction cache key: raised when entries made before may be wrong. 3: until
+#: the fix of Encoder.input_embedding_matrix (November 2026), a process that read Gemma's input
+#: embedding matrix (claims 2 and 3) scaled the model's embedding weights in place, and its later
+#: forward passes cached wrong vectors; no entry made before the fix is read again.
+EXTRACTION_VERSION = "3"
 # --------------------------------------------------------------------------- shared machinery
 
 

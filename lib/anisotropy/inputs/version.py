@@ -1,7 +1,9 @@
 """The library's version, as the installed package's metadata (``pyproject.toml``) gives it.
 
-Results files record it, and cache keys hold it: a new version never reads an older one's
-forward passes.
+Results files and the meta of cache entries record it. Cache keys do not hold it: an
+extraction entry is keyed by the model's fingerprint, the sentences, the parameters and
+:data:`anisotropy.inputs.extraction.EXTRACTION_VERSION`, raised when older entries may be
+wrong.
 """
 
 from importlib import metadata as _metadata

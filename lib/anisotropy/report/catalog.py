@@ -12,6 +12,7 @@ imports the claims' modules by the names it finds, at run time.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 from functools import cache, lru_cache
 from types import ModuleType
@@ -40,9 +41,9 @@ def _discover() -> tuple[tuple[str, dict], ...]:
     package = importlib.import_module(CLAIMS_PACKAGE)
     found: dict[str, dict] = {}
     for info in pkgutil.iter_modules(package.__path__):
-        if not info.ispkg:
-            continue
         name = f"{CLAIMS_PACKAGE}.{info.name}.claim"
+        if not info.ispkg or importlib.util.find_spec(name) is None:
+            continue  # a module, or a package with no claim module: not a claim
         module = importlib.import_module(name)
         declaration = getattr(module, "DECLARATION", None)
         if declaration is None:
