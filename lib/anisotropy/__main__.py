@@ -293,6 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     plan = sub.add_parser("plan", help="list the extraction jobs of a profile")
     plan.add_argument("--profile", default="full")
     plan.add_argument("--models", nargs="+", help="replace the claims' models")
+    plan.add_argument("--claim", help="plan only this claim's jobs")
     plan.set_defaults(func=_plan)
     extract = sub.add_parser("extract", help="run one extraction job into the cache")
     extract.add_argument("job", help="a job id from `anisotropy plan`")

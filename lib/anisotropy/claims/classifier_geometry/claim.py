@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from anisotropy.claims.base import load_model
 from anisotropy.claims.classifier_geometry.classifier import (
     check_values,
     item_change_draws,
@@ -25,7 +26,6 @@ from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import interval_of_max, seed_interval
 from anisotropy.geometry.streams import stream, stream_seed
-from anisotropy.inputs import models as registry
 from anisotropy.inputs import tasks
 from anisotropy.inputs.jobs import LAST, Extraction, jobs
 from anisotropy.inputs.references import reference_value
@@ -211,11 +211,8 @@ class EncoderPool:
 
     def __call__(self, name: str):
         if name not in self.encoders:
-            encoder = (self.load or registry.load)(name, device=self.settings.device,
-                                                   dtype=self.settings.dtype)
-            self.encoders[name] = encoder
-            if self.on_model is not None:
-                self.on_model(encoder)
+            self.encoders[name] = load_model(name, self.settings, on_model=self.on_model,
+                                             load=self.load)
         return self.encoders[name]
 
 

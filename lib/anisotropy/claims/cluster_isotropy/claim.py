@@ -16,13 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from anisotropy.claims.base import load_model
 from anisotropy.claims.cluster_isotropy import finetuning as ft
 from anisotropy.claims.cluster_isotropy import methods as ci
 from anisotropy.claims.cluster_isotropy.methods import sst2_probe_data
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs import corpora
-from anisotropy.inputs import models as registry
 from anisotropy.inputs.corpora import STS_TASKS
 from anisotropy.inputs.jobs import FIRST_LAST, LAST, Extraction, jobs
 from anisotropy.inputs.resolved import short_name
@@ -237,9 +237,7 @@ def measure(settings: Settings, sentences: list[str], *, on_model=None,
     s = settings
     out = {}
     for name in s.models:
-        encoder = (load or registry.load)(name, device=s.device, dtype=s.dtype)
-        if on_model is not None:
-            on_model(encoder)
+        encoder = load_model(name, s, on_model=on_model, load=load)
         kind = encoder.resolved.kind
         exclude = (0,) if kind == "decoder" and not s.include_sink else ()
         tokens = encoder.encode_tokens(sentences, layers=[0, 1, encoder.n_layers])
@@ -453,9 +451,7 @@ def measure_finetuning(settings: Settings, *, on_model=None, load=None):
     s = settings
     if not s.finetune_tasks:
         return None, None
-    encoder = (load or registry.load)(s.finetune_model, device=s.device)
-    if on_model is not None:
-        on_model(encoder)
+    encoder = load_model(s.finetune_model, s, on_model=on_model, load=load, precision=False)
     runs = pd.concat([ft.run_seeds(encoder, task, settings=finetune_settings(s),
                                    n_seeds=s.finetune_seeds, n_train=s.finetune_train_items,
                                    n_dev=s.finetune_dev_items,

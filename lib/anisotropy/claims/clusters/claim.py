@@ -17,13 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from anisotropy.claims.base import each_model, load_model, record_checks
 from anisotropy.claims.clusters import manifolds
 from anisotropy.claims.clusters import measure as clusters
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.geometry.sampling import sample_indices
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs import corpora
-from anisotropy.inputs import models as registry
 from anisotropy.inputs.jobs import ALL_LAYERS, Extraction, jobs
 from anisotropy.inputs.resolved import short_name
 from anisotropy.inputs.settings import TRANSFORMERS, ClaimSettings, param
@@ -249,10 +249,7 @@ def measure(settings: Settings, windows: list[str], *, on_model=None,
     """
     s = settings
     out = {}
-    for name in s.models:
-        encoder = (load or registry.load)(name, device=s.device, dtype=s.dtype)
-        if on_model is not None:
-            on_model(encoder)
+    for encoder in each_model(s, on_model=on_model, load=load):
         measured = measure_model(s, encoder, windows)
         out[measured.name] = measured
         del encoder
@@ -303,12 +300,8 @@ def grade_clusters(results, settings: Settings, measured: dict[str, ModelCluster
     """
     for name, m in measured.items():
         values = check_values(settings, m, "input embeddings")
-        for check in SIMILARITY_CHECKS:
-            value, interval, details = values[check]
-            if value is None:
-                results.not_run(check, name, ONE_CLUSTER)
-                continue
-            results.grade(check, name, value, interval, model_kind=m.kind, details=details)
+        record_checks(results, name, values, SIMILARITY_CHECKS, model_kind=m.kind,
+                      not_run=ONE_CLUSTER)
         value, interval, details = values[BEYOND_CENTRING]
         if value is None:
             results.not_run(BEYOND_CENTRING, name, ONE_CLUSTER)
@@ -504,9 +497,7 @@ def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple
     import numpy as np
 
     s = settings
-    static = (load or registry.load)(s.static_model)
-    if on_model is not None:
-        on_model(static)
+    static = load_model(s.static_model, on_model=on_model, load=load)
     lid = manifolds.static_space_lid(np.asarray(static.vectors), s.lid_sample, s.lid_k,
                                     stream_seed(s.seed, "claim2/static-lid"), s.n_boot,
                                     samples=s.lid_samples)

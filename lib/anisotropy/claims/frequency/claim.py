@@ -14,12 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from anisotropy.claims.base import load_model, record_checks
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.claims.frequency import calibration
 from anisotropy.claims.frequency import measure as frequency
 from anisotropy.geometry.streams import stream_seed, train_stream_seed
 from anisotropy.inputs import corpora, tasks
-from anisotropy.inputs import models as registry
 from anisotropy.inputs.corpora import STS_TASKS
 from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, Extraction, jobs
 from anisotropy.inputs.settings import TRANSFORMERS, ClaimSettings, param
@@ -174,16 +174,9 @@ def load_models(settings: Settings, on_model=None, load=None) -> tuple[dict, obj
     static : StaticVectors
         The static control.
     """
-    load = load or registry.load
-    encoders = {}
-    for name in settings.models:
-        encoders[name] = load(name, device=settings.device, dtype=settings.dtype)
-        if on_model is not None:
-            on_model(encoders[name])
-    static = load(settings.static_model)
-    if on_model is not None:
-        on_model(static)
-    return encoders, static
+    encoders = {name: load_model(name, settings, on_model=on_model, load=load)
+                for name in settings.models}
+    return encoders, load_model(settings.static_model, on_model=on_model, load=load)
 
 
 #: The neighbour counts of Li et al.'s Table 1 (mean k-NN distance per rank range).
@@ -437,10 +430,8 @@ def grade_calibration(results, calibrated: dict[str, Calibration]) -> None:
         Part B's measurements per transformer (:func:`measure_calibration`).
     """
     for name, measured in calibrated.items():
-        for check in CALIBRATION_CHECKS:
-            value, interval, details = measured.checks[check]
-            results.grade(check, name, value, interval, model_kind=measured.kind,
-                          details=details)
+        record_checks(results, name, measured.checks, CALIBRATION_CHECKS,
+                      model_kind=measured.kind)
 
 
 def grade(results, geometry: FrequencyGeometry, calibrated: dict[str, Calibration]) -> None:

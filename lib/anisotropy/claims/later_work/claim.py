@@ -20,6 +20,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
+from anisotropy.claims.base import each_model, record_checks
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.claims.later_work import measure as later
 from anisotropy.claims.later_work.measure import (
@@ -40,7 +41,6 @@ from anisotropy.geometry.isotropy import isoscore
 from anisotropy.geometry.similarity import random_pairs
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs import corpora, tasks
-from anisotropy.inputs import models as registry
 from anisotropy.inputs.attention import AttentionUnavailable, first_token_attention, sink_rate
 from anisotropy.inputs.corpora import STS_TASKS
 from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, LAST, Extraction, jobs
@@ -695,10 +695,7 @@ def measure(settings: Settings, *, massive_threshold: float, on_model=None, load
     sts_sentences = sts(settings)[1]()
     word_contexts = contexts(settings) if settings.word_tasks else None
     out = {}
-    for name in settings.models:
-        encoder = (load or registry.load)(name, device=settings.device, dtype=settings.dtype)
-        if on_model is not None:
-            on_model(encoder)
+    for encoder in each_model(settings, on_model=on_model, load=load):
         out[encoder.name] = measure_model(settings, encoder, base, mixed, sts_sentences,
                                           word_contexts, massive_threshold=massive_threshold,
                                           windows=windows)
@@ -719,14 +716,7 @@ def grade(results, measured: dict) -> None:
         of :data:`FINDINGS` is recorded with its measured value.
     """
     for name, m in measured.items():
-        for check in GRADED:
-            value, interval, details = m.checks[check]
-            if value is None:
-                results.not_run(check, name, details["unavailable"])
-                continue
-            results.grade(check, name, value, interval, model_kind=m.kind, details=details)
-        for check in FINDINGS:
-            results.finding(check, name, m.checks[check][0])
+        record_checks(results, name, m.checks, GRADED, FINDINGS, model_kind=m.kind)
 
 
 def frame(measured: dict) -> pd.DataFrame:

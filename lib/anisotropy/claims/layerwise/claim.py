@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from anisotropy.claims.base import each_model, record_checks
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.claims.layerwise.measure import (
     baseline_band,
@@ -24,7 +25,6 @@ from anisotropy.claims.layerwise.measure import (
 )
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs import corpora
-from anisotropy.inputs import models as registry
 from anisotropy.inputs.jobs import ALL_LAYERS, Extraction, jobs
 from anisotropy.inputs.settings import TRANSFORMERS, ClaimSettings, param
 
@@ -243,10 +243,7 @@ def measure(settings: Settings, sentences: list[str], *, mev_threshold: float,
         ``settings.models``.
     """
     out = {}
-    for name in settings.models:
-        encoder = (load or registry.load)(name, device=settings.device, dtype=settings.dtype)
-        if on_model is not None:
-            on_model(encoder)
+    for encoder in each_model(settings, on_model=on_model, load=load):
         tokens = encoder.encode_tokens(sentences)
         measured = measure_model(settings, tokens, encoder.n_layers,
                                  kind=encoder.resolved.kind, notes=encoder.resolved.notes,
@@ -270,8 +267,4 @@ def grade(results, measured: dict[str, ModelMeasurement]) -> None:
         Each model's measurement, keyed by model name (:func:`measure`).
     """
     for name, m in measured.items():
-        for check in GRADED:
-            value, interval, details = m.checks[check]
-            results.grade(check, name, value, interval, model_kind=m.kind, details=details)
-        for check in FINDINGS:
-            results.finding(check, name, m.checks[check][0])
+        record_checks(results, name, m.checks, GRADED, FINDINGS, model_kind=m.kind)

@@ -1,0 +1,160 @@
+"""What every claim shares: the model loop, the named result of a check and the grading loop.
+
+A claim supplies only what is its own (its settings, its inputs, the measurement of one
+model); the loops every claim ran in its own words are written here once:
+
+- :func:`load_model` loads one model of a claim's settings, on their device and in their
+  precision, and reports it to the results (``on_model``, the results' ``add_model``);
+- :func:`each_model` loads a claim's models one at a time, for a loop that measures each and
+  lets it go before the next is loaded;
+- :class:`CheckValue` is the named result of one check on one model: the measured value, its
+  95% interval (None for a finding) and its details; it unpacks as the ``(value, interval,
+  details)`` triple the measurement modules return;
+- :func:`record_checks` records a model's graded checks from their intervals and its findings
+  as measured, in the order the claim declares them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from anisotropy.geometry.intervals import Interval
+from anisotropy.inputs import models as registry
+
+__all__ = ["CheckValue", "load_model", "each_model", "record_checks"]
+
+
+class CheckValue(NamedTuple):
+    """One check of one model, measured: what :func:`record_checks` grades or records.
+
+    Attributes
+    ----------
+    value : Any
+        The measured value (a number for a graded check; a finding may hold a dict or a
+        string).
+    interval : Interval or None
+        Its 95% interval; None for a finding, or where the check could not be measured.
+    details : dict or None
+        What the page and the ledger show beside it (the layer of a maximum, a count).
+    """
+
+    value: Any
+    interval: Interval | None = None
+    details: dict | None = None
+
+
+def load_model(name: str, settings=None, *, on_model: Callable | None = None,
+               load: Callable | None = None, precision: bool = True):
+    """Load model ``name`` on ``settings.device`` (in ``settings.dtype``) and report it.
+
+    Parameters
+    ----------
+    name : str
+        A model of the registry (``anisotropy models``).
+    settings : anisotropy.inputs.settings.ClaimSettings or None, optional
+        The claim's settings: their ``device`` and ``dtype`` are read; None (default) for a
+        static model, which has neither.
+    on_model : callable or None, optional
+        Called with the loaded model (the results' ``add_model``); None (default) reports
+        nothing.
+    load : callable or None, optional
+        Loads a model by name (``load(name, device=..., dtype=...)``, a fake in tests); None
+        (default): :func:`anisotropy.inputs.models.load`.
+    precision : bool, optional
+        Pass ``settings.dtype`` on (default True); False loads in the model's own precision,
+        for a model whose weights are trained here in float32.
+
+    Returns
+    -------
+    Encoder
+        The loaded model, already reported.
+    """
+    options = {}
+    if settings is not None:
+        options["device"] = settings.device
+        if precision:
+            options["dtype"] = settings.dtype
+    model = (load or registry.load)(name, **options)
+    if on_model is not None:
+        on_model(model)
+    return model
+
+
+def each_model(settings, names: Sequence[str] | None = None, *,
+               on_model: Callable | None = None, load: Callable | None = None) -> Iterator:
+    """Load a claim's models one at a time (:func:`load_model`), in their order.
+
+    The loop holds one model at a time: the caller measures it, and the model is released
+    when the loop moves on (the generator keeps no reference to it).
+
+    Parameters
+    ----------
+    settings : anisotropy.inputs.settings.ClaimSettings
+        The claim's settings: their ``models`` (when ``names`` is None), ``device`` and
+        ``dtype`` are read.
+    names : sequence of str or None, optional
+        The models to load; None (default): ``settings.models``.
+    on_model, load : callable or None, optional
+        As :func:`load_model`.
+
+    Yields
+    ------
+    Encoder
+        Each loaded model, reported to ``on_model`` before it is yielded.
+    """
+    for name in (settings.models if names is None else names):
+        yield load_model(name, settings, on_model=on_model, load=load)
+
+
+def record_checks(results, model: str, checks: Mapping[str, tuple], graded: Sequence[str],
+                  findings: Sequence[str] = (), *, model_kind: str = "", subject: str = "",
+                  not_run: str | None = None) -> None:
+    """Record one model's checks: each of ``graded`` graded from its interval, each of
+    ``findings`` recorded as measured, in that order.
+
+    Parameters
+    ----------
+    results : anisotropy.report.results.Results
+        The claim's results, where the checks are recorded (its ``grade`` and ``finding``).
+    model : str
+        The model's name, as reported to the results.
+    checks : mapping of str to CheckValue or tuple
+        ``{check id: (value, interval, details)}`` holding every id of ``graded`` and
+        ``findings``.
+    graded : sequence of str
+        The graded checks' ids (declared in ``data/checks.yaml``).
+    findings : sequence of str, optional
+        The findings' ids (default none): only their value is recorded.
+    model_kind : str, optional
+        The model's kind (``"encoder"``, ``"decoder"``, ``"static"``), which a check's
+        declaration may exempt (default ``""``: none given).
+    subject : str, optional
+        What of the model was measured, when one model is graded several times (default
+        ``""``).
+    not_run : str or None, optional
+        The reason a graded check measured as None (the model gives it nothing to measure)
+        is recorded as not run, where its details give none as ``unavailable``. With
+        neither (the default: None), the None goes to the results' ``grade``, which records
+        a model the check exempts as exempt and refuses any other.
+
+    Raises
+    ------
+    KeyError
+        When ``checks`` misses an id of ``graded`` or ``findings``, named with the ids it
+        holds, before anything is recorded.
+    """
+    missing = [check for check in (*graded, *findings) if check not in checks]
+    if missing:
+        raise KeyError(f"No measured value of {missing} for {model!r}: the measurement holds "
+                       f"{sorted(checks)}; measure every check the claim declares.")
+    for check in graded:
+        value, interval, details = CheckValue(*checks[check])
+        reason = (details or {}).get("unavailable", not_run) if value is None else None
+        if reason is not None:
+            results.not_run(check, model, reason, subject=subject)
+            continue
+        results.grade(check, model, value, interval, model_kind=model_kind, subject=subject,
+                      details=details)
+    for check in findings:
+        results.finding(check, model, CheckValue(*checks[check]).value, subject=subject)

@@ -1,0 +1,91 @@
+"""The example claim: sentence vectors share a direction (the anisotropy baseline of
+Ethayarajh 2019, read on mean-pooled sentence vectors).
+
+A claim supplies what is its own: its settings, its forward passes (:func:`inputs`), the
+measurement of one model (:func:`measure_model`), and its checks (``data/checks.yaml``).
+The model loop and the grading loop are :mod:`anisotropy.claims.base`'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from anisotropy.claims.base import CheckValue, each_model, record_checks
+from anisotropy.claims.declaration import ClaimDeclaration
+from anisotropy.claims.example.measure import sentence_baseline
+from anisotropy.geometry.streams import stream_seed
+from anisotropy.inputs import corpora
+from anisotropy.inputs.jobs import LAST, Extraction, jobs
+from anisotropy.inputs.settings import ClaimSettings, param
+
+SLUG = "99-example-claim"
+
+
+@dataclass(frozen=True)
+class Settings(ClaimSettings):
+    """The example claim's parameters."""
+
+    slug: ClassVar[str] = SLUG
+
+    models: tuple[str, ...] = param(("sentence-transformers/all-MiniLM-L6-v2",),
+                                    "models to measure (`anisotropy models`)")
+    n_sentences: int = param(200, "SNLI sentences sampled", min=2)
+    n_boot: int = param(1000, "bootstrap resamples behind the 95% interval", min=20)
+
+
+def models(settings: Settings) -> list[str]:
+    """The models the claim runs: ``settings.models``."""
+    return list(settings.models)
+
+
+def sentences(settings: Settings) -> list[str]:
+    """The sampled SNLI sentences (:func:`anisotropy.inputs.corpora.sentences`)."""
+    return corpora.sentences("snli", settings.n_sentences, settings.seed)
+
+
+def inputs(settings: Settings) -> list[Extraction]:
+    """One pooled-vector job per model over :func:`sentences`."""
+    return jobs(settings.models, f"snli-{settings.n_sentences}", "pooled", LAST,
+                lambda: sentences(settings))
+
+
+GRADED = ("sentence-baseline-positive",)
+FINDINGS = ("closest-pair",)
+DECLARATION = ClaimDeclaration(
+    slug=SLUG, title="99. An example claim", short="99. example", references="example",
+    sources=("Ethayarajh 2019",), model_list="models", checks=GRADED + FINDINGS, cost=10)
+
+
+@dataclass
+class Measured:
+    """One model's measurement: its kind and each check's :class:`CheckValue`."""
+
+    kind: str
+    checks: dict[str, CheckValue]
+
+
+def measure_model(settings: Settings, encoder, texts: list[str]) -> Measured:
+    """The checks of one model: the mean cosine of pairs of sentence vectors (graded) and the
+    largest cosine of two different sentences (a finding)."""
+    unit = encoder.encode_sentences(texts, pooling="mean", normalize=True)
+    value, interval = sentence_baseline(unit, settings.n_boot,
+                                        stream_seed(settings.seed, "example/bootstrap"))
+    cosines = unit @ unit.T
+    cosines[range(len(texts)), range(len(texts))] = -1.0
+    return Measured(encoder.resolved.kind, {
+        "sentence-baseline-positive": CheckValue(value, interval, {"sentences": len(texts)}),
+        "closest-pair": CheckValue(float(cosines.max()))})
+
+
+def measure(settings: Settings, texts: list[str], *, on_model=None, load=None
+            ) -> dict[str, Measured]:
+    """:func:`measure_model` of every model, by the shared model loop."""
+    return {encoder.name: measure_model(settings, encoder, texts)
+            for encoder in each_model(settings, on_model=on_model, load=load)}
+
+
+def grade(results, measured: dict[str, Measured]) -> None:
+    """Record the checks of every model, by the shared grading loop."""
+    for name, m in measured.items():
+        record_checks(results, name, m.checks, GRADED, FINDINGS, model_kind=m.kind)

@@ -1,0 +1,17 @@
+"""The example claim's page: its one table."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from anisotropy.inputs.resolved import short_name
+
+
+def values_table(measured: dict) -> pd.DataFrame:
+    """One row per model: the mean cosine of pairs of sentences and the closest pair."""
+    return pd.DataFrame({
+        "Model": [short_name(name) for name in measured],
+        "Mean cosine of sentence pairs": [m.checks["sentence-baseline-positive"].value
+                                          for m in measured.values()],
+        "Closest pair's cosine": [m.checks["closest-pair"].value for m in measured.values()],
+    }).set_index("Model")

@@ -1,0 +1,100 @@
+"""The model loop and the grading loop every claim shares (anisotropy.claims.base)."""
+
+from __future__ import annotations
+
+import pytest
+
+from anisotropy.claims.base import CheckValue, each_model, load_model, record_checks
+from anisotropy.claims.layerwise import claim as layerwise
+from anisotropy.geometry.intervals import Interval
+from anisotropy.report.results import Results
+
+SETTINGS = layerwise.Settings.for_profile("smoke", models=("org/one", "org/two"))
+
+
+class _Loads:
+    """A fake ``load`` that remembers its calls and what it handed out."""
+
+    def __init__(self):
+        self.calls: list[tuple[str, dict]] = []
+
+    def __call__(self, name, **options):
+        self.calls.append((name, options))
+        return f"model:{name}"
+
+
+def test_each_model_loads_the_settings_models_in_order_and_reports_each_first():
+    loads, reported, seen = _Loads(), [], []
+    for model in each_model(SETTINGS, on_model=reported.append, load=loads):
+        seen.append((model, list(reported)))  # reported before the loop body sees it
+    assert [name for name, _ in loads.calls] == ["org/one", "org/two"]
+    assert all(options == {"device": SETTINGS.device, "dtype": SETTINGS.dtype}
+               for _, options in loads.calls)
+    assert seen == [("model:org/one", ["model:org/one"]),
+                    ("model:org/two", ["model:org/one", "model:org/two"])]
+
+
+def test_each_model_is_lazy_one_model_at_a_time():
+    loads = _Loads()
+    loop = each_model(SETTINGS, ["org/a", "org/b"], load=loads)
+    assert loads.calls == []
+    next(loop)
+    assert [name for name, _ in loads.calls] == ["org/a"]
+
+
+def test_load_model_options_for_a_static_model_and_a_float32_one():
+    loads = _Loads()
+    load_model("glove", load=loads)
+    load_model("org/trained", SETTINGS, load=loads, precision=False)
+    assert loads.calls == [("glove", {}), ("org/trained", {"device": SETTINGS.device})]
+
+
+def _interval(low, high):
+    return Interval(low, high, "test")
+
+
+def _results():
+    return Results(layerwise.SLUG, parameters=SETTINGS.parameters(), profile="test")
+
+
+def test_record_checks_grades_from_the_interval_and_records_findings_as_measured():
+    checks = {"baseline-positive": CheckValue(0.5, _interval(0.4, 0.6), {"layer": 1}),
+              "baseline-rises": (-0.2, _interval(-0.3, -0.1), None),  # a plain triple too
+              "last-layer-rise": CheckValue(0.1)}
+    results = _results()
+    record_checks(results, "org/one", checks, ["baseline-positive", "baseline-rises"],
+                  ["last-layer-rise"], model_kind="encoder")
+    recorded = {c.check: c for c in results.checks}
+    assert list(recorded) == ["baseline-positive", "baseline-rises", "last-layer-rise"]
+    assert recorded["baseline-positive"].verdict == "reproduced"
+    assert recorded["baseline-rises"].verdict == "not reproduced"
+    assert recorded["last-layer-rise"].verdict == "finding"
+    assert recorded["last-layer-rise"].measured == pytest.approx(0.1)
+
+
+def test_record_checks_records_nothing_measured_as_not_run_with_its_reason():
+    checks = {"baseline-positive": CheckValue(None, None, {"unavailable": "no layer"}),
+              "baseline-rises": CheckValue(None, None, {"layers": []})}
+    results = _results()
+    record_checks(results, "org/one", checks, list(checks), not_run="one cluster")
+    recorded = {c.check: c for c in results.checks}
+    assert {c.verdict for c in recorded.values()} == {"not run"}
+    assert "no layer" in recorded["baseline-positive"].note
+    assert "one cluster" in recorded["baseline-rises"].note
+    with pytest.raises(Exception, match="needs a measured value"):
+        record_checks(_results(), "org/one", checks, ["baseline-rises"])  # no reason given
+
+
+def test_record_checks_names_a_missing_check_before_recording_anything():
+    results = _results()
+    with pytest.raises(KeyError, match=r"\['baseline-rises'\].*baseline-positive"):
+        record_checks(results, "org/one", {"baseline-positive": CheckValue(0.5, None)},
+                      ["baseline-positive", "baseline-rises"])
+    assert results.checks == []
+
+
+def test_a_check_value_unpacks_as_the_triple_measurements_return():
+    value, interval, details = CheckValue(1.0)
+    assert (value, interval, details) == (1.0, None, None)
+    assert CheckValue(1.0, None, {"a": 1})._asdict() == {"value": 1.0, "interval": None,
+                                                           "details": {"a": 1}}
