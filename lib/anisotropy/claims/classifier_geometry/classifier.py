@@ -30,6 +30,7 @@ from scipy import stats
 from scipy.stats import pearsonr, spearmanr
 from tqdm.auto import tqdm
 
+from anisotropy.claims.base import CheckValue
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import (
     Interval,
@@ -600,7 +601,7 @@ def trajectory_correlations(trajectory: pd.DataFrame) -> dict[str, float]:
     return {"pearson": float(pearsonr(iso, sil)[0]), "spearman": float(spearmanr(iso, sil)[0])}
 
 
-def seed_spread(trajectory: pd.DataFrame) -> tuple[float, Interval, dict]:
+def seed_spread(trajectory: pd.DataFrame) -> CheckValue:
     """The ``seed-spread`` finding: the largest standard deviation across seeds (over
     recorded updates and both metrics) divided by the range the mean curve travels.
 
@@ -612,7 +613,7 @@ def seed_spread(trajectory: pd.DataFrame) -> tuple[float, Interval, dict]:
 
     Returns
     -------
-    tuple
+    CheckValue
         ``(measured, Interval, details)``: the interval is the chi-square interval of that
         standard deviation, divided by the same range; the details give the metric, the
         update, the range and the largest and mean standard deviation of each metric.
@@ -629,16 +630,16 @@ def seed_spread(trajectory: pd.DataFrame) -> tuple[float, Interval, dict]:
             worst = (relative, metric, update, travel, table.loc[update].to_numpy())
     relative, metric, update, travel, values = worst
     sd = sd_interval(values)
-    return (relative, Interval(sd.low / max(travel, 1e-12), sd.high / max(travel, 1e-12),
-                               sd.method + ", divided by the curve's range"),
-            {"metric": metric, "update": int(update), "range": travel,
+    return CheckValue(relative, Interval(sd.low / max(travel, 1e-12), sd.high / max(travel, 1e-12),
+                                         sd.method + ", divided by the curve's range"),
+                      {"metric": metric, "update": int(update), "range": travel,
              **{f"{m} standard deviation, {how}": float(f(table.std(axis=1, ddof=1)))
                 for m, table in wide.items()
                 for how, f in (("largest", np.max), ("mean", np.mean))}})
 
 
 def change_check(first: pd.Series, last: pd.Series, item_changes: pd.DataFrame | None,
-                 subset_changes: pd.DataFrame | None, metric: str) -> tuple[float, Interval, dict]:
+                 subset_changes: pd.DataFrame | None, metric: str) -> CheckValue:
     """The change of one metric from the first to the last update, as ``isoscore-falls`` and
     ``silhouette-rises`` grade it: the mean over seeds of last minus first value, with a
     t-interval over seeds; with ``item_changes``, the half-sample draws of
@@ -661,7 +662,7 @@ def change_check(first: pd.Series, last: pd.Series, item_changes: pd.DataFrame |
 
     Returns
     -------
-    tuple
+    CheckValue
         ``(measured, Interval, details)``.
     """
     change = (last - first).to_numpy()
@@ -682,7 +683,7 @@ def change_check(first: pd.Series, last: pd.Series, item_changes: pd.DataFrame |
             f"t interval of one run's change over {len(subset_changes)} subsets of the "
             f"items, each trained (df = {df:.0f})"))
         details["subset changes"] = subset_changes[metric].tolist()
-    return float(change.mean()), interval, details
+    return CheckValue(float(change.mean()), interval, details)
 
 
 def check_values(trajectory: pd.DataFrame,

@@ -24,6 +24,7 @@ import pandas as pd
 from sklearn.cluster import KMeans
 from tqdm.auto import tqdm
 
+from anisotropy.claims.base import CheckValue
 from anisotropy.claims.clusters.manifolds import lid_of_samples
 from anisotropy.claims.clusters.similarities import (
     mix_restarts,
@@ -613,7 +614,7 @@ def layer_intervals(draws: dict, layers: list[int], statistic: Callable, stateme
 
 
 def largest_gap(gaps: pd.Series, clustered, other: str,
-                per_layer_intervals: Callable) -> tuple[float, Interval, dict]:
+                per_layer_intervals: Callable) -> CheckValue:
     """The largest |S_inter| after per-cluster centring minus |S_inter| of ``other`` over
     the layers where K-means found clusters, with the interval of that maximum.
 
@@ -631,10 +632,10 @@ def largest_gap(gaps: pd.Series, clustered, other: str,
 
     Returns
     -------
-    tuple
+    CheckValue
         ``(measured, Interval, details)``.
     """
-    return (
+    return CheckValue(
         float(gaps.loc[clustered].max()),
         interval_of_max(per_layer_intervals(
             lambda d: np.abs(d["S_inter per-cluster draws"]) - np.abs(d[f"{other} draws"]),
@@ -645,7 +646,7 @@ def largest_gap(gaps: pd.Series, clustered, other: str,
 
 
 def lid_check(lid: pd.Series, static_lid: dict[str, tuple[float, np.ndarray]],
-              per_layer_intervals: Callable) -> tuple[float, Interval, dict]:
+              per_layer_intervals: Callable) -> CheckValue:
     """``lid-below-static``: the largest ratio of a layer's mean cosine LID to the smallest
     static space's, with the interval of that maximum.
 
@@ -660,13 +661,13 @@ def lid_check(lid: pd.Series, static_lid: dict[str, tuple[float, np.ndarray]],
 
     Returns
     -------
-    tuple
+    CheckValue
         ``(measured, Interval, details)``.
     """
     static_names = list(static_lid)
     static_point = np.array([static_lid[n][0] for n in static_names])
     static_draws = np.stack([static_lid[n][1] for n in static_names], axis=1).min(axis=1)
-    return (
+    return CheckValue(
         float(lid.max() / static_point.min()),
         interval_of_max(per_layer_intervals(
             lambda d: d["LID cosine draws"] / static_draws, "max"),
@@ -679,7 +680,7 @@ def lid_check(lid: pd.Series, static_lid: dict[str, tuple[float, np.ndarray]],
 
 
 def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tuple[float,
-                 np.ndarray]], n_boot: int, n_windows: int) -> dict[str, tuple]:
+                 np.ndarray]], n_boot: int, n_windows: int) -> dict[str, CheckValue]:
     """The measured value and 95% interval of the per-layer claim-2 checks for one model.
 
     The paper's statements hold "in every layer", so each check reads the worst layer
@@ -708,7 +709,7 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
 
     Returns
     -------
-    dict of str to tuple
+    dict of str to CheckValue
         ``{check id: (measured, Interval, details)}`` of ``global-anisotropy``,
         ``local-isotropy``, ``local-beyond-centring``, ``intra-above-inter`` and
         ``lid-below-static``.
@@ -735,9 +736,9 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
                          "|S_inter| raw there": float(abs(table.loc[worst, "S_inter raw"]))})
         beyond = largest_gap(closer, clustered, "S_inter centred", per_layer_intervals)
     else:
-        local = beyond = (None, None, {"layers with K > 1": []})
+        local = beyond = CheckValue(None, None, {"layers with K > 1": []})
     return {
-        "global-anisotropy": (
+        "global-anisotropy": CheckValue(
             float(table["S_inter raw"].min()),
             interval_of_min(per_layer_intervals(lambda d: d["S_inter raw draws"], "min"),
                             "layers"),
@@ -745,7 +746,7 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
              "median over layers": float(table["S_inter raw"].median())}),
         "local-isotropy": local,
         "local-beyond-centring": beyond,
-        "intra-above-inter": (
+        "intra-above-inter": CheckValue(
             float(gap.min()), interval_of_min(per_layer_intervals(
                 lambda d: d["S_intra per-cluster draws"] - d["S_inter per-cluster draws"],
                 "min"),
