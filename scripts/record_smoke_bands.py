@@ -181,10 +181,13 @@ def load_local_runs() -> dict[str, dict[str, dict]]:
 IMPORTED_RUN = "ci"
 
 
-def load_imported_runs(folders: list[Path], slugs: list[str]) -> dict[str, dict[str, dict]]:
-    """``{MACHINE/ci: {slug: results record}}`` of smoke results measured on other machines
+def load_imported_runs(folders: list[Path], slugs: list[str], run: str = IMPORTED_RUN
+                       ) -> dict[str, dict[str, dict]]:
+    """``{MACHINE/RUN: {slug: results record}}`` of smoke results measured on other machines
     (``../shared/measured/NAME/SLUG.json``), named from the CPU in each record's
-    environment block. They count as that machine's platform runs of seed 0.
+    environment block and ``run`` (default ``ci``; another name, ``ci-167``, for a second
+    machine whose CPU names the same tag). They count as that machine's platform runs of
+    seed 0.
 
     Raises
     ------
@@ -211,7 +214,7 @@ def load_imported_runs(folders: list[Path], slugs: list[str]) -> dict[str, dict[
                 raise ValueError(f"{path}: its environment block names no CPU, so the "
                                  "machine it ran on cannot be named")
             tag = machine_tag(where["model"], where.get("isa", []))
-            runs.setdefault(f"{tag}/{IMPORTED_RUN}", {})[slug] = record
+            runs.setdefault(f"{tag}/{run}", {})[slug] = record
             found += 1
         if not found:
             raise ValueError(f"{folder}: no results file of {slugs} (SLUG.json) in it")
@@ -621,7 +624,8 @@ def record_values(runs: dict[str, dict[str, dict]], factors: dict[str, float],
         # the values' structure from this machine's runs; another machine's run adds its
         # numbers where it has them (an import leaves out what today's code computes
         # differently: still_current)
-        local = {name: r for name, r in here.items() if not name.endswith(f"/{IMPORTED_RUN}")}
+        local = {name: r for name, r in here.items()
+                 if not name.split("/")[-1].startswith(IMPORTED_RUN)}
         values = result_values.structure(local or here)
         for name, record in here.items():
             if name in local:
@@ -692,6 +696,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="results folders of smoke runs made on other machines (e.g. "
                              "../shared/measured/smoke-intel-xeon-207): each one more "
                              "machine's platform run of seed 0, for the claims of --slugs")
+    parser.add_argument("--import-name", default=IMPORTED_RUN, metavar="RUN",
+                        help="the run name of the imported runs (default ci): another, such "
+                             "as ci-167, keeps a second machine of the same CPU tag apart")
     parser.add_argument("--imported-reference", type=Path, metavar="FOLDER",
                         help="this machine's baseline results made with the code the imported "
                              "runs were made with: an imported check or metric is kept only "
@@ -710,7 +717,8 @@ def main(argv: list[str] | None = None) -> int:
             if (kept := {slug: r for slug, r in records.items() if slug in args.slugs})}
     baseline = next((records for name, records in runs.items()
                      if name.endswith("/baseline")), {})
-    for name, records in load_imported_runs(args.import_runs, args.slugs).items():
+    for name, records in load_imported_runs(args.import_runs, args.slugs,
+                                            args.import_name).items():
         if name in runs:
             raise SystemExit(f"{name} is both a local run and an imported one")
         if args.imported_reference is not None:

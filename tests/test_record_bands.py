@@ -29,6 +29,9 @@ def test_imported_run_is_named_by_its_cpu(tmp_path):
     assert list(runs) == ["intel-xeon-amx/ci"]
     assert list(runs["intel-xeon-amx/ci"]) == ["06-later-work"]
     assert rec.load_imported_runs([folder], ["06-later-work"]) == runs
+    # a second machine of the same CPU tag is kept apart by its run name
+    assert list(rec.load_imported_runs([folder], ["06-later-work"], "ci-167")) == [
+        "intel-xeon-amx/ci-167"]
     with pytest.raises(ValueError, match="no results file"):
         rec.load_imported_runs([folder], ["01-layerwise-anisotropy"])
 
