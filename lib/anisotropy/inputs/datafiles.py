@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import gzip
-import hashlib
 import io
 import os
 from collections import Counter
@@ -30,6 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import yaml
+
+from anisotropy.inputs.cache import file_hash
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -192,7 +193,8 @@ def expected_files() -> dict[str, dict]:
 
 
 def sha256_of(path: Path) -> str:
-    """The sha256 hex digest of a file, read in 1 MiB blocks.
+    """The sha256 hex digest of a file, read in 1 MiB blocks
+    (:func:`anisotropy.inputs.cache.file_hash`, the one file hash of the library).
 
     Parameters
     ----------
@@ -204,11 +206,7 @@ def sha256_of(path: Path) -> str:
     str
         The 64 hexadecimal digits of its sha256.
     """
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return file_hash(path, block=1 << 20)
 
 
 def verify_file(relpath: str, root: Path | None = None) -> Path:
