@@ -64,9 +64,9 @@ def test_isolated_clusters_are_found_and_centred_apart(tmp_path):
     assert beyond.verdict == "finding" and len(beyond.details["95% interval"]) == 2
     assert {c for c in checks} == {*claim.SIMILARITY_CHECKS, claim.LID_CHECK,
                                    "isolated-clusters", claim.BEYOND_CENTRING}
-    # three K-means fits per layer at the chosen K (the default): their spread is recorded,
+    # six K-means fits per layer at the chosen K (the default): their spread is recorded,
     # and the per-cluster interval mixes their bootstraps
-    assert SETTINGS.kmeans_restarts == 3
+    assert SETTINGS.kmeans_restarts == 6
     assert "S_inter per-cluster restart range" in contextual
     assert "K-means fits" in checks["intra-above-inter"].interval_method
 

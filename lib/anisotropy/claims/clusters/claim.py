@@ -45,9 +45,11 @@ class Settings(ClaimSettings):
                                          "evenly spaced layers", min=1)
     k_sample: int = param(2000, "points on which K (2-15) is chosen by silhouette, one "
                           "K-means initialisation", min=16)
-    kmeans_restarts: int = param(3, "K-means fits per layer at the chosen K (a fresh sample "
+    kmeans_restarts: int = param(6, "K-means fits per layer at the chosen K (a fresh sample "
                                  "and start each); the per-cluster values are their mean "
-                                 "and the intervals mix their bootstraps", min=1)
+                                 "and the intervals mix their bootstraps (3 fits covered "
+                                 "other seeds' local-isotropy in 65% of 20 seeds, 6 in 84%)",
+                                 min=1)
     inter_min_units: int = param(500, "S_inter of a set with few types: up to "
                                  "ceil(this / types) instances per type, every pair of types "
                                  "weighted equally (1: one per type, as Cai et al.; a cluster "
