@@ -98,3 +98,19 @@ def test_a_check_value_unpacks_as_the_triple_measurements_return():
     assert (value, interval, details) == (1.0, None, None)
     assert CheckValue(1.0, None, {"a": 1})._asdict() == {"value": 1.0, "interval": None,
                                                            "details": {"a": 1}}
+
+
+def test_record_checks_keeps_a_given_order_and_a_finding_interval():
+    checks = {"last-layer-rise": CheckValue(0.1, _interval(0.0, 0.2), {"layer": 6}),
+              "baseline-positive": CheckValue(0.5, _interval(0.4, 0.6))}
+    results = _results()
+    record_checks(results, "org/one", checks, ["baseline-positive"], ["last-layer-rise"],
+                  subject="a space", finding_interval="95% interval over seeds",
+                  order=list(checks))
+    first, second = results.checks
+    assert (first.check, second.check) == ("last-layer-rise", "baseline-positive")
+    assert first.details == {"layer": 6, "95% interval over seeds": [0.0, 0.2]}
+    assert {first.subject, second.subject} == {"a space"}
+    with pytest.raises(ValueError, match="exactly once"):
+        record_checks(_results(), "org/one", checks, ["baseline-positive"],
+                      ["last-layer-rise"], order=["baseline-positive"])

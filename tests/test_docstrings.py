@@ -55,13 +55,13 @@ def returns_value(node) -> bool:
                if not isinstance(n, ast.Lambda))
 
 
-def problems(path: Path) -> list[str]:
-    """What the numpydoc of ``path``'s public functions misses."""
+def problems(path: Path, root: Path = LIB) -> list[str]:
+    """What the numpydoc of ``path``'s public functions misses (named relative to ``root``)."""
     out = []
     for name, node in public_functions(path):
         doc = ast.get_docstring(node) or ""
         found = sections(doc)
-        where = f"{path.relative_to(LIB)}:{name}"
+        where = f"{path.relative_to(root)}:{name}"
         names = arguments(node)
         if names:
             listed = found.get("Parameters", "")

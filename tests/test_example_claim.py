@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 import yaml
 from conftest import ONE_THREAD, outside_data
+from test_docstrings import problems
 
 from anisotropy.inputs.datafiles import PROJECT_ROOT
 
@@ -119,6 +120,14 @@ def test_the_example_formula_is_the_mean_over_pairs_of_different_copies():
     shared = spread + 2.0
     shared /= np.linalg.norm(shared, axis=1, keepdims=True)
     assert measure.weighted_pair_cosine(shared, np.ones(400)) > 0.9
+
+
+def test_the_example_package_is_documented_as_the_library_is():
+    """The recipe's package follows the library's numpydoc rule (``test_docstrings``)."""
+    files = sorted((EXAMPLE / "example").glob("*.py"))
+    assert len(files) == 4
+    missing = [line for path in files for line in problems(path, EXAMPLE)]
+    assert not missing, "\n".join(missing)
 
 
 def test_merge_entries_appends_new_keys_and_fills_existing_ones(tmp_path):

@@ -109,9 +109,10 @@ def each_model(settings, names: Sequence[str] | None = None, *,
 
 def record_checks(results, model: str, checks: Mapping[str, tuple], graded: Sequence[str],
                   findings: Sequence[str] = (), *, model_kind: str = "", subject: str = "",
-                  not_run: str | None = None) -> None:
+                  not_run: str | None = None, finding_interval: str | None = None,
+                  order: Sequence[str] | None = None) -> None:
     """Record one model's checks: each of ``graded`` graded from its interval, each of
-    ``findings`` recorded as measured, in that order.
+    ``findings`` recorded as measured, the graded ones first unless ``order`` says otherwise.
 
     Parameters
     ----------
@@ -137,24 +138,46 @@ def record_checks(results, model: str, checks: Mapping[str, tuple], graded: Sequ
         is recorded as not run, where its details give none as ``unavailable``. With
         neither (the default: None), the None goes to the results' ``grade``, which records
         a model the check exempts as exempt and refuses any other.
+    finding_interval : str or None, optional
+        None (default): a finding is recorded as its value alone. A label: the finding's
+        details are recorded too, with its interval's ends ``[low, high]`` under this label
+        (a finding measured with an interval over seeds or fits).
+    order : sequence of str or None, optional
+        The order in which the checks are recorded, holding every id of ``graded`` and
+        ``findings`` once (the order a claim's results have always listed them in); None
+        (default): ``graded``, then ``findings``.
 
     Raises
     ------
     KeyError
         When ``checks`` misses an id of ``graded`` or ``findings``, named with the ids it
         holds, before anything is recorded.
+    ValueError
+        When ``order`` does not hold each id of ``graded`` and ``findings`` exactly once.
     """
     missing = [check for check in (*graded, *findings) if check not in checks]
     if missing:
         raise KeyError(f"No measured value of {missing} for {model!r}: the measurement holds "
                        f"{sorted(checks)}; measure every check the claim declares.")
-    for check in graded:
+    declared = (*graded, *findings)
+    if order is None:
+        order = declared
+    elif sorted(order) != sorted(declared):
+        raise ValueError(f"order {list(order)} must hold each of the graded checks and the "
+                         f"findings {list(declared)} exactly once.")
+    graded = set(graded)
+    for check in order:
         value, interval, details = CheckValue(*checks[check])
+        if check not in graded:
+            extra = {}
+            if finding_interval is not None:
+                extra["details"] = {**(details or {}),
+                                    finding_interval: [interval.low, interval.high]}
+            results.finding(check, model, value, subject=subject, **extra)
+            continue
         reason = (details or {}).get("unavailable", not_run) if value is None else None
         if reason is not None:
             results.not_run(check, model, reason, subject=subject)
             continue
         results.grade(check, model, value, interval, model_kind=model_kind, subject=subject,
                       details=details)
-    for check in findings:
-        results.finding(check, model, CheckValue(*checks[check]).value, subject=subject)

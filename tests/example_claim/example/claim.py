@@ -35,17 +35,50 @@ class Settings(ClaimSettings):
 
 
 def models(settings: Settings) -> list[str]:
-    """The models the claim runs: ``settings.models``."""
+    """The models the claim runs.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+
+    Returns
+    -------
+    list of str
+        ``settings.models``, in their order.
+    """
     return list(settings.models)
 
 
 def sentences(settings: Settings) -> list[str]:
-    """The sampled SNLI sentences (:func:`anisotropy.inputs.corpora.sentences`)."""
+    """The sampled SNLI sentences.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: ``n_sentences`` and ``seed``.
+
+    Returns
+    -------
+    list of str
+        :func:`anisotropy.inputs.corpora.sentences` of SNLI.
+    """
     return corpora.sentences("snli", settings.n_sentences, settings.seed)
 
 
 def inputs(settings: Settings) -> list[Extraction]:
-    """One pooled-vector job per model over :func:`sentences`."""
+    """The forward passes the claim needs, planned before anything is measured.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+
+    Returns
+    -------
+    list of Extraction
+        One pooled-vector job of the last layer per model over :func:`sentences`.
+    """
     return jobs(settings.models, f"snli-{settings.n_sentences}", "pooled", LAST,
                 lambda: sentences(settings))
 
@@ -67,7 +100,22 @@ class Measured:
 
 def measure_model(settings: Settings, encoder, texts: list[str]) -> Measured:
     """The checks of one model: the mean cosine of pairs of sentence vectors (graded) and the
-    largest cosine of two different sentences (a finding)."""
+    largest cosine of two different sentences (a finding).
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: ``n_boot`` and ``seed``.
+    encoder : Encoder
+        The loaded model.
+    texts : list of str
+        The sentences (:func:`sentences`).
+
+    Returns
+    -------
+    Measured
+        The model's kind and its two checks.
+    """
     unit = encoder.encode_sentences(texts, pooling="mean", normalize=True)
     value, interval = sentence_baseline(unit, settings.n_boot,
                                         stream_seed(settings.seed, "example/bootstrap"))
@@ -80,12 +128,35 @@ def measure_model(settings: Settings, encoder, texts: list[str]) -> Measured:
 
 def measure(settings: Settings, texts: list[str], *, on_model=None, load=None
             ) -> dict[str, Measured]:
-    """:func:`measure_model` of every model, by the shared model loop."""
+    """:func:`measure_model` of every model, by the shared model loop.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters.
+    texts : list of str
+        The sentences (:func:`sentences`).
+    on_model, load : callable or None, optional
+        As :func:`anisotropy.claims.base.each_model`.
+
+    Returns
+    -------
+    dict of str to Measured
+        ``{model name: its measurement}``.
+    """
     return {encoder.name: measure_model(settings, encoder, texts)
             for encoder in each_model(settings, on_model=on_model, load=load)}
 
 
 def grade(results, measured: dict[str, Measured]) -> None:
-    """Record the checks of every model, by the shared grading loop."""
+    """Record the checks of every model, by the shared grading loop.
+
+    Parameters
+    ----------
+    results : Results
+        The claim's results, where the checks are recorded.
+    measured : dict of str to Measured
+        :func:`measure`'s measurements.
+    """
     for name, m in measured.items():
         record_checks(results, name, m.checks, GRADED, FINDINGS, model_kind=m.kind)

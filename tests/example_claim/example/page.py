@@ -8,7 +8,18 @@ from anisotropy.inputs.resolved import short_name
 
 
 def values_table(measured: dict) -> pd.DataFrame:
-    """One row per model: the mean cosine of pairs of sentences and the closest pair."""
+    """One row per model: the mean cosine of pairs of sentences and the closest pair.
+
+    Parameters
+    ----------
+    measured : dict of str to Measured
+        The claim's measurements (:func:`anisotropy.claims.example.claim.measure`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by the model's short name.
+    """
     return pd.DataFrame({
         "Model": [short_name(name) for name in measured],
         "Mean cosine of sentence pairs": [m.checks["sentence-baseline-positive"].value

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from anisotropy.claims.base import load_model
+from anisotropy.claims.base import load_model, record_checks
 from anisotropy.claims.classifier_geometry.classifier import (
     check_values,
     item_change_draws,
@@ -487,16 +487,12 @@ def grade(results, setups: dict[str, Setup], appendix: dict[str, Setup]) -> None
         is not recorded.
     """
     for name, setup in setups.items():
-        for check in SETUP_CHECKS:
-            if check not in setup.checks:
-                continue
-            value, interval, details = setup.checks[check]
-            if check in FINDINGS:
-                results.finding(check, setup.model, value, subject=name, details={
-                    **details, "95% interval over seeds": [interval.low, interval.high]})
-            else:
-                results.grade(check, setup.model, value, interval, model_kind="encoder",
-                              subject=name, details=details)
+        measured = [check for check in SETUP_CHECKS if check in setup.checks]
+        record_checks(results, setup.model, setup.checks,
+                      [c for c in measured if c not in FINDINGS],
+                      [c for c in measured if c in FINDINGS], model_kind="encoder",
+                      subject=name, finding_interval="95% interval over seeds",
+                      order=measured)
     for check, (model, subjects, why) in NOT_RUN.items():
         for subject in subjects:
             results.not_run(check, model, why, subject=subject)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from anisotropy.claims.base import load_model
+from anisotropy.claims.base import CheckValue, load_model, record_checks
 from anisotropy.claims.cluster_isotropy import finetuning as ft
 from anisotropy.claims.cluster_isotropy import methods as ci
 from anisotropy.claims.cluster_isotropy.methods import sst2_probe_data
@@ -284,18 +284,14 @@ def grade_sts(results, settings: Settings, measured: dict[str, ModelComparison])
                   **ci.check_values(scores, m.pair_scores, tasks, n_boot=settings.n_boot,
                                     seed=stream_seed(settings.seed, "claim4/sts"),
                                     fits=m.fits)}
-        for check, (value, interval, details) in values.items():
-            if check in STS_FINDINGS:
-                results.finding(check, name, value, details={
-                    **details, "95% interval over fits": [interval.low, interval.high]})
-            else:
-                results.grade(check, name, value, interval, model_kind=m.kind,
-                              details=details)
+        record_checks(results, name, values, [c for c in values if c not in STS_FINDINGS],
+                      [c for c in values if c in STS_FINDINGS], model_kind=m.kind,
+                      finding_interval="95% interval over fits", order=list(values))
         for task, (value, interval, _) in ci.task_changes(
                 m.pair_scores, tasks, settings.n_boot,
                 stream_seed(settings.seed, "claim4/sts"), fits=m.fits).items():
-            results.grade(PER_TASK_CHECK, name, value, interval, model_kind=m.kind,
-                          subject=task)
+            record_checks(results, name, {PER_TASK_CHECK: CheckValue(value, interval)},
+                          [PER_TASK_CHECK], model_kind=m.kind, subject=task)
 
 
 def measure_sweep(settings: Settings, measured: dict[str, ModelComparison],
@@ -483,9 +479,7 @@ def grade_finetuning(results, settings: Settings, runs, kind) -> None:
             results.not_run(check, model, NOT_FINETUNED)
         return
     for task, values in ft.check_values(runs).items():
-        subject = FINETUNE_NAMES[task]
-        for check, column in FINETUNE_CHECKS.items():
-            value, interval, details = values[column]
-            results.grade(check, model, value, interval, model_kind=kind, subject=subject,
-                          details=details)
-        results.finding(FINETUNE_FINDING, model, values["zero_mean"], subject=subject)
+        checks = {check: values[column] for check, column in FINETUNE_CHECKS.items()}
+        checks[FINETUNE_FINDING] = CheckValue(values["zero_mean"])
+        record_checks(results, model, checks, list(FINETUNE_CHECKS), [FINETUNE_FINDING],
+                      model_kind=kind, subject=FINETUNE_NAMES[task])

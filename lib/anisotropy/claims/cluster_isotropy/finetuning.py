@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from anisotropy.claims.base import CheckValue
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import seed_interval
 from anisotropy.geometry.sampling import sample_indices
@@ -544,10 +545,11 @@ def check_values(runs: pd.DataFrame) -> dict:
     Returns
     -------
     dict
-        ``{task: {"accuracy": (value, interval, details), "log10_iw": (...),
-        "log10_iw_cls": (...), "zero_mean": {...}}}``: each value the mean change over
-        the seeds, its :class:`~anisotropy.geometry.intervals.Interval` a t-interval over
-        them, its details the plain and method values and the seeds; ``zero_mean`` the
+        ``{task: {"accuracy": CheckValue, "log10_iw": CheckValue, "log10_iw_cls":
+        CheckValue, "zero_mean": {...}}}``, each CheckValue (value, interval, details):
+        its value the mean change over the seeds, its
+        :class:`~anisotropy.geometry.intervals.Interval` a t-interval over them, its
+        details the plain and method values and the seeds; ``zero_mean`` the
         centroid norm ratios of the pre-trained, plain and method CLS vectors and the
         plain runs' log10 I(W) before and after the method applied offline.
 
@@ -567,10 +569,10 @@ def check_values(runs: pd.DataFrame) -> dict:
         values = {}
         for column in ("accuracy", "log10_iw", "log10_iw_cls"):
             change = (method.loc[seeds, column] - plain.loc[seeds, column]).to_numpy(float)
-            values[column] = (float(change.mean()), seed_interval(change),
-                              {"plain": plain.loc[seeds, column].tolist(),
-                               "method": method.loc[seeds, column].tolist(),
-                               "seeds": [int(s) for s in seeds]})
+            values[column] = CheckValue(float(change.mean()), seed_interval(change),
+                                        {"plain": plain.loc[seeds, column].tolist(),
+                                         "method": method.loc[seeds, column].tolist(),
+                                         "seeds": [int(s) for s in seeds]})
         pretrained = part[part["condition"] == "pretrained"].iloc[0]
         values["zero_mean"] = {
             "pretrained": float(pretrained["centroid_ratio_cls"]),

@@ -16,6 +16,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from tqdm.auto import tqdm
 
+from anisotropy.claims.base import CheckValue
 from anisotropy.claims.sts import (
     cosine_scores,
     evaluate_sts,
@@ -482,7 +483,7 @@ def attainable_share(baseline_log10: np.ndarray, method_log10: np.ndarray) -> np
     return 1.0 - m / b
 
 
-def isotropy_check_values(fits: pd.DataFrame, tasks) -> dict[str, tuple]:
+def isotropy_check_values(fits: pd.DataFrame, tasks) -> dict[str, CheckValue]:
     """The isotropy checks of one model, from :func:`isotropy_fits`:
 
     - ``isotropy-gain`` (a finding): the smallest share of the attainable gain over the
@@ -504,8 +505,8 @@ def isotropy_check_values(fits: pd.DataFrame, tasks) -> dict[str, tuple]:
 
     Returns
     -------
-    dict
-        ``{check id: (value, Interval, details)}``: each value the mean over fits with a
+    dict of str to CheckValue
+        ``{check id: CheckValue}`` (value, Interval, details): each value the mean over fits with a
         t-interval over fits (fits are independent draws of the fit sample, the
         initialisation and the measured tokens), the paper's numbers being the smallest
         over its tasks.
@@ -523,10 +524,12 @@ def isotropy_check_values(fits: pd.DataFrame, tasks) -> dict[str, tuple]:
     n_fits = int(per_fit.shape[0])
     global_log10 = share.groupby("task")["global"].mean().loc[list(tasks)].to_dict()
 
-    def value(column: str, **details) -> tuple:
-        return (float(per_fit[column].mean()), seed_interval(per_fit[column], unit=unit),
-                {"worst task": str(per_task[column].idxmin()),
-                 "per task": per_task[column].to_dict(), **details, "fits": n_fits})
+    def value(column: str, **details) -> CheckValue:
+        return CheckValue(float(per_fit[column].mean()),
+                          seed_interval(per_fit[column], unit=unit),
+                          {"worst task": str(per_task[column].idxmin()),
+                           "per task": per_task[column].to_dict(), **details,
+                           "fits": n_fits})
 
     return {
         "isotropy-gain": value("share", **{"baseline log10 I(W) per task": share.groupby(
@@ -542,7 +545,7 @@ def isotropy_check_values(fits: pd.DataFrame, tasks) -> dict[str, tuple]:
 def check_values(comparison: pd.DataFrame, pair_scores: dict, tasks, n_boot: int = 1000,
                  seed: int = 0, method: str = "K-means+Mean+PCA",
                  global_methods=GLOBAL_METHODS, fits: pd.DataFrame | None = None
-                 ) -> dict[str, tuple]:
+                 ) -> dict[str, CheckValue]:
     """Measured value and 95% interval of the claim-4 STS checks for one model
     (transductive); the isotropy checks are :func:`isotropy_check_values`'.
 
@@ -577,8 +580,8 @@ def check_values(comparison: pd.DataFrame, pair_scores: dict, tasks, n_boot: int
 
     Returns
     -------
-    dict
-        ``{check id: (value, Interval, details)}`` for ``sts-improves`` (details: the
+    dict of str to CheckValue
+        ``{check id: CheckValue}`` (value, Interval, details) for ``sts-improves`` (details: the
         tasks improved and the tasks) and ``beats-global`` (details: the best global
         method, its mean Spearman and each global method's).
     """
@@ -602,10 +605,10 @@ def check_values(comparison: pd.DataFrame, pair_scores: dict, tasks, n_boot: int
     improve, improve_interval = change("Baseline")
     beat, beat_interval = change(best)
     return {
-        "sts-improves": (improve, improve_interval, {
+        "sts-improves": CheckValue(improve, improve_interval, {
             "tasks improved": int((wide["spearman"][method] > wide["spearman"]["Baseline"]).sum()),
             "tasks": len(tasks)}),
-        "beats-global": (beat, beat_interval, {
+        "beats-global": CheckValue(beat, beat_interval, {
             "best global method": best,
             "its mean Spearman": float(wide["spearman"][best].mean()),
             "mean Spearman of each global method": {
@@ -615,7 +618,7 @@ def check_values(comparison: pd.DataFrame, pair_scores: dict, tasks, n_boot: int
 
 def task_changes(pair_scores: dict, tasks, n_boot: int = 1000, seed: int = 0,
                  method: str = "K-means+Mean+PCA", fits: pd.DataFrame | None = None
-                 ) -> dict[str, tuple]:
+                 ) -> dict[str, CheckValue]:
     """Per task: the Spearman x 100 change of ``method`` over the baseline and its 95%
     paired bootstrap interval over the task's sentence pairs ("improves all seven tasks"
     is graded task by task), with ``fits`` widened by the spread between refits of the
@@ -638,8 +641,8 @@ def task_changes(pair_scores: dict, tasks, n_boot: int = 1000, seed: int = 0,
 
     Returns
     -------
-    dict
-        ``{task: (change, Interval, None)}``.
+    dict of str to CheckValue
+        ``{task: CheckValue}`` (change, Interval, None).
     """
     out = {}
     for task in tasks:
@@ -653,7 +656,7 @@ def task_changes(pair_scores: dict, tasks, n_boot: int = 1000, seed: int = 0,
         if fits is not None:
             interval = with_fit_spread(float(change), interval,
                                        fit_spread(fits, [task], method, "Baseline"))
-        out[task] = (float(change), interval, None)
+        out[task] = CheckValue(float(change), interval, None)
     return out
 
 
@@ -704,7 +707,7 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
                exclude_positions=(), fit_max_tokens: int | None = 10000,
                iso_max_tokens: int = 20000, n_boot: int = 1000, refits: int = 0,
                method: str = "K-means+Mean+PCA", train_seed: int | None = None
-               ) -> tuple[pd.DataFrame, tuple]:
+               ) -> tuple[pd.DataFrame, CheckValue]:
     """The seed's SST-2 classification probe, for one model.
 
     ``tokens`` holds the training sentences first (``n_train`` of them), then the dev
@@ -713,13 +716,13 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
     trained on the standardised training sentences is scored on the dev sentences.
 
     Returns one row per method (dev accuracy, log10 I(W) of the dev tokens) and the
-    ``sst2-probe`` check's ``(measured, interval, details)``: the accuracy change in points,
-    with a paired bootstrap over the dev sentences (the classifiers held fixed). With
-    ``refits`` >= 2, each refit resamples the training sentences (with replacement, stream
-    ``refit-R/train``), fits the method again on their tokens (stream ``refit-R/fit``) and
-    trains both classifiers again: the spread of their changes on the dev set, a rerun's
-    other training sample and K-means start, joins the interval in quadrature
-    (:func:`with_fit_spread`).
+    ``sst2-probe`` check's :class:`~anisotropy.claims.base.CheckValue` (measured, interval,
+    details): the accuracy change in points, with a paired bootstrap over the dev sentences
+    (the classifiers held fixed). With ``refits`` >= 2, each refit resamples the training
+    sentences (with replacement, stream ``refit-R/train``), fits the method again on their
+    tokens (stream ``refit-R/fit``) and trains both classifiers again: the spread of their
+    changes on the dev set, a rerun's other training sample and K-means start, joins the
+    interval in quadrature (:func:`with_fit_spread`).
 
     Parameters
     ----------
@@ -759,7 +762,7 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
     table : pandas.DataFrame
         One row per method (the Baseline and ``method``): ``method``, ``dev accuracy``
         (%) and ``log10 I(W) dev tokens``.
-    check : tuple
+    check : CheckValue
         ``(change, Interval, details)``: the accuracy change in points; details give the
         dev sentences and, with refits, each fit's change (``refit changes``).
     """
@@ -813,7 +816,7 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
                                    "training sentences resampled, method and classifiers "
                                    "refitted")
         details["refit changes"] = changes
-    return pd.DataFrame(rows), (change, interval, details)
+    return pd.DataFrame(rows), CheckValue(change, interval, details)
 
 
 def sweep(tokens, layer: int, sentences: list[str], task: str, cluster_counts, component_counts,

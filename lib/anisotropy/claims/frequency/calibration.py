@@ -23,6 +23,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from anisotropy.claims import sts
+from anisotropy.claims.base import CheckValue
 from anisotropy.geometry.intervals import (
     Interval,
     combine_independent,
@@ -931,7 +932,7 @@ def flow_interval(change: float, per_seed: np.ndarray, pair_scores: dict, tasks:
 
 def check_values(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pooling: str,
                  n_boot: int = 1000, seed: int = 0,
-                 draws_by_key: dict | None = None) -> dict[str, tuple]:
+                 draws_by_key: dict | None = None) -> dict[str, CheckValue]:
     """Measured value and 95% interval of ``whitening-helps`` and ``flow-helps`` for one
     model, from :func:`calibrate_and_score`'s outputs.
 
@@ -965,10 +966,10 @@ def check_values(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
 
     Returns
     -------
-    dict of str to tuple
-        ``{check id: (measured, Interval, details)}`` of ``whitening-helps`` (details: the
-        baseline average) and ``flow-helps`` (details: the baseline average, the change
-        per seed).
+    dict of str to CheckValue
+        ``{check id: CheckValue}`` (measured, Interval, details) of ``whitening-helps``
+        (details: the baseline average) and ``flow-helps`` (details: the baseline average,
+        the change per seed).
     """
     per_task = scores.pivot_table(index=["method", "seed"], columns="task",
                                   values="spearman")[tasks]
@@ -986,11 +987,11 @@ def check_values(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
     mean_draws = {t: np.mean([d[t] for d in seed_draws], axis=0) for t in tasks}
     flow = float(per_seed.mean())
     return {
-        "whitening-helps": (whitening, whitening_interval(
+        "whitening-helps": CheckValue(whitening, whitening_interval(
             whitening, pair_scores, tasks, draws(WHITENING_GRADED, 0), n_boot),
-                            {"baseline average": baseline}),
-        "flow-helps": (flow, flow_interval(flow, per_seed.to_numpy(), pair_scores, tasks,
-                                           mean_draws, n_boot),
+                                      {"baseline average": baseline}),
+        "flow-helps": CheckValue(flow, flow_interval(flow, per_seed.to_numpy(), pair_scores,
+                                                     tasks, mean_draws, n_boot),
             {"baseline average": baseline,
              "per seed": {int(k): float(v) for k, v in per_seed.items()}}),
     }

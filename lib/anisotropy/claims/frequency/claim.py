@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from anisotropy.claims.base import load_model, record_checks
+from anisotropy.claims.base import CheckValue, load_model, record_checks
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.claims.frequency import calibration
 from anisotropy.claims.frequency import measure as frequency
@@ -414,9 +414,10 @@ def grade_frequency(results, geometry: FrequencyGeometry) -> None:
             results.finding(FREQUENCY_FINDING, model,
                             {key: row[key] for key in FREQUENCY_CHECKS.values()}, subject=part)
             continue
-        for check, key in FREQUENCY_CHECKS.items():
-            results.grade(check, model, row[key], geometry.intervals[space][key],
-                          model_kind=kind, subject=part)
+        record_checks(results, model, {
+            check: CheckValue(row[key], geometry.intervals[space][key])
+            for check, key in FREQUENCY_CHECKS.items()}, list(FREQUENCY_CHECKS),
+            model_kind=kind, subject=part)
 
 
 def grade_calibration(results, calibrated: dict[str, Calibration]) -> None:

@@ -20,7 +20,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from anisotropy.claims.base import each_model, record_checks
+from anisotropy.claims.base import CheckValue, each_model, record_checks
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.claims.later_work import measure as later
 from anisotropy.claims.later_work.measure import (
@@ -270,8 +270,8 @@ DECLARATION = ClaimDeclaration(
 
 
 # --------------------------------------------------------------------------- measurements
-# Each section writes its checks into ``checks`` (``{id: (measured, Interval or None,
-# details)}``) and returns what the per-layer table and the later sections need. Every
+# Each section writes its checks into ``checks`` (``{id: CheckValue}``: measured, Interval
+# or None, details) and returns what the per-layer table and the later sections need. Every
 # interval over sentences shares one set of weights (``weights``), so the sections' layer
 # profiles are resampled as one.
 
@@ -286,7 +286,7 @@ def _massive(checks: dict, s: Settings, tokens, layers: list[int], weights: np.n
     shares = massive["massive_share"].to_numpy()
     # the layer (>= 1) with the largest share; among equal shares, the largest ratio
     peak = int(np.lexsort((massive["massive_ratio"].to_numpy()[1:], shares[1:]))[-1]) + 1
-    checks["massive-activations"] = (
+    checks["massive-activations"] = CheckValue(
         float(shares[peak]),
         later.interval_of(draws["massive"][:, 1:].max(axis=1), "the largest layer's share "
                           "per draw (every layer resampled as one)", s.n_boot, n,
@@ -295,12 +295,12 @@ def _massive(checks: dict, s: Settings, tokens, layers: list[int], weights: np.n
          "largest over median (geometric mean)": float(massive.loc[peak, "massive_ratio"])})
     counts = draws["massive_count"][:, peak]
     if shares[peak] == 0:
-        checks["massive-at-sink"] = (None, None, {
+        checks["massive-at-sink"] = CheckValue(None, None, {
             "unavailable": "no sentence has a massive activation (both of Sun et al.'s "
                            "conditions) at any layer >= 1: there is nothing to place"})
     else:
         # Dirichlet weights are positive, so every draw weights the sentences that have one
-        checks["massive-at-sink"] = (
+        checks["massive-at-sink"] = CheckValue(
             float(massive.loc[peak, "massive_at_sink"]),
             later.interval_of(draws["massive_at_sink"][:, peak] / counts, f"layer {peak}, of "
                               "the sentences with a massive activation", s.n_boot, n,
@@ -308,20 +308,20 @@ def _massive(checks: dict, s: Settings, tokens, layers: list[int], weights: np.n
             {"layer": peak, "sentences with one": int(round(shares[peak] * n)),
              "peak at position 0 (all sentences)": float(massive.loc[peak, "peak_at_first"])})
     above = massive.index[(massive["massive_share"] > 0.5) & (massive["layer"] > 0)]
-    checks["massive-onset"] = ({"first layer where most sentences have one":
-                                int(above[0]) if len(above) else None, "of layers": L},
-                               None, None)
+    checks["massive-onset"] = CheckValue({
+        "first layer where most sentences have one": int(above[0]) if len(above) else None,
+        "of layers": L}, None, None)
     if shares[peak] == 0:
         # nothing is massive: the dimensions of the largest activations are not massive
         # dimensions, and none is removed
-        checks["massive-dims"] = ({
+        checks["massive-dims"] = CheckValue({
             "massive dimensions": "none (no sentence has a massive activation at any "
                                   "layer >= 1)",
             "dimensions of the largest activation at that layer": massive.loc[peak,
                                                                               "top_dims"]},
             None, None)
         return massive, []
-    checks["massive-dims"] = ({
+    checks["massive-dims"] = CheckValue({
         "top dimensions at the peak layer": massive.loc[peak, "top_dims"],
         "share of sentences in the top dimension": float(massive.loc[peak, "top_dim_share"]),
         "variation of the peak across sentences (CV)": float(massive.loc[peak, "peak_cv"])},
@@ -338,19 +338,19 @@ def _sinks(checks: dict, s: Settings, encoder, base: list[str], windows: list[st
         alpha = first_token_attention(encoder, windows, tokens=s.sink_tokens)
         short = first_token_attention(encoder, base[: s.n_attention_sentences])
     except AttentionUnavailable as error:
-        checks["sink-heads"] = (None, None, {"unavailable": str(error)})
-        checks["sink-heads-short"] = ({"unavailable": str(error)}, None, None)
+        checks["sink-heads"] = CheckValue(None, None, {"unavailable": str(error)})
+        checks["sink-heads-short"] = CheckValue({"unavailable": str(error)}, None, None)
         return None
     m = alpha.shape[0]
     weights = dirichlet_weights(m, s.n_boot, stream_seed(s.seed, "chapter6/attention"))
-    checks["sink-heads"] = (
+    checks["sink-heads"] = CheckValue(
         sink_rate(alpha, epsilon),
         later.interval_of(sink_rate(alpha, epsilon, weights), "each window's rate",
                           s.n_boot, m, "windows"),
         {"heads": int(alpha.shape[1] * alpha.shape[2]), "epsilon": epsilon,
          "tokens per window": s.sink_tokens})
     lengths = [len(x) for x in encoder.tokenizer(base[: s.n_attention_sentences])["input_ids"]]
-    checks["sink-heads-short"] = ({
+    checks["sink-heads-short"] = CheckValue({
         "sink rate on the sentences": sink_rate(short, epsilon),
         "on the windows": sink_rate(alpha, epsilon),
         "mean tokens per sentence": float(np.mean(lengths)),
@@ -372,12 +372,12 @@ def _rogue(checks: dict, s: Settings, tokens, layers: list[int], remove: list[in
     rogue["graded"] = (low >= s.rogue_min_cosine) & (np.asarray(layers) > 0)
     eligible = np.flatnonzero(rogue["graded"].to_numpy())
     if eligible.size == 0:
-        checks["rogue-dimensions"] = (None, None, {"unavailable": (
+        checks["rogue-dimensions"] = CheckValue(None, None, {"unavailable": (
             f"no layer's mean cosine is clearly above {s.rogue_min_cosine:g} (the lower end "
             "of its 95% interval): the share of a mean cosine near 0 is unbounded")})
     else:
         shares = rogue["top_share"].to_numpy()[eligible]
-        checks["rogue-dimensions"] = (
+        checks["rogue-dimensions"] = CheckValue(
             float(np.median(shares)),
             later.interval_of(np.nanmedian(draws["top_share"][:, eligible], axis=1),
                               "the median over the same layers per draw", s.n_boot,
@@ -386,7 +386,7 @@ def _rogue(checks: dict, s: Settings, tokens, layers: list[int], remove: list[in
              "its layer": int(eligible[shares.argmax()]),
              "dimensions there": rogue.loc[int(eligible[shares.argmax()]), "top_dims"]})
     upper = np.array(layers) > L / 2
-    checks["massive-removal"] = ({
+    checks["massive-removal"] = CheckValue({
         "dimensions set to 0": remove or "none: no massive dimension",
         "upper-half mean cosine": float(rogue["mean_cosine"][upper].mean()),
         "without them": float(rogue["mean_cosine_without_massive"][upper].mean())}, None, None)
@@ -414,7 +414,7 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
     interior = slice(2, L) if L > 2 else slice(1, L + 1)
     peak = later.interval_of(_peak_over_ends(draws, L), "one token per sentence", s.n_boot,
                              rows.size, "sentences")
-    checks["id-peak-interior"] = (
+    checks["id-peak-interior"] = CheckValue(
         float(_peak_over_ends(ids, L)[0]), peak,
         {"peak layer": int(np.argmax(ids[interior]) + interior.start),
          "peak over layer 1": float(ids[interior].max() / ids[1])})
@@ -440,9 +440,9 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
             f"no interior peak established on these {m:,} sentences as written: their "
             f"interior peak over the ends is {ordered:.3g}, 95% interval "
             f"[{ordered_peak.low:.3g}, {ordered_peak.high:.3g}], not above 1")
-        checks["id-shuffled-flatter"] = (None, None, details)
+        checks["id-shuffled-flatter"] = CheckValue(None, None, details)
     else:
-        checks["id-shuffled-flatter"] = (
+        checks["id-shuffled-flatter"] = CheckValue(
             ordered - shuffled_,
             later.interval_of(same_peaks - _peak_over_ends(mixed_draws, L),
                               "the same sentences' weights in both texts", s.n_boot, m,
@@ -466,14 +466,14 @@ def _measures(checks: dict, s: Settings, tokens, layers: list[int], rows: np.nda
     method = boot_method(s.n_boot_isoscore, rows.size, "sentences",
                          f"layer {lowest}, tokens resampled").replace(
         "95% percentile bootstrap", "95% normal bootstrap (estimate ± 1.96 s.d. of the draws)")
-    checks["measures-disagree"] = (
+    checks["measures-disagree"] = CheckValue(
         estimate, normal_interval(estimate, draws, method=method),
         {"layer of lowest mean cosine": lowest,
          "its mean cosine": float(measures.loc[lowest, "mean_cosine"])})
     ranks = measures.iloc[1:][["mean_cosine", "top_pc_share", "isoscore", "log10_iw"]]
     agreement = ranks.corr(method="spearman")["mean_cosine"].drop("mean_cosine")
-    checks["measures-agreement"] = ({f"Spearman of mean cosine with {k}": float(v)
-                                     for k, v in agreement.items()}, None, None)
+    checks["measures-agreement"] = CheckValue({f"Spearman of mean cosine with {k}": float(v)
+                                               for k, v in agreement.items()}, None, None)
     return measures.drop(columns=["mean_cosine"])
 
 
@@ -488,14 +488,14 @@ def _standardisation(checks: dict, s: Settings, encoder, sts_sentences: list[str
                                     max_pairs=s.max_pairs,
                                     data_seed=stream_seed(s.seed, "data"), n_boot=s.n_boot,
                                     seed=stream_seed(s.seed, "chapter6/sts"))
-    checks["standardise-helps"] = (float(table["change"].mean()),
-                                   mean_change_interval(draws["draws"], s.n_boot,
-                                                        draws["pairs"]),
-                                   {"tasks": len(table)})
+    checks["standardise-helps"] = CheckValue(float(table["change"].mean()),
+                                             mean_change_interval(draws["draws"], s.n_boot,
+                                                                  draws["pairs"]),
+                                             {"tasks": len(table)})
     abtt = {"STS": float(table["abtt change"].mean())}
-    checks["all-but-the-top"] = (abtt, None, None)
+    checks["all-but-the-top"] = CheckValue(abtt, None, None)
     if not s.word_tasks:
-        checks["standardise-helps-words"] = (None, None, {
+        checks["standardise-helps-words"] = CheckValue(None, None, {
             "unavailable": "no word-similarity task in this run (word_tasks is empty: the "
                            "files have no hub copy, so the binder profile leaves them out; "
                            "`anisotropy data fetch word-similarity` downloads them)"})
@@ -505,12 +505,11 @@ def _standardisation(checks: dict, s: Settings, encoder, sts_sentences: list[str
     words_table, draws = standardised_words(vectors, list(s.word_tasks), n_boot=s.n_boot,
                                             seed=stream_seed(s.seed, "chapter6/words"))
     kept, total = int(words_table["pairs"].sum()), int(words_table["pairs of the task"].sum())
-    checks["standardise-helps-words"] = (float(words_table["change"].mean()),
-                                         mean_change_interval(draws["draws"], s.n_boot,
-                                                              draws["pairs"], "word pairs"),
-                                         {"tasks": len(words_table),
-                                          "pairs with both words in context": f"{kept} of "
-                                                                              f"{total}"})
+    checks["standardise-helps-words"] = CheckValue(
+        float(words_table["change"].mean()),
+        mean_change_interval(draws["draws"], s.n_boot, draws["pairs"], "word pairs"),
+        {"tasks": len(words_table),
+         "pairs with both words in context": f"{kept} of {total}"})
     abtt["word similarity"] = float(words_table["abtt change"].mean())
     return (table.reset_index().to_dict(orient="list"),
             words_table.reset_index().to_dict(orient="list"))
@@ -551,8 +550,8 @@ def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str]
     LaterMeasurement
         The model's name and kind; ``per_layer``, one row per layer 0..L (the massive,
         rogue and measures tables merged on ``layer``, with ``twonn``, ``twonn_shuffled``
-        and ``relative_depth``); ``checks``, ``{id: (measured, Interval or None,
-        details)}`` for every id of :data:`CHECKS`; ``facts`` (the counts of sentences,
+        and ``relative_depth``); ``checks``, ``{id: CheckValue}`` (measured, Interval or
+        None, details) for every id of :data:`CHECKS`; ``facts`` (the counts of sentences,
         tokens, points, shuffled sentences, pairs and attention windows, and the STS and
         word-similarity tables as dicts of lists, ``words`` None without word tasks); and
         the windows' attention to the first token, or None when the model gives none.

@@ -53,7 +53,7 @@ DELIMITER = re.compile(r"^[\W_]+$")
 @dataclass
 class LaterMeasurement:
     """Chapter 6 on one model: ``per_layer`` (one row per layer, the shuffled text's TwoNN
-    profile included), ``checks`` (``{id: (measured, Interval or None, details)}``),
+    profile included), ``checks`` (``{id: CheckValue}``: measured, Interval or None, details),
     ``facts`` and the attention to the first token (``None`` when the model gives none)."""
 
     name: str

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from anisotropy.claims.base import each_model, record_checks
+from anisotropy.claims.base import CheckValue, each_model, record_checks
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.claims.layerwise.measure import (
     baseline_band,
@@ -108,7 +108,7 @@ def inputs(settings: Settings) -> list[Extraction]:
 
 # --------------------------------------------------------------------------- checks
 #: The checks the claim grades (``data/checks.yaml``), each read from the entry of the same
-#: id in :attr:`ModelMeasurement.checks`: ``(measured, Interval, details)``.
+#: id in :attr:`ModelMeasurement.checks`: a ``CheckValue`` (measured, Interval, details).
 GRADED = ("baseline-positive", "baseline-rises", "decoder-baseline-high", "selfsim-falls",
           "mev-low")
 #: The findings it records (measured, no interval), read the same way.
@@ -135,8 +135,9 @@ class ModelMeasurement:
     similarity, MEV and their adjusted forms); ``per_word``: one row per (word, layer);
     ``facts``: counts of the sample; ``summary``: the per-layer table's summary numbers
     (:func:`anisotropy.claims.layerwise.measure.summarize_layers`); ``checks``: ``{check id:
-    (measured, Interval or None, details)}`` for every id of :data:`CHECKS`; ``sinks``: the
-    position-0 analysis of a decoder (:func:`anisotropy.claims.layerwise.measure.sink_effect`).
+    CheckValue}`` (measured, Interval or None, details) for every id of :data:`CHECKS`;
+    ``sinks``: the position-0 analysis of a decoder
+    (:func:`anisotropy.claims.layerwise.measure.sink_effect`).
     """
 
     name: str
@@ -200,7 +201,7 @@ def measure_model(settings: Settings, tokens, n_layers: int, *, kind: str, notes
     table["baseline_low"], table["baseline_high"] = baseline_band(stats.pair_cosines,
                                                                   stats.units, s.n_boot, seed)
     summary = summarize_layers(table)
-    checks["mev-variants"] = ({
+    checks["mev-variants"] = CheckValue({
         "centred PCA (commit 3865f9b)": summary["mev_adj_max"],
         "centred random-word baseline": summary["mev_adj_centred_baseline_max"],
         "size-matched baseline": summary["mev_adj_size_matched_max"]}, None, None)

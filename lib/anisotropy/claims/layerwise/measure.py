@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from anisotropy.claims.base import CheckValue
 from anisotropy.claims.layerwise.sentence_units import (
     SentenceUnits,
     pair_weights,
@@ -840,7 +841,7 @@ def centred_mev(values: np.ndarray, contexts: np.ndarray,
 
 
 def baseline_checks(d: CheckDraws, layers: np.ndarray, per_layer_interval: Callable,
-                    halves: Callable) -> dict[str, tuple]:
+                    halves: Callable) -> dict[str, CheckValue]:
     """The checks of the baseline alone: ``baseline-positive``, ``baseline-rises`` and
     ``decoder-baseline-high``, as :func:`check_values` records them.
 
@@ -858,18 +859,18 @@ def baseline_checks(d: CheckDraws, layers: np.ndarray, per_layer_interval: Calla
 
     Returns
     -------
-    dict of str to tuple
-        ``{check id: (measured, Interval, details)}``.
+    dict of str to CheckValue
+        ``{check id: CheckValue}``: (measured, Interval, details).
     """
     base, draws, last = d.base, d.base_draws, layers.max()
     contextual, lower, upper = layers >= 1, (layers >= 1) & (layers <= last / 2), \
         layers > last / 2
     return {
-        "baseline-positive": (
+        "baseline-positive": CheckValue(
             float(base[contextual].min()),
             per_layer_interval(draws, contextual, d.pairs_method, interval_of_min),
             {"layer of the minimum": int(layers[contextual][base[contextual].argmin()])}),
-        "baseline-rises": (
+        "baseline-rises": CheckValue(
             float(halves(base)), percentile_interval(halves(draws), method=d.pairs_method),
             {"upper half": float(base[upper].mean()),
              "lower half": float(base[lower].mean()), "layer 0": float(base[layers == 0][0])
@@ -877,7 +878,7 @@ def baseline_checks(d: CheckDraws, layers: np.ndarray, per_layer_interval: Calla
              "upper minus lower without layer L": float(
                  base[upper & (layers < last)].mean() - base[lower].mean())
              if (upper & (layers < last)).any() else None}),
-        "decoder-baseline-high": (
+        "decoder-baseline-high": CheckValue(
             float(base[upper].mean()),
             percentile_interval(draws[:, upper].mean(axis=1), method=d.pairs_method),
             {"last layer": float(base[layers == last][0])})}
@@ -885,7 +886,7 @@ def baseline_checks(d: CheckDraws, layers: np.ndarray, per_layer_interval: Calla
 
 def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: np.ndarray,
                  units: SentenceUnits, n_boot: int = 1000, seed: int = 0,
-                 mev_baseline_draws: np.ndarray | None = None) -> dict[str, tuple]:
+                 mev_baseline_draws: np.ndarray | None = None) -> dict[str, CheckValue]:
     """The measured value and 95% interval of every claim-1 check for one model.
 
     The bootstrap is :func:`check_draws`'. The random-word MEV baseline is another sample:
@@ -918,10 +919,10 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
 
     Returns
     -------
-    dict of str to tuple
-        ``{check_id: (measured, Interval, details)}`` for ``baseline-positive``,
+    dict of str to CheckValue
+        ``{check_id: CheckValue}`` (measured, Interval, details) for ``baseline-positive``,
         ``baseline-rises``, ``decoder-baseline-high``, ``selfsim-falls`` and ``mev-low``,
-        plus ``last-layer-rise`` as ``(measured, None, None)``.
+        plus ``last-layer-rise`` as ``CheckValue(measured)`` (no interval, no details).
     """
     layers, contextual, lower, upper = layer_halves(per_layer, pair_cosines, units)
     d = check_draws(per_word, layers, pair_cosines, units, n_boot, seed)
@@ -947,11 +948,11 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     centred_adj, centred_floor = centred_mev(d.centred_mev, d.contexts, mev_base)
     out = {
         **baseline_checks(d, layers, per_layer_interval, halves),
-        "selfsim-falls": (
+        "selfsim-falls": CheckValue(
             float(halves(adjusted)), percentile_interval(halves(adjusted_draws), method=both),
             {"upper half": float(adjusted[upper].mean()),
              "lower half": float(adjusted[lower].mean())}),
-        "mev-low": (
+        "mev-low": CheckValue(
             float(mev_adj[contextual].max()),
             per_layer_interval(mev_adj_draws, contextual, mev_method, interval_of_max),
             {"layer of the maximum": int(layers[contextual][mev_adj[contextual].argmax()]),
@@ -960,6 +961,7 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
              "median contexts": float(np.nanmedian(d.contexts[:, 0]))}),
     }
     intra = per_layer["intra_similarity_adj"].to_numpy()
-    out["last-layer-rise"] = ({"self-sim change": float(adjusted[-1] - adjusted[-2]),
-                               "intra-sim change": float(intra[-1] - intra[-2])}, None, None)
+    out["last-layer-rise"] = CheckValue({
+        "self-sim change": float(adjusted[-1] - adjusted[-2]),
+        "intra-sim change": float(intra[-1] - intra[-2])}, None, None)
     return out
