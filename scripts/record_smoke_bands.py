@@ -533,6 +533,41 @@ def still_current(imported: dict, reference: dict, now: dict) -> dict:
                         if k in same_metrics}}
 
 
+def unchanged(reference: dict, now: dict) -> tuple[set[tuple], set[str], set[tuple]]:
+    """What an intended change left as it was, on this machine: ``reference`` is a baseline
+    run made with the code before it, ``now`` one made with today's. Returns the check
+    values' keys ``(check id, *path)`` (:func:`check_values`) equal bit for bit in both, the
+    ids of the checks whose every number and verdict is equal, and the page values' keys
+    (:func:`result_values.flatten`) equal in both. Another machine's value archived under
+    a key outside these was measured by the old method: it would band the new one with a
+    number today's code no longer produces."""
+    then = {c["id"]: c for c in reference.get("checks", [])}
+    keys, ids = set(), set()
+    for check in now.get("checks", []):
+        old = then.get(check["id"])
+        if old is None:
+            continue
+        values_now, values_then = check_values(check)[0], check_values(old)[0]
+        keys |= {(check["id"], *path) for path, value in values_now.items()
+                 if values_then.get(path) == value}
+        if _check_numbers(check) == _check_numbers(old):
+            ids.add(check["id"])
+    flat_now, flat_then = result_values.flatten(now), result_values.flatten(reference)
+    page = {key for key, value in flat_now.items() if flat_then.get(key) == value}
+    return keys, ids, page
+
+
+def current_archive(archived: dict, reference: dict, now: dict) -> dict:
+    """The part of one claim's archived values (:func:`archived_values`) that today's code
+    still computes (:func:`unchanged`): the values under unchanged keys, and the archived
+    verdicts of unchanged checks."""
+    keys, ids, _ = unchanged(reference, now)
+    out = {key: seen for key, seen in archived.items() if key != VERDICTS and key in keys}
+    if VERDICTS in archived:
+        out[VERDICTS] = {c: v for c, v in archived[VERDICTS].items() if c in ids}
+    return out
+
+
 def archived_values(path: Path, local_runs: dict[str, dict]) -> dict[str, dict]:
     """``{slug: {(check, *path): {run: value}}}`` of the previous file's values seen on
     runs that are not local: other machines, and this machine's runs of the claims that
@@ -604,14 +639,17 @@ def write(document: dict, path: Path, factor: float, report: list[str]) -> None:
 
 
 def record_values(runs: dict[str, dict[str, dict]], factors: dict[str, float],
-                  path: Path = result_values.EXPECTED_VALUES) -> list[str]:
+                  path: Path = result_values.EXPECTED_VALUES,
+                  current: dict[str, set[tuple]] | None = None) -> list[str]:
     """Write ``tests/expected/smoke-values.json``: every value the pages show beyond the
     checks' (:mod:`result_values`), per claim of ``factors`` (its margin factor ``k``),
     banded from every run but the sample seeds' (platform runs and training seeds), values
     from runs of the previous file that are not here now kept. A number some run of which
     falls outside the others' band at ``k`` (leave-one-out) is banded at the largest factor
     and listed under ``widened``. Claims not in ``factors`` keep their previous entry.
-    Returns one line per claim for the report."""
+    ``current`` (``{slug: keys}``, :func:`unchanged`'s page keys) keeps, of a claim's values
+    from earlier runs, only those under these keys. Returns one line per claim for the
+    report."""
     previous = json.loads(path.read_text()) if path.is_file() else {}
     out, report = {}, []
     for slug in SLUGS:
@@ -639,7 +677,8 @@ def record_values(runs: dict[str, dict[str, dict]], factors: dict[str, float],
             key = tuple(raw)
             for name, value in zip(old["runs"], seen, strict=True):
                 if key in values["numbers"] and name not in here and value is not None \
-                        and not is_sample_run(name):
+                        and not is_sample_run(name) \
+                        and (current is None or slug not in current or key in current[slug]):
                     values["numbers"][key][name] = value
         names = sorted({n for seen in values["numbers"].values() for n in seen} | set(here))
         factor = factors[slug]
@@ -703,6 +742,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="this machine's baseline results made with the code the imported "
                              "runs were made with: an imported check or metric is kept only "
                              "where that run and today's baseline agree (still_current)")
+    parser.add_argument("--archived-reference", type=Path, metavar="FOLDER",
+                        help="this machine's baseline results made with the code the file's "
+                             "archived values were made with: of the claims of --slugs, "
+                             "another machine's archived value is kept only where that run "
+                             "and today's baseline agree (unchanged)")
     parser.add_argument("--fresh", nargs="*", metavar="SLUG", default=None,
                         help="drop the values the previous file archived from other machines "
                              "(after an intended change that moves the numbers they measured): "
@@ -731,6 +775,18 @@ def main(argv: list[str] | None = None) -> int:
                       "metrics left out (changed since the import's code)")
         runs[name] = records
     archived = archived_values(EXPECTED, runs)
+    current = None
+    if args.archived_reference is not None:
+        current = {}
+        for slug in args.slugs:
+            reference = json.loads((args.archived_reference / f"{slug}.json").read_text())
+            before = sum(len(seen) for k, seen in archived.get(slug, {}).items()
+                         if k != VERDICTS)
+            archived[slug] = current_archive(archived.get(slug, {}), reference, baseline[slug])
+            current[slug] = unchanged(reference, baseline[slug])[2]
+            after = sum(len(seen) for k, seen in archived[slug].items() if k != VERDICTS)
+            print(f"{slug}: {before - after} of {before} archived values left out (changed "
+                  "since the archive's code)")
     if args.fresh is not None:
         archived = {slug: seen for slug, seen in archived.items()
                     if args.fresh and slug not in args.fresh}
@@ -759,7 +815,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"guarded {spread} checks: {kept} of {graded} ({100 * kept / graded:.0f}%)")
     if args.out == EXPECTED:
         factors = {slug: document[slug]["margin_factor"] for slug in collected}
-        for line in record_values(runs, factors):
+        for line in record_values(runs, factors, current=current):
             print(f"values: {line}")
     names = sorted({n for e in collected.values() for n in e["runs"]})
     print(f"wrote {args.out} (margin factor {chosen:g}) from runs: {names}")

@@ -207,3 +207,30 @@ def test_an_imported_value_that_the_code_has_since_changed_is_left_out():
     assert [c["id"] for c in kept["checks"]] == ["baseline-positive:m"]
     assert kept["checks"][0]["measured"] == 0.52 and kept["metrics"] == {"count": 3}
     assert rec.still_current(imported, reference, reference) == imported
+
+
+def test_an_archived_value_that_the_code_has_since_changed_is_left_out():
+    """Of another machine's archived values, those under a key this machine computes as it
+    did with the archive's code stay; a key an intended change moved here (one end of an
+    interval, a page value) goes, and so does the archived verdict of a check that moved."""
+    def run(mev, high, table):
+        return {"checks": [{"id": "mev-low:m", "verdict": "reproduced", "measured": mev,
+                            "interval": [mev - 0.01, high], "details": {"table": table}},
+                           {"id": "baseline-positive:m", "verdict": "reproduced",
+                            "measured": 0.5, "interval": [0.4, 0.6]}]}
+
+    reference, now = run(0.3, 0.4, [1.0, 2.0]), run(0.3, 0.45, [1.0, 2.5])
+    keys, ids, page = rec.unchanged(reference, now)
+    assert ("mev-low:m", "measured") in keys and ("mev-low:m", "interval", 0) in keys
+    assert ("mev-low:m", "interval", 1) not in keys
+    assert ids == {"baseline-positive:m"}
+    assert ("checks", "mev-low:m", "details", "table", 0) in page
+    assert ("checks", "mev-low:m", "details", "table", 1) not in page
+    archived = {("mev-low:m", "interval", 1): {"amd/baseline": 0.41},
+                ("mev-low:m", "measured"): {"amd/baseline": 0.31},
+                rec.VERDICTS: {"mev-low:m": ["reproduced"],
+                               "baseline-positive:m": ["reproduced"]}}
+    kept = rec.current_archive(archived, reference, now)
+    assert kept == {("mev-low:m", "measured"): {"amd/baseline": 0.31},
+                    rec.VERDICTS: {"baseline-positive:m": ["reproduced"]}}
+    assert rec.current_archive(archived, reference, reference) == archived
