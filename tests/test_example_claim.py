@@ -169,10 +169,40 @@ def example_run(tmp_path_factory, mirrored_data):
             "notebook": base / "build/smoke/executed" / f"{SLUG}.ipynb"}
 
 
+#: The repository's own tests that read every claim (its layout, declaration, checks and
+#: references, profiles, numpydoc, notebook and Colab cell, mutations, parameters): run on
+#: the copy, they pass with the example added and nothing else changed. The other claims'
+#: parametrized cases are left out (they pass in this checkout); what a claim records by
+#: script after the recipe (its smoke bands, its full verdicts) is not among them.
+REPOSITORY_TESTS = ("tests/test_layout.py", "tests/test_declaration.py",
+                    "tests/test_docstrings.py", "tests/test_checks.py",
+                    "tests/test_settings.py", "tests/test_launch.py", "tests/test_mutate.py",
+                    "tests/test_notebook_text.py", "tests/test_runner_params.py")
+OTHER_CLAIMS = " and ".join(f"not {n:02d}-" for n in range(1, 7))
+
+
 @pytest.mark.notebooks
 def test_the_recipe_writes_the_claims_own_files_only(example_run):
     changed = _changed(example_run["clone"])
     assert changed and all(name.startswith(WRITES) for name in changed), changed
+
+
+@pytest.mark.notebooks
+def test_the_repositorys_own_tests_pass_with_the_example_added(example_run, mirrored_data):
+    clone = example_run["clone"]
+    env = {**os.environ, **ONE_THREAD, **outside_data(mirrored_data[0]),
+           "PYTHONPATH": str(clone / "lib")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
+         "-m", "not notebooks and not book and not workflow and not slow",
+         "-k", f"99-example-claim or ({OTHER_CLAIMS})",
+         "--deselect", "tests/test_layout.py::test_geometry_never_imports_torch",
+         *REPOSITORY_TESTS], cwd=clone, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-4000:]
+    assert "99-example-claim" in subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider",
+         "tests/test_settings.py"], cwd=clone, env=env, capture_output=True,
+        text=True).stdout  # the parametrized tests do see the example
 
 
 @pytest.mark.notebooks

@@ -689,7 +689,7 @@ def change_check(first: pd.Series, last: pd.Series, item_changes: pd.DataFrame |
 def check_values(trajectory: pd.DataFrame,
                  item_changes: pd.DataFrame | None = None,
                  subset_changes: pd.DataFrame | None = None,
-                 ranks: pd.DataFrame | None = None) -> dict[str, tuple]:
+                 ranks: pd.DataFrame | None = None) -> dict[str, CheckValue]:
     """Measured value and 95% interval of the claim-5 checks for one setup.
 
     ``trajectory`` holds the recorded updates of every seed (columns ``seed, update,
@@ -720,8 +720,8 @@ def check_values(trajectory: pd.DataFrame,
 
     Returns
     -------
-    dict of str to tuple
-        ``{check id: (measured, Interval, details)}``.
+    dict of str to CheckValue
+        ``{check id: CheckValue}`` (measured, Interval, details).
     """
     seeds = sorted(trajectory["seed"].unique())
     if len(seeds) < 2:
@@ -736,23 +736,20 @@ def check_values(trajectory: pd.DataFrame,
     rank_rho = pd.Series({s: trajectory_correlations(t)["spearman"]
                           for s, t in series.groupby("seed")}).loc[seeds]
     n_points = int(series.groupby("seed")["update"].nunique().min())
-    out = {"anticorrelation": (float(per_seed["pearson"].mean()),
-                               seed_interval(per_seed["pearson"].to_numpy()),
-                               {"per seed": per_seed["pearson"].tolist(),
-                                "spearman mean": float(per_seed["spearman"].mean())}),
-           "spearman-anticorrelation": (float(rank_rho.mean()),
-                                        seed_interval(rank_rho.to_numpy()),
-                                        {"per seed": rank_rho.tolist(),
-                                         "worst seed": float(rank_rho.max()),
-                                         "updates in the series": n_points,
-                                         "series": "every update, a sample of points per "
-                                         "seed" if ranks is not None else
-                                         "the recorded updates, every point",
-                                         "rho of the recorded series (mean)":
-                                             float(per_seed["spearman"].mean())})}
+    out = {"anticorrelation": CheckValue(
+               float(per_seed["pearson"].mean()), seed_interval(per_seed["pearson"].to_numpy()),
+               {"per seed": per_seed["pearson"].tolist(),
+                "spearman mean": float(per_seed["spearman"].mean())}),
+           "spearman-anticorrelation": CheckValue(
+               float(rank_rho.mean()), seed_interval(rank_rho.to_numpy()),
+               {"per seed": rank_rho.tolist(), "worst seed": float(rank_rho.max()),
+                "updates in the series": n_points,
+                "series": "every update, a sample of points per seed" if ranks is not None
+                else "the recorded updates, every point",
+                "rho of the recorded series (mean)": float(per_seed["spearman"].mean())})}
     if "intra/inter distance" in trajectory.columns:
         ratio = (last["intra/inter distance"] - first["intra/inter distance"]).to_numpy()
-        out["classes-collapse"] = (
+        out["classes-collapse"] = CheckValue(
             float(ratio.mean()), seed_interval(ratio),
             {"start": float(first["intra/inter distance"].mean()),
              "end": float(last["intra/inter distance"].mean())})

@@ -274,8 +274,8 @@ def check_values(settings: Settings, m: ModelClusters, static_name: str) -> dict
 
     Returns
     -------
-    dict of str to tuple
-        ``{check id: (measured, Interval, details)}`` of ``global-anisotropy``,
+    dict of str to CheckValue
+        ``{check id: CheckValue}`` (measured, Interval, details) of ``global-anisotropy``,
         ``local-isotropy``, ``local-beyond-centring``, ``intra-above-inter`` and
         ``lid-below-static``; the two local ones ``(None, None, details)`` when no layer >= 1
         has K > 1.
@@ -521,6 +521,5 @@ def grade_lid(results, settings: Settings, measured: dict[str, ModelClusters]) -
         Each model's measurements, keyed by model name (:func:`measure`).
     """
     for name, m in measured.items():
-        value, interval, details = check_values(
-            settings, m, f"{name.split('/')[-1]} input embeddings")[LID_CHECK]
-        results.grade(LID_CHECK, name, value, interval, model_kind=m.kind, details=details)
+        values = check_values(settings, m, f"{name.split('/')[-1]} input embeddings")
+        record_checks(results, name, values, [LID_CHECK], model_kind=m.kind)
