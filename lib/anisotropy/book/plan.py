@@ -14,8 +14,10 @@ notebook misses the cache for no forward pass.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import re
+import time
 from pathlib import Path
 
 from anisotropy.book import runner
@@ -105,7 +107,6 @@ def check_models(models: list) -> None:
     PlanError
         For the first entry refused, naming it (and the registry name it nearly matches).
     """
-    import difflib
 
 
     known = sorted({*OFFLINE_MODELS, *ALIASES})
@@ -210,7 +211,6 @@ def run_extraction(job: Extraction, *, device: str = "auto", dtype: str = "float
     anisotropy.inputs.models.ModelNotAvailable
         When the model cannot be had here (a hub model offline).
     """
-    import time
 
 
     began = time.perf_counter()

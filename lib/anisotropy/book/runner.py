@@ -16,6 +16,7 @@ so that a smoke run never lands in the full book:
 from __future__ import annotations
 
 import ast
+import datetime
 import importlib
 import importlib.util
 import io
@@ -542,7 +543,6 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
 def _stage_config(target: Path, profile: str) -> Path:
     """Copy ``_config.yml`` into the book sources, with the profile, the build date and the
     commit added to the footer of every page."""
-    import datetime
 
 
     config = yaml.safe_load((PROJECT_ROOT / "_config.yml").read_text(encoding="utf-8"))

@@ -21,6 +21,7 @@ import json
 import os
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -262,7 +263,6 @@ class _BackgroundWriter:
     """
 
     def __init__(self):
-        from concurrent.futures import ThreadPoolExecutor
 
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rows")
         self._pending = None

@@ -65,6 +65,7 @@ decide it (:func:`reachable`, and ``attainable`` in
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import math
 import re
@@ -72,6 +73,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 from anisotropy.inputs.data import PROJECT_ROOT
@@ -158,7 +160,6 @@ def _reference_array(key: str, summary: str | None, references: dict, where: str
     """The value a placeholder stands for in a threshold expression: a number, a summary
     of a list (as in text), or, for a table ``{name: [columns...]}`` with ``|N``, the
     column N over its rows (a numpy array)."""
-    import numpy as np
 
     try:
         value = reference_value(key, references)
@@ -219,9 +220,7 @@ def threshold_value(expression: str, references: dict | None = None,
         ``log10`` and ``sqrt``, or does not give one finite number (a column left
         unreduced, a division by zero).
     """
-    import ast
 
-    import numpy as np
 
     references = _references() if references is None else references
     values: dict[str, Any] = {}

@@ -23,7 +23,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Iterable
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict, fields, is_dataclass
 from typing import Any
 
 import numpy as np
@@ -723,7 +723,6 @@ def settings_table_html(settings) -> str:
         A ``<details>`` block whose summary names the profile and the number of overrides;
         one row per parameter (a field marked ``meta`` is left out).
     """
-    from dataclasses import fields
 
 
     chosen = (profiles().get(settings.profile) or {}).get(settings.slug) or {}

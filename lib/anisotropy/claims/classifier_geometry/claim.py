@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+import numpy as np
+
 from anisotropy.claims.base import load_model, record_checks
 from anisotropy.claims.classifier_geometry.classifier import (
     check_values,
@@ -426,7 +428,6 @@ def appendix_intervals(appendix: dict[str, Setup]) -> dict:
         (:func:`~anisotropy.geometry.intervals.seed_interval`) of the mean over seeds of
         each seed's Pearson r between its IsoScore and silhouette series.
     """
-    import numpy as np
 
     return {key: seed_interval(np.array([trajectory_correlations(t)["pearson"]
                                          for _, t in setup.trajectory.groupby("seed")]))

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 from scipy.stats import pearsonr, spearmanr
+from threadpoolctl import ThreadpoolController
 from tqdm.auto import tqdm
 
 from anisotropy.claims.base import CheckValue
@@ -764,7 +765,6 @@ def check_values(trajectory: pd.DataFrame,
 def _blas_controller():
     """One :class:`threadpoolctl.ThreadpoolController` (finding the loaded BLAS libraries
     takes milliseconds, too long to repeat at every update)."""
-    from threadpoolctl import ThreadpoolController
 
     return ThreadpoolController()
 

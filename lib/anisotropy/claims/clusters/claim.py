@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+import numpy as np
+
 from anisotropy.claims.base import each_model, load_model, record_checks
 from anisotropy.claims.clusters import manifolds
 from anisotropy.claims.clusters import measure as clusters
@@ -196,7 +198,6 @@ def measure_model(settings: Settings, encoder, windows: list[str]) -> ModelClust
         apart); and the facts: ``tokens``, ``types`` and ``windows`` analysed, ``layers
         analysed`` and ``decoder``.
     """
-    import numpy as np
 
     s = settings
     tokens = encoder.encode_tokens(windows)
@@ -337,7 +338,6 @@ def k_selection(settings: Settings, measured: dict[str, ModelClusters]):
         indexed by (model's short name, layer, protocol): the points, initialisations, chosen
         K, best silhouette and the silhouette of every K tried.
     """
-    import numpy as np
     import pandas as pd
 
     s = settings
@@ -429,7 +429,6 @@ def measure_manifolds(settings: Settings, measured: dict[str, ModelClusters]):
         most 4,000 kept tokens (the same tokens in every layer), each token's kind (``"word"``
         or ``"symbol"``) and the log10 of its type's occurrences among the kept tokens.
     """
-    import numpy as np
 
     rows, projections = [], {}
     for name, m in measured.items():
@@ -496,7 +495,6 @@ def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple
     draws : numpy.ndarray of shape (n_boot,)
         The bootstrap draws of the cosine LID.
     """
-    import numpy as np
 
     s = settings
     static = load_model(s.static_model, on_model=on_model, load=load)
