@@ -522,8 +522,7 @@ def still_current(imported: dict, reference: dict, now: dict) -> dict:
     metric that an intended change moved on this machine has an imported value from the old
     method, which would band the new one with a number it no longer produces; it is left
     out (the other machine is recorded again when its runs are redone)."""
-    then = {c["id"]: _check_numbers(c) for c in reference.get("checks", [])}
-    same_checks = {c["id"] for c in now.get("checks", []) if then.get(c["id"]) == _check_numbers(c)}
+    same_checks = unchanged(reference, now)[1]
     metrics_now, metrics_then = now.get("metrics") or {}, reference.get("metrics") or {}
     same_metrics = {k for k in metrics_now if k in metrics_then and json.dumps(
         metrics_now[k], sort_keys=True) == json.dumps(metrics_then[k], sort_keys=True)}
@@ -557,11 +556,10 @@ def unchanged(reference: dict, now: dict) -> tuple[set[tuple], set[str], set[tup
     return keys, ids, page
 
 
-def current_archive(archived: dict, reference: dict, now: dict) -> dict:
+def current_archive(archived: dict, keys: set[tuple], ids: set[str]) -> dict:
     """The part of one claim's archived values (:func:`archived_values`) that today's code
-    still computes (:func:`unchanged`): the values under unchanged keys, and the archived
-    verdicts of unchanged checks."""
-    keys, ids, _ = unchanged(reference, now)
+    still computes: the values under ``keys`` and the archived verdicts of the checks
+    ``ids``, both from :func:`unchanged`."""
     out = {key: seen for key, seen in archived.items() if key != VERDICTS and key in keys}
     if VERDICTS in archived:
         out[VERDICTS] = {c: v for c, v in archived[VERDICTS].items() if c in ids}
@@ -782,8 +780,8 @@ def main(argv: list[str] | None = None) -> int:
             reference = json.loads((args.archived_reference / f"{slug}.json").read_text())
             before = sum(len(seen) for k, seen in archived.get(slug, {}).items()
                          if k != VERDICTS)
-            archived[slug] = current_archive(archived.get(slug, {}), reference, baseline[slug])
-            current[slug] = unchanged(reference, baseline[slug])[2]
+            keys, ids, current[slug] = unchanged(reference, baseline[slug])
+            archived[slug] = current_archive(archived.get(slug, {}), keys, ids)
             after = sum(len(seen) for k, seen in archived[slug].items() if k != VERDICTS)
             print(f"{slug}: {before - after} of {before} archived values left out (changed "
                   "since the archive's code)")
