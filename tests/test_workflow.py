@@ -34,11 +34,41 @@ def snakemake(*arguments, build: Path, cache: Path, extra_config=(), check=True,
                                 stderr=subprocess.STDOUT, text=True, start_new_session=True)
     completed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1200)
     if check and completed.returncode != 0:
-        raise AssertionError(completed.stdout[-4000:] + completed.stderr[-4000:])
+        output = completed.stdout + completed.stderr
+        raise AssertionError(output[-4000:] + _failed_job_logs(output))
     return completed
 
 
+def _failed_job_logs(output: str, lines: int = 30) -> str:
+    """The last lines of each log a failed Snakemake job names (``log: PATH``), so that a
+    failure on a machine that is gone (CI) shows the job's own error, not only its
+    command."""
+    logs = dict.fromkeys(line.split("log:", 1)[1].split(" (")[0].strip()
+                         for line in output.splitlines() if line.strip().startswith("log:"))
+    parts = []
+    for name in logs:
+        path = Path(name)
+        text = path.read_text(errors="replace") if path.is_file() else "(no such file)"
+        parts.append(f"\n--- {name} (last {lines} lines) ---\n"
+                     + "\n".join(text.splitlines()[-lines:]))
+    return "".join(parts)
+
+
 # ------------------------------------------------------------------ the plan
+
+
+def test_a_failed_jobs_own_log_is_shown(tmp_path):
+    """A failure names the job's log; the assertion shows its last lines, once per log,
+    and says so when the log is missing."""
+    log = tmp_path / "extract.log"
+    log.write_text("".join(f"line {i}\n" for i in range(40)) + "OSError: No space left\n")
+    missing = tmp_path / "gone.log"
+    output = (f"Error in rule extract:\n    log: {log} (check log file(s) for error details)\n"
+              f"    log: {log} (check log file(s) for error details)\n    log: {missing}\n")
+    shown = _failed_job_logs(output, lines=5)
+    assert shown.count(str(log)) == 1
+    assert "OSError: No space left" in shown and "line 36" in shown and "line 35" not in shown
+    assert f"{missing} (last 5 lines) ---\n(no such file)" in shown
 
 
 def test_full_plan_shares_sets_between_claims():
