@@ -3,19 +3,31 @@ only its own floor and those below it, a package per claim, geometry free of tor
 
 from __future__ import annotations
 
+import ast
 import pkgutil
 import re
 import subprocess
 import sys
+from collections import defaultdict
+
+import yaml
 
 import anisotropy
 from anisotropy.inputs.data import PROJECT_ROOT
 from anisotropy.report import catalog
+from anisotropy.report.checks import CHECKS_FILE, SCOPE_KEY
 
 SUBPACKAGES = {"inputs", "geometry", "report", "claims", "book"}
 #: The floors, from the bottom up: a module imports only modules of its own floor and below.
 FLOORS = {"geometry": 0, "inputs": 1, "report": 2, "claims": 3, "book": 4}
 LIB = PROJECT_ROOT / "lib" / "anisotropy"
+#: Strings of the library equal to a check id that are not that check, and why
+#: (``test_each_check_id_is_written_once_in_the_library``).
+NOT_CHECK_IDS = {
+    ("claims/later_work/measure.py", "all-but-the-top"):
+        "ABTT_COLUMN, the column of the Spearman after all-but-the-top, named after the "
+        "method as the finding is; renaming the finding must not rename a column",
+}
 
 
 def test_top_level_holds_only_the_subpackages_and_the_cli():
@@ -210,3 +222,40 @@ def test_no_function_in_the_claims_is_over_80_lines():
                 if lines > 80:
                     long.append(f"{path.relative_to(LIB)}:{node.name} ({lines} lines)")
     assert not long, f"functions over 80 lines of code: {long}"
+
+
+def _strings(path) -> list[tuple[int, str]]:
+    """(line, value) of every string constant of a module but its docstrings (the first
+    statement of the module, a class or a function)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                       ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in docstrings]
+
+
+def test_each_check_id_is_written_once_in_the_library():
+    """Every check id of ``data/checks.yaml`` is a string of the library exactly once: its
+    constant in its claim's ``ids.py``, which the claim's other modules import (docstrings
+    and longer strings that mention an id do not count; :data:`NOT_CHECK_IDS` lists the
+    strings that equal an id without being that check)."""
+    package = {slug: entry["module"].split(".")[2] for slug, entry in catalog.claims().items()}
+    declared = yaml.safe_load(CHECKS_FILE.read_text(encoding="utf-8"))
+    home = {check: f"claims/{package[slug]}/ids.py" for slug, block in declared.items()
+            for check in block if check != SCOPE_KEY}
+    found, excused = defaultdict(list), set()
+    for path in sorted(LIB.rglob("*.py")):
+        name = path.relative_to(LIB).as_posix()
+        for line, value in _strings(path):
+            if (name, value) in NOT_CHECK_IDS:
+                excused.add((name, value))
+            elif value in home:
+                found[value].append(f"{name}:{line}")
+    wrong = [f"{check}: {found[check] or 'never'} (once, in {where})"
+             for check, where in home.items()
+             if len(found[check]) != 1 or not found[check][0].startswith(f"{where}:")]
+    assert not wrong, "check ids not written once in their ids.py:\n" + "\n".join(wrong)
+    assert excused == set(NOT_CHECK_IDS), f"stale NOT_CHECK_IDS: {set(NOT_CHECK_IDS) - excused}"

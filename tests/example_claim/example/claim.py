@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from anisotropy.claims.base import CheckValue, each_model, record_checks
 from anisotropy.claims.declaration import ClaimDeclaration
+from anisotropy.claims.example.ids import CLOSEST_PAIR, SENTENCE_BASELINE_POSITIVE
 from anisotropy.claims.example.measure import sentence_baseline
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs import corpora
@@ -83,8 +84,8 @@ def inputs(settings: Settings) -> list[Extraction]:
                 lambda: sentences(settings))
 
 
-GRADED = ("sentence-baseline-positive",)
-FINDINGS = ("closest-pair",)
+GRADED = (SENTENCE_BASELINE_POSITIVE,)
+FINDINGS = (CLOSEST_PAIR,)
 DECLARATION = ClaimDeclaration(
     slug=SLUG, title="99. An example claim", short="99. example", references="example",
     sources=("Ethayarajh 2019",), model_list="models", checks=GRADED + FINDINGS, cost=10)
@@ -122,8 +123,8 @@ def measure_model(settings: Settings, encoder, texts: list[str]) -> Measured:
     cosines = unit @ unit.T
     cosines[range(len(texts)), range(len(texts))] = -1.0
     return Measured(encoder.resolved.kind, {
-        "sentence-baseline-positive": CheckValue(value, interval, {"sentences": len(texts)}),
-        "closest-pair": CheckValue(float(cosines.max()))})
+        SENTENCE_BASELINE_POSITIVE: CheckValue(value, interval, {"sentences": len(texts)}),
+        CLOSEST_PAIR: CheckValue(float(cosines.max()))})
 
 
 def measure(settings: Settings, texts: list[str], *, on_model=None, load=None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from anisotropy.claims.example.ids import CLOSEST_PAIR, SENTENCE_BASELINE_POSITIVE
 from anisotropy.inputs.resolved import short_name
 
 
@@ -22,7 +23,7 @@ def values_table(measured: dict) -> pd.DataFrame:
     """
     return pd.DataFrame({
         "Model": [short_name(name) for name in measured],
-        "Mean cosine of sentence pairs": [m.checks["sentence-baseline-positive"].value
+        "Mean cosine of sentence pairs": [m.checks[SENTENCE_BASELINE_POSITIVE].value
                                           for m in measured.values()],
-        "Closest pair's cosine": [m.checks["closest-pair"].value for m in measured.values()],
+        "Closest pair's cosine": [m.checks[CLOSEST_PAIR].value for m in measured.values()],
     }).set_index("Model")

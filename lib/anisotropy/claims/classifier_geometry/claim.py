@@ -24,6 +24,16 @@ from anisotropy.claims.classifier_geometry.classifier import (
     setup_summary,
     trajectory_correlations,
 )
+from anisotropy.claims.classifier_geometry.ids import (
+    ANTICORRELATION,
+    ANTICORRELATION_WORD2VEC,
+    APPENDIX_ANTICORRELATION,
+    CLASSES_COLLAPSE,
+    ISOSCORE_FALLS,
+    SEED_SPREAD,
+    SILHOUETTE_RISES,
+    SPEARMAN_ANTICORRELATION,
+)
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import interval_of_max, seed_interval
@@ -177,12 +187,12 @@ def inputs(settings: Settings) -> list[Extraction]:
 # --------------------------------------------------------------------------- checks
 #: Recorded per setup, read from :attr:`Setup.checks` (those in :data:`FINDINGS` as
 #: findings, the others graded).
-SETUP_CHECKS = ("anticorrelation", "spearman-anticorrelation", "classes-collapse",
-                "isoscore-falls", "silhouette-rises", "seed-spread")
+SETUP_CHECKS = (ANTICORRELATION, SPEARMAN_ANTICORRELATION, CLASSES_COLLAPSE,
+                ISOSCORE_FALLS, SILHOUETTE_RISES, SEED_SPREAD)
 #: Graded once over the appendix's (model, task) setups: the least negative mean r.
-APPENDIX_CHECKS = ("appendix-anticorrelation",)
+APPENDIX_CHECKS = (APPENDIX_ANTICORRELATION,)
 #: Declared but not measurable here (no word2vec vectors or POS/supersense labels).
-NOT_RUN = {"anticorrelation-word2vec": (
+NOT_RUN = {ANTICORRELATION_WORD2VEC: (
     "word2vec", ("POS tagging", "supersenses"),
     "needs word2vec vectors and the POS/supersense label sets, not available offline here")}
 CHECKS = SETUP_CHECKS + APPENDIX_CHECKS + tuple(NOT_RUN)
@@ -196,7 +206,7 @@ DECLARATION = ClaimDeclaration(
     # seconds in a cold full book (553059f, 2-core AMD EPYC Zen 4, two jobs at a time,
     # November 2026): the workflow starts costly claims first
     cost=734)
-FINDINGS = ("classes-collapse", "seed-spread")
+FINDINGS = (CLASSES_COLLAPSE, SEED_SPREAD)
 SETUP_NAMES = {"polarity": "polarity", "snli": "SNLI"}
 #: Half-samples of the items behind the IsoScore and silhouette changes' intervals.
 ITEM_DRAWS = 40
@@ -503,14 +513,14 @@ def grade(results, setups: dict[str, Setup], appendix: dict[str, Setup]) -> None
     shown = {key: row["Pearson r"] for key, row in zip(appendix, appendix_rows(appendix),
                                                        strict=True)}
     if not graded_keys:
-        results.not_run("appendix-anticorrelation", ", ".join(
+        results.not_run(APPENDIX_ANTICORRELATION, ", ".join(
             dict.fromkeys(setup.model for setup in appendix.values())),
             "no appendix setup pairs one of the paper's SBERT encoders with a GLUE task")
         return
     worst = max(graded_keys, key=lambda k: shown[k])
     intervals = appendix_intervals(appendix)
     models = ", ".join(dict.fromkeys(appendix[k].model for k in graded_keys))
-    results.grade("appendix-anticorrelation", models, float(shown[worst]),
+    results.grade(APPENDIX_ANTICORRELATION, models, float(shown[worst]),
                   interval_of_max([intervals[k] for k in graded_keys],
                                   "(SBERT model, GLUE task) setups"),
                   model_kind="encoder",

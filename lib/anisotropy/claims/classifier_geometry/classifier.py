@@ -32,6 +32,14 @@ from threadpoolctl import ThreadpoolController
 from tqdm.auto import tqdm
 
 from anisotropy.claims.base import CheckValue
+from anisotropy.claims.classifier_geometry.ids import (
+    ANTICORRELATION,
+    CLASSES_COLLAPSE,
+    ISOSCORE_FALLS,
+    SEED_SPREAD,
+    SILHOUETTE_RISES,
+    SPEARMAN_ANTICORRELATION,
+)
 from anisotropy.geometry import metrics
 from anisotropy.geometry.intervals import (
     Interval,
@@ -737,11 +745,11 @@ def check_values(trajectory: pd.DataFrame,
     rank_rho = pd.Series({s: trajectory_correlations(t)["spearman"]
                           for s, t in series.groupby("seed")}).loc[seeds]
     n_points = int(series.groupby("seed")["update"].nunique().min())
-    out = {"anticorrelation": CheckValue(
+    out = {ANTICORRELATION: CheckValue(
                float(per_seed["pearson"].mean()), seed_interval(per_seed["pearson"].to_numpy()),
                {"per seed": per_seed["pearson"].tolist(),
                 "spearman mean": float(per_seed["spearman"].mean())}),
-           "spearman-anticorrelation": CheckValue(
+           SPEARMAN_ANTICORRELATION: CheckValue(
                float(rank_rho.mean()), seed_interval(rank_rho.to_numpy()),
                {"per seed": rank_rho.tolist(), "worst seed": float(rank_rho.max()),
                 "updates in the series": n_points,
@@ -750,14 +758,14 @@ def check_values(trajectory: pd.DataFrame,
                 "rho of the recorded series (mean)": float(per_seed["spearman"].mean())})}
     if "intra/inter distance" in trajectory.columns:
         ratio = (last["intra/inter distance"] - first["intra/inter distance"]).to_numpy()
-        out["classes-collapse"] = CheckValue(
+        out[CLASSES_COLLAPSE] = CheckValue(
             float(ratio.mean()), seed_interval(ratio),
             {"start": float(first["intra/inter distance"].mean()),
              "end": float(last["intra/inter distance"].mean())})
-    for check, metric in (("isoscore-falls", "isoscore"), ("silhouette-rises", "silhouette")):
+    for check, metric in ((ISOSCORE_FALLS, "isoscore"), (SILHOUETTE_RISES, "silhouette")):
         out[check] = change_check(first[metric], last[metric], item_changes, subset_changes,
                                   metric)
-    out["seed-spread"] = seed_spread(trajectory)
+    out[SEED_SPREAD] = seed_spread(trajectory)
     return out
 
 

@@ -19,6 +19,20 @@ from typing import ClassVar
 from anisotropy.claims.base import CheckValue, load_model, record_checks
 from anisotropy.claims.cluster_isotropy import finetuning as ft
 from anisotropy.claims.cluster_isotropy import methods as ci
+from anisotropy.claims.cluster_isotropy.ids import (
+    BEATS_GLOBAL,
+    FINETUNE_ACCURACY_FALLS,
+    FINETUNE_CLS_ISOTROPY,
+    FINETUNE_CLS_ZERO_MEAN,
+    FINETUNE_ISOTROPY_RISES,
+    ISOTROPY_BEATS_GLOBAL,
+    ISOTROPY_BEATS_GLOBAL_SHARE,
+    ISOTROPY_END_STATE,
+    ISOTROPY_GAIN,
+    SST2_PROBE,
+    STS_IMPROVES,
+    STS_IMPROVES_PER_TASK,
+)
 from anisotropy.claims.cluster_isotropy.methods import sst2_probe_data
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.geometry.streams import stream_seed
@@ -140,16 +154,16 @@ def inputs(settings: Settings) -> list[Extraction]:
 #: Recorded per model from :func:`anisotropy.claims.cluster_isotropy.methods.isotropy_check_values`
 #: and :func:`~anisotropy.claims.cluster_isotropy.methods.check_values`; those in
 #: :data:`STS_FINDINGS` as findings, the others graded.
-STS_CHECKS = ("isotropy-gain", "isotropy-end-state", "isotropy-beats-global",
-              "isotropy-beats-global-share", "sts-improves", "beats-global")
+STS_CHECKS = (ISOTROPY_GAIN, ISOTROPY_END_STATE, ISOTROPY_BEATS_GLOBAL,
+              ISOTROPY_BEATS_GLOBAL_SHARE, STS_IMPROVES, BEATS_GLOBAL)
 #: The magnitudes that depend on where a model starts (``data/checks.yaml`` says why).
-STS_FINDINGS = ("isotropy-gain", "isotropy-beats-global-share")
-PER_TASK_CHECK = "sts-improves-per-task"
-SST2_CHECK = "sst2-probe"
+STS_FINDINGS = (ISOTROPY_GAIN, ISOTROPY_BEATS_GLOBAL_SHARE)
+PER_TASK_CHECK = STS_IMPROVES_PER_TASK
+SST2_CHECK = SST2_PROBE
 #: Fine-tuning checks, each read from the column of the runs' check values.
-FINETUNE_CHECKS = {"finetune-accuracy-falls": "accuracy", "finetune-isotropy-rises": "log10_iw",
-                   "finetune-cls-isotropy": "log10_iw_cls"}
-FINETUNE_FINDING = "finetune-cls-zero-mean"
+FINETUNE_CHECKS = {FINETUNE_ACCURACY_FALLS: "accuracy", FINETUNE_ISOTROPY_RISES: "log10_iw",
+                   FINETUNE_CLS_ISOTROPY: "log10_iw_cls"}
+FINETUNE_FINDING = FINETUNE_CLS_ZERO_MEAN
 CHECKS = (*STS_CHECKS, PER_TASK_CHECK, SST2_CHECK, *FINETUNE_CHECKS, FINETUNE_FINDING)
 #: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
 DECLARATION = ClaimDeclaration(

@@ -17,6 +17,14 @@ from sklearn.preprocessing import StandardScaler
 from tqdm.auto import tqdm
 
 from anisotropy.claims.base import CheckValue
+from anisotropy.claims.cluster_isotropy.ids import (
+    BEATS_GLOBAL,
+    ISOTROPY_BEATS_GLOBAL,
+    ISOTROPY_BEATS_GLOBAL_SHARE,
+    ISOTROPY_END_STATE,
+    ISOTROPY_GAIN,
+    STS_IMPROVES,
+)
 from anisotropy.claims.sts import (
     cosine_scores,
     evaluate_sts,
@@ -532,12 +540,12 @@ def isotropy_check_values(fits: pd.DataFrame, tasks) -> dict[str, CheckValue]:
                            "fits": n_fits})
 
     return {
-        "isotropy-gain": value("share", **{"baseline log10 I(W) per task": share.groupby(
+        ISOTROPY_GAIN: value("share", **{"baseline log10 I(W) per task": share.groupby(
             "task")["baseline"].mean().loc[list(tasks)].to_dict()}),
-        "isotropy-end-state": value("end"),
-        "isotropy-beats-global": value("above", **{
+        ISOTROPY_END_STATE: value("end"),
+        ISOTROPY_BEATS_GLOBAL: value("above", **{
             "best global log10 I(W) per task": global_log10}),
-        "isotropy-beats-global-share": value("over", **{
+        ISOTROPY_BEATS_GLOBAL_SHARE: value("over", **{
             "best global log10 I(W) per task": global_log10}),
     }
 
@@ -605,10 +613,10 @@ def check_values(comparison: pd.DataFrame, pair_scores: dict, tasks, n_boot: int
     improve, improve_interval = change("Baseline")
     beat, beat_interval = change(best)
     return {
-        "sts-improves": CheckValue(improve, improve_interval, {
+        STS_IMPROVES: CheckValue(improve, improve_interval, {
             "tasks improved": int((wide["spearman"][method] > wide["spearman"]["Baseline"]).sum()),
             "tasks": len(tasks)}),
-        "beats-global": CheckValue(beat, beat_interval, {
+        BEATS_GLOBAL: CheckValue(beat, beat_interval, {
             "best global method": best,
             "its mean Spearman": float(wide["spearman"][best].mean()),
             "mean Spearman of each global method": {

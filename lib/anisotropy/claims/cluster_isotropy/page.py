@@ -9,6 +9,7 @@ import pandas as pd
 
 from anisotropy.claims.cluster_isotropy import methods as ci
 from anisotropy.claims.cluster_isotropy.claim import FINETUNE_NAMES, FIT_COLUMNS
+from anisotropy.claims.cluster_isotropy.ids import STS_IMPROVES_PER_TASK
 from anisotropy.geometry.intervals import seed_interval
 from anisotropy.geometry.transforms import ClusterIsotropy
 from anisotropy.inputs import tasks
@@ -465,7 +466,7 @@ def task_change_table(results, measured: dict, tasks: list[str]) -> pd.DataFrame
     """
     paper = reference("claim4", "per_task")
     changes = {(c.model, c.subject): c for c in results.checks
-               if c.check == "sts-improves-per-task"}
+               if c.check == STS_IMPROVES_PER_TASK}
     rows = {}
     for task in tasks:
         base, proposed = paper["baseline"].get(task), paper["proposed"].get(task)

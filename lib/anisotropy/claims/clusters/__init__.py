@@ -5,5 +5,6 @@
 - :mod:`~anisotropy.claims.clusters.similarities`: the similarity statistics of clustered
   vectors;
 - :mod:`~anisotropy.claims.clusters.manifolds`: local intrinsic dimension;
+- :mod:`~anisotropy.claims.clusters.ids`: its check ids, each written once;
 - :mod:`~anisotropy.claims.clusters.page`: its page's tables and figures.
 """

@@ -22,6 +22,16 @@ import numpy as np
 from anisotropy.claims.base import each_model, load_model, record_checks
 from anisotropy.claims.clusters import manifolds
 from anisotropy.claims.clusters import measure as clusters
+from anisotropy.claims.clusters.ids import (
+    DECODER_CLUSTERS_FEW_DIMS,
+    GLOBAL_ANISOTROPY,
+    INTRA_ABOVE_INTER,
+    ISOLATED_CLUSTERS,
+    LID_BELOW_STATIC,
+    LOCAL_BEYOND_CENTRING,
+    LOCAL_ISOTROPY,
+    SWISS_ROLL,
+)
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.geometry.sampling import sample_indices
 from anisotropy.geometry.streams import stream_seed
@@ -125,10 +135,9 @@ def inputs(settings: Settings) -> list[Extraction]:
 
 # --------------------------------------------------------------------------- checks
 #: Graded per model from :func:`anisotropy.claims.clusters.measure.check_values`.
-SIMILARITY_CHECKS = ("global-anisotropy", "local-isotropy", "intra-above-inter")
-LID_CHECK = "lid-below-static"
-FINDINGS = ("local-beyond-centring", "isolated-clusters", "decoder-clusters-few-dims",
-            "swiss-roll")
+SIMILARITY_CHECKS = (GLOBAL_ANISOTROPY, LOCAL_ISOTROPY, INTRA_ABOVE_INTER)
+LID_CHECK = LID_BELOW_STATIC
+FINDINGS = (LOCAL_BEYOND_CENTRING, ISOLATED_CLUSTERS, DECODER_CLUSTERS_FEW_DIMS, SWISS_ROLL)
 CHECKS = (*SIMILARITY_CHECKS, LID_CHECK, *FINDINGS)
 #: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
 DECLARATION = ClaimDeclaration(
@@ -143,7 +152,7 @@ DECLARATION = ClaimDeclaration(
 ONE_CLUSTER = ("K-means keeps one cluster (K = 1) in every layer, so per-cluster centring is "
                "global centring and there is nothing to compare")
 #: Local isotropy against global centring: what the clusters add (a finding).
-BEYOND_CENTRING = "local-beyond-centring"
+BEYOND_CENTRING = LOCAL_BEYOND_CENTRING
 
 
 # --------------------------------------------------------------------------- measurements
@@ -313,7 +322,7 @@ def grade_clusters(results, settings: Settings, measured: dict[str, ModelCluster
                 "95% interval": [interval.low, interval.high],
                 "interval method": interval.method, **details})
         table = m.per_layer
-        results.finding("isolated-clusters", name, {
+        results.finding(ISOLATED_CLUSTERS, name, {
             f"layer {layer}": f"K {k}, best silhouette {best:.3f}" for layer, k, best in
             zip(table["layer"], table["K"], table["best silhouette"], strict=True)})
 
@@ -390,7 +399,7 @@ def grade_drivers(results, drivers: dict) -> None:
         ``{model name: (row, Interval)}`` (:func:`measure_drivers`).
     """
     for name, (row, interval) in drivers.items():
-        results.finding("decoder-clusters-few-dims", name, row["top-3 between-cluster share"],
+        results.finding(DECODER_CLUSTERS_FEW_DIMS, name, row["top-3 between-cluster share"],
                         details={"95% interval": [interval.low, interval.high],
                                  "interval method": interval.method,
                                  "K": row["K with position 0"],
@@ -464,7 +473,7 @@ def grade_swiss_roll(results, measured: dict[str, ModelClusters], rows: list[dic
     """
     for name, m in measured.items():
         if m.decoder:
-            results.finding("swiss-roll", name, {
+            results.finding(SWISS_ROLL, name, {
                 f"layer {r['layer']}": f"LID {r['lid']:.2f}, geodesic ratio "
                 f"{r['geodesic_ratio']:.2f}" for r in rows if r["model"] == short_name(name)})
 

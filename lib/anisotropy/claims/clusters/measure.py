@@ -25,6 +25,13 @@ from sklearn.cluster import KMeans
 from tqdm.auto import tqdm
 
 from anisotropy.claims.base import CheckValue
+from anisotropy.claims.clusters.ids import (
+    GLOBAL_ANISOTROPY,
+    INTRA_ABOVE_INTER,
+    LID_BELOW_STATIC,
+    LOCAL_BEYOND_CENTRING,
+    LOCAL_ISOTROPY,
+)
 from anisotropy.claims.clusters.manifolds import lid_of_samples
 from anisotropy.claims.clusters.similarities import (
     mix_restarts,
@@ -738,19 +745,19 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
     else:
         local = beyond = CheckValue(None, None, {"layers with K > 1": []})
     return {
-        "global-anisotropy": CheckValue(
+        GLOBAL_ANISOTROPY: CheckValue(
             float(table["S_inter raw"].min()),
             interval_of_min(per_layer_intervals(lambda d: d["S_inter raw draws"], "min"),
                             "layers"),
             {"layer of the minimum": int(table["S_inter raw"].idxmin()),
              "median over layers": float(table["S_inter raw"].median())}),
-        "local-isotropy": local,
-        "local-beyond-centring": beyond,
-        "intra-above-inter": CheckValue(
+        LOCAL_ISOTROPY: local,
+        LOCAL_BEYOND_CENTRING: beyond,
+        INTRA_ABOVE_INTER: CheckValue(
             float(gap.min()), interval_of_min(per_layer_intervals(
                 lambda d: d["S_intra per-cluster draws"] - d["S_inter per-cluster draws"],
                 "min"),
                 "layers; per-cluster draws mixed over the K-means fits"),
             {"layer of the minimum": int(gap.idxmin())}),
-        "lid-below-static": lid_check(table["LID cosine"], static_lid, per_layer_intervals),
+        LID_BELOW_STATIC: lid_check(table["LID cosine"], static_lid, per_layer_intervals),
     }

@@ -5,5 +5,6 @@
   embeddings;
 - :mod:`~anisotropy.claims.frequency.calibration`: whitening and the normalizing flow on
   STS (the flow is the one torch-trained transform);
+- :mod:`~anisotropy.claims.frequency.ids`: its check ids, each written once;
 - :mod:`~anisotropy.claims.frequency.page`: its page's tables and figures.
 """

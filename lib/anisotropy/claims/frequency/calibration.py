@@ -24,6 +24,7 @@ from tqdm.auto import tqdm
 
 from anisotropy.claims import sts
 from anisotropy.claims.base import CheckValue
+from anisotropy.claims.frequency.ids import FLOW_HELPS, WHITENING_HELPS
 from anisotropy.geometry.intervals import (
     Interval,
     combine_independent,
@@ -987,11 +988,11 @@ def check_values(scores: pd.DataFrame, pair_scores: dict, tasks: list[str], pool
     mean_draws = {t: np.mean([d[t] for d in seed_draws], axis=0) for t in tasks}
     flow = float(per_seed.mean())
     return {
-        "whitening-helps": CheckValue(whitening, whitening_interval(
+        WHITENING_HELPS: CheckValue(whitening, whitening_interval(
             whitening, pair_scores, tasks, draws(WHITENING_GRADED, 0), n_boot),
-                                      {"baseline average": baseline}),
-        "flow-helps": CheckValue(flow, flow_interval(flow, per_seed.to_numpy(), pair_scores,
-                                                     tasks, mean_draws, n_boot),
+                                    {"baseline average": baseline}),
+        FLOW_HELPS: CheckValue(flow, flow_interval(flow, per_seed.to_numpy(), pair_scores,
+                                                   tasks, mean_draws, n_boot),
             {"baseline average": baseline,
              "per seed": {int(k): float(v) for k, v in per_seed.items()}}),
     }

@@ -18,6 +18,13 @@ from anisotropy.claims.base import CheckValue, load_model, record_checks
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.claims.frequency import calibration
 from anisotropy.claims.frequency import measure as frequency
+from anisotropy.claims.frequency.ids import (
+    FLOW_HELPS,
+    FREQUENCY_CONTEXTUAL,
+    KNN_FREQUENCY,
+    NORM_FREQUENCY,
+    WHITENING_HELPS,
+)
 from anisotropy.geometry.streams import stream_seed, train_stream_seed
 from anisotropy.inputs import corpora, tasks
 from anisotropy.inputs.corpora import STS_TASKS
@@ -132,11 +139,11 @@ def inputs(settings: Settings) -> list[Extraction]:
 
 # --------------------------------------------------------------------------- checks
 #: Part A: graded per input space (each transformer's input embeddings, GloVe's spaces).
-FREQUENCY_CHECKS = {"norm-frequency": "rho norm", "knn-frequency": "rho kNN distance"}
+FREQUENCY_CHECKS = {NORM_FREQUENCY: "rho norm", KNN_FREQUENCY: "rho kNN distance"}
 #: Part A: the contextual type averages are recorded as a finding (both correlations).
-FREQUENCY_FINDING = "frequency-contextual"
+FREQUENCY_FINDING = FREQUENCY_CONTEXTUAL
 #: Part B: graded per transformer, read from :attr:`Calibration.checks`.
-CALIBRATION_CHECKS = ("whitening-helps", "flow-helps")
+CALIBRATION_CHECKS = (WHITENING_HELPS, FLOW_HELPS)
 CHECKS = (*FREQUENCY_CHECKS, FREQUENCY_FINDING, *CALIBRATION_CHECKS)
 #: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
 DECLARATION = ClaimDeclaration(

@@ -9,6 +9,7 @@ import pandas as pd
 
 from anisotropy.claims.frequency import measure as frequency
 from anisotropy.claims.frequency.calibration import FlowCalibration, task_flow_budget
+from anisotropy.claims.frequency.ids import FLOW_HELPS
 from anisotropy.report import plotting
 from anisotropy.report.display import interval_text, sig
 from anisotropy.report.results import reference
@@ -278,7 +279,7 @@ def gain_texts(gains: pd.DataFrame, calibrated: dict) -> dict:
         text (``"n/a"`` without one).
     """
     spread = [max(d["per seed"].values()) - min(d["per seed"].values())
-              for d in (m.checks["flow-helps"][2] for m in calibrated.values())]
+              for d in (m.checks[FLOW_HELPS][2] for m in calibrated.values())]
     kinds = {plotting.short_name(n): m.kind for n, m in calibrated.items()}
     encoder_gains = [f"{m}: whitening {r['gain whitening (dim/3)']:+.1f}, "
                      f"flow {r['gain flow (target)']:+.1f}"

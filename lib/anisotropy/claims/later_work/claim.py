@@ -23,6 +23,23 @@ import pandas as pd
 from anisotropy.claims.base import CheckValue, each_model, record_checks
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.claims.later_work import measure as later
+from anisotropy.claims.later_work.ids import (
+    ALL_BUT_THE_TOP,
+    ID_PEAK_INTERIOR,
+    ID_SHUFFLED_FLATTER,
+    MASSIVE_ACTIVATIONS,
+    MASSIVE_AT_SINK,
+    MASSIVE_DIMS,
+    MASSIVE_ONSET,
+    MASSIVE_REMOVAL,
+    MEASURES_AGREEMENT,
+    MEASURES_DISAGREE,
+    ROGUE_DIMENSIONS,
+    SINK_HEADS,
+    SINK_HEADS_SHORT,
+    STANDARDISE_HELPS,
+    STANDARDISE_HELPS_WORDS,
+)
 from anisotropy.claims.later_work.measure import (
     context_word_vectors,
     shuffle_words,
@@ -249,11 +266,10 @@ def inputs(settings: Settings) -> list[Extraction]:
 
 
 # --------------------------------------------------------------------------- checks
-GRADED = ("massive-activations", "massive-at-sink", "sink-heads", "rogue-dimensions",
-          "standardise-helps", "standardise-helps-words", "id-peak-interior",
-          "id-shuffled-flatter", "measures-disagree")
-FINDINGS = ("massive-onset", "massive-dims", "massive-removal", "sink-heads-short",
-            "measures-agreement", "all-but-the-top")
+GRADED = (MASSIVE_ACTIVATIONS, MASSIVE_AT_SINK, SINK_HEADS, ROGUE_DIMENSIONS, STANDARDISE_HELPS,
+          STANDARDISE_HELPS_WORDS, ID_PEAK_INTERIOR, ID_SHUFFLED_FLATTER, MEASURES_DISAGREE)
+FINDINGS = (MASSIVE_ONSET, MASSIVE_DIMS, MASSIVE_REMOVAL, SINK_HEADS_SHORT, MEASURES_AGREEMENT,
+            ALL_BUT_THE_TOP)
 CHECKS = GRADED + FINDINGS
 #: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
 DECLARATION = ClaimDeclaration(
@@ -286,7 +302,7 @@ def _massive(checks: dict, s: Settings, tokens, layers: list[int], weights: np.n
     shares = massive["massive_share"].to_numpy()
     # the layer (>= 1) with the largest share; among equal shares, the largest ratio
     peak = int(np.lexsort((massive["massive_ratio"].to_numpy()[1:], shares[1:]))[-1]) + 1
-    checks["massive-activations"] = CheckValue(
+    checks[MASSIVE_ACTIVATIONS] = CheckValue(
         float(shares[peak]),
         later.interval_of(draws["massive"][:, 1:].max(axis=1), "the largest layer's share "
                           "per draw (every layer resampled as one)", s.n_boot, n,
@@ -295,12 +311,12 @@ def _massive(checks: dict, s: Settings, tokens, layers: list[int], weights: np.n
          "largest over median (geometric mean)": float(massive.loc[peak, "massive_ratio"])})
     counts = draws["massive_count"][:, peak]
     if shares[peak] == 0:
-        checks["massive-at-sink"] = CheckValue(None, None, {
+        checks[MASSIVE_AT_SINK] = CheckValue(None, None, {
             "unavailable": "no sentence has a massive activation (both of Sun et al.'s "
                            "conditions) at any layer >= 1: there is nothing to place"})
     else:
         # Dirichlet weights are positive, so every draw weights the sentences that have one
-        checks["massive-at-sink"] = CheckValue(
+        checks[MASSIVE_AT_SINK] = CheckValue(
             float(massive.loc[peak, "massive_at_sink"]),
             later.interval_of(draws["massive_at_sink"][:, peak] / counts, f"layer {peak}, of "
                               "the sentences with a massive activation", s.n_boot, n,
@@ -308,20 +324,20 @@ def _massive(checks: dict, s: Settings, tokens, layers: list[int], weights: np.n
             {"layer": peak, "sentences with one": int(round(shares[peak] * n)),
              "peak at position 0 (all sentences)": float(massive.loc[peak, "peak_at_first"])})
     above = massive.index[(massive["massive_share"] > 0.5) & (massive["layer"] > 0)]
-    checks["massive-onset"] = CheckValue({
+    checks[MASSIVE_ONSET] = CheckValue({
         "first layer where most sentences have one": int(above[0]) if len(above) else None,
         "of layers": L}, None, None)
     if shares[peak] == 0:
         # nothing is massive: the dimensions of the largest activations are not massive
         # dimensions, and none is removed
-        checks["massive-dims"] = CheckValue({
+        checks[MASSIVE_DIMS] = CheckValue({
             "massive dimensions": "none (no sentence has a massive activation at any "
                                   "layer >= 1)",
             "dimensions of the largest activation at that layer": massive.loc[peak,
                                                                               "top_dims"]},
             None, None)
         return massive, []
-    checks["massive-dims"] = CheckValue({
+    checks[MASSIVE_DIMS] = CheckValue({
         "top dimensions at the peak layer": massive.loc[peak, "top_dims"],
         "share of sentences in the top dimension": float(massive.loc[peak, "top_dim_share"]),
         "variation of the peak across sentences (CV)": float(massive.loc[peak, "peak_cv"])},
@@ -338,19 +354,19 @@ def _sinks(checks: dict, s: Settings, encoder, base: list[str], windows: list[st
         alpha = first_token_attention(encoder, windows, tokens=s.sink_tokens)
         short = first_token_attention(encoder, base[: s.n_attention_sentences])
     except AttentionUnavailable as error:
-        checks["sink-heads"] = CheckValue(None, None, {"unavailable": str(error)})
-        checks["sink-heads-short"] = CheckValue({"unavailable": str(error)}, None, None)
+        checks[SINK_HEADS] = CheckValue(None, None, {"unavailable": str(error)})
+        checks[SINK_HEADS_SHORT] = CheckValue({"unavailable": str(error)}, None, None)
         return None
     m = alpha.shape[0]
     weights = dirichlet_weights(m, s.n_boot, stream_seed(s.seed, "chapter6/attention"))
-    checks["sink-heads"] = CheckValue(
+    checks[SINK_HEADS] = CheckValue(
         sink_rate(alpha, epsilon),
         later.interval_of(sink_rate(alpha, epsilon, weights), "each window's rate",
                           s.n_boot, m, "windows"),
         {"heads": int(alpha.shape[1] * alpha.shape[2]), "epsilon": epsilon,
          "tokens per window": s.sink_tokens})
     lengths = [len(x) for x in encoder.tokenizer(base[: s.n_attention_sentences])["input_ids"]]
-    checks["sink-heads-short"] = CheckValue({
+    checks[SINK_HEADS_SHORT] = CheckValue({
         "sink rate on the sentences": sink_rate(short, epsilon),
         "on the windows": sink_rate(alpha, epsilon),
         "mean tokens per sentence": float(np.mean(lengths)),
@@ -372,12 +388,12 @@ def _rogue(checks: dict, s: Settings, tokens, layers: list[int], remove: list[in
     rogue["graded"] = (low >= s.rogue_min_cosine) & (np.asarray(layers) > 0)
     eligible = np.flatnonzero(rogue["graded"].to_numpy())
     if eligible.size == 0:
-        checks["rogue-dimensions"] = CheckValue(None, None, {"unavailable": (
+        checks[ROGUE_DIMENSIONS] = CheckValue(None, None, {"unavailable": (
             f"no layer's mean cosine is clearly above {s.rogue_min_cosine:g} (the lower end "
             "of its 95% interval): the share of a mean cosine near 0 is unbounded")})
     else:
         shares = rogue["top_share"].to_numpy()[eligible]
-        checks["rogue-dimensions"] = CheckValue(
+        checks[ROGUE_DIMENSIONS] = CheckValue(
             float(np.median(shares)),
             later.interval_of(np.nanmedian(draws["top_share"][:, eligible], axis=1),
                               "the median over the same layers per draw", s.n_boot,
@@ -386,7 +402,7 @@ def _rogue(checks: dict, s: Settings, tokens, layers: list[int], remove: list[in
              "its layer": int(eligible[shares.argmax()]),
              "dimensions there": rogue.loc[int(eligible[shares.argmax()]), "top_dims"]})
     upper = np.array(layers) > L / 2
-    checks["massive-removal"] = CheckValue({
+    checks[MASSIVE_REMOVAL] = CheckValue({
         "dimensions set to 0": remove or "none: no massive dimension",
         "upper-half mean cosine": float(rogue["mean_cosine"][upper].mean()),
         "without them": float(rogue["mean_cosine_without_massive"][upper].mean())}, None, None)
@@ -414,7 +430,7 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
     interior = slice(2, L) if L > 2 else slice(1, L + 1)
     peak = later.interval_of(_peak_over_ends(draws, L), "one token per sentence", s.n_boot,
                              rows.size, "sentences")
-    checks["id-peak-interior"] = CheckValue(
+    checks[ID_PEAK_INTERIOR] = CheckValue(
         float(_peak_over_ends(ids, L)[0]), peak,
         {"peak layer": int(np.argmax(ids[interior]) + interior.start),
          "peak over layer 1": float(ids[interior].max() / ids[1])})
@@ -440,9 +456,9 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
             f"no interior peak established on these {m:,} sentences as written: their "
             f"interior peak over the ends is {ordered:.3g}, 95% interval "
             f"[{ordered_peak.low:.3g}, {ordered_peak.high:.3g}], not above 1")
-        checks["id-shuffled-flatter"] = CheckValue(None, None, details)
+        checks[ID_SHUFFLED_FLATTER] = CheckValue(None, None, details)
     else:
-        checks["id-shuffled-flatter"] = CheckValue(
+        checks[ID_SHUFFLED_FLATTER] = CheckValue(
             ordered - shuffled_,
             later.interval_of(same_peaks - _peak_over_ends(mixed_draws, L),
                               "the same sentences' weights in both texts", s.n_boot, m,
@@ -466,14 +482,14 @@ def _measures(checks: dict, s: Settings, tokens, layers: list[int], rows: np.nda
     method = boot_method(s.n_boot_isoscore, rows.size, "sentences",
                          f"layer {lowest}, tokens resampled").replace(
         "95% percentile bootstrap", "95% normal bootstrap (estimate ± 1.96 s.d. of the draws)")
-    checks["measures-disagree"] = CheckValue(
+    checks[MEASURES_DISAGREE] = CheckValue(
         estimate, normal_interval(estimate, draws, method=method),
         {"layer of lowest mean cosine": lowest,
          "its mean cosine": float(measures.loc[lowest, "mean_cosine"])})
     ranks = measures.iloc[1:][["mean_cosine", "top_pc_share", "isoscore", "log10_iw"]]
     agreement = ranks.corr(method="spearman")["mean_cosine"].drop("mean_cosine")
-    checks["measures-agreement"] = CheckValue({f"Spearman of mean cosine with {k}": float(v)
-                                               for k, v in agreement.items()}, None, None)
+    checks[MEASURES_AGREEMENT] = CheckValue({f"Spearman of mean cosine with {k}": float(v)
+                                             for k, v in agreement.items()}, None, None)
     return measures.drop(columns=["mean_cosine"])
 
 
@@ -488,14 +504,14 @@ def _standardisation(checks: dict, s: Settings, encoder, sts_sentences: list[str
                                     max_pairs=s.max_pairs,
                                     data_seed=stream_seed(s.seed, "data"), n_boot=s.n_boot,
                                     seed=stream_seed(s.seed, "chapter6/sts"))
-    checks["standardise-helps"] = CheckValue(float(table["change"].mean()),
-                                             mean_change_interval(draws["draws"], s.n_boot,
-                                                                  draws["pairs"]),
-                                             {"tasks": len(table)})
+    checks[STANDARDISE_HELPS] = CheckValue(float(table["change"].mean()),
+                                           mean_change_interval(draws["draws"], s.n_boot,
+                                                                draws["pairs"]),
+                                           {"tasks": len(table)})
     abtt = {"STS": float(table["abtt change"].mean())}
-    checks["all-but-the-top"] = CheckValue(abtt, None, None)
+    checks[ALL_BUT_THE_TOP] = CheckValue(abtt, None, None)
     if not s.word_tasks:
-        checks["standardise-helps-words"] = CheckValue(None, None, {
+        checks[STANDARDISE_HELPS_WORDS] = CheckValue(None, None, {
             "unavailable": "no word-similarity task in this run (word_tasks is empty: the "
                            "files have no hub copy, so the binder profile leaves them out; "
                            "`anisotropy data fetch word-similarity` downloads them)"})
@@ -505,7 +521,7 @@ def _standardisation(checks: dict, s: Settings, encoder, sts_sentences: list[str
     words_table, draws = standardised_words(vectors, list(s.word_tasks), n_boot=s.n_boot,
                                             seed=stream_seed(s.seed, "chapter6/words"))
     kept, total = int(words_table["pairs"].sum()), int(words_table["pairs of the task"].sum())
-    checks["standardise-helps-words"] = CheckValue(
+    checks[STANDARDISE_HELPS_WORDS] = CheckValue(
         float(words_table["change"].mean()),
         mean_change_interval(draws["draws"], s.n_boot, draws["pairs"], "word pairs"),
         {"tasks": len(words_table),

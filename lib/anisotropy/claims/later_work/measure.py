@@ -48,6 +48,11 @@ __all__ = ["LaterMeasurement", "WordContexts", "word_contexts", "context_word_ve
 #: Tokens Sun et al. (2024) name as carriers of massive activations besides the first:
 #: delimiters (punctuation, a newline).
 DELIMITER = re.compile(r"^[\W_]+$")
+#: The column of the standardisation tables holding the Spearman after all-but-the-top: the
+#: method's name. The finding of the same name
+#: (:data:`~anisotropy.claims.later_work.ids.ALL_BUT_THE_TOP`, its mean change) is another
+#: thing: renaming the check does not rename this column of the results.
+ABTT_COLUMN = "all-but-the-top"
 
 
 @dataclass
@@ -451,7 +456,7 @@ def _task_changes(vectors: np.ndarray, frame: pd.DataFrame, index: dict, columns
     gold = frame["score"].to_numpy()
     raw, zed, top = (score_correlations(x, gold, subsets)[f"spearman_{how}"]
                      for x in (raw_scores, z_scores, top_scores))
-    row = {"raw": raw, "standardised": zed, "change": zed - raw, "all-but-the-top": top,
+    row = {"raw": raw, "standardised": zed, "change": zed - raw, ABTT_COLUMN: top,
            "abtt change": top - raw, "pairs": len(frame)}
     return row, spearman_change_draws(z_scores, raw_scores, gold, n_boot, seed, subsets)
 

@@ -8,6 +8,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from anisotropy.claims.later_work.ids import (
+    ID_PEAK_INTERIOR,
+    MASSIVE_REMOVAL,
+    MEASURES_DISAGREE,
+    ROGUE_DIMENSIONS,
+    STANDARDISE_HELPS,
+    STANDARDISE_HELPS_WORDS,
+)
+from anisotropy.claims.later_work.measure import ABTT_COLUMN
 from anisotropy.report import plotting
 from anisotropy.report.display import sig
 
@@ -233,7 +242,7 @@ def sts_table(measured: dict) -> pd.DataFrame:
             rows.append({"model": plotting.short_name(name), "task": row["task"],
                          "raw": sig(row["raw"]), "standardised": sig(row["standardised"]),
                          "change": sig(row["change"]),
-                         "all-but-the-top": sig(row["all-but-the-top"]),
+                         ABTT_COLUMN: sig(row[ABTT_COLUMN]),
                          "its change": sig(row["abtt change"]), "pairs": int(row["pairs"]),
                          "of the task": int(row["pairs of the task"])
                          if pd.notna(row.get("pairs of the task")) else int(row["pairs"])})
@@ -258,7 +267,7 @@ def explains_table(measured: dict) -> pd.DataFrame:
     rows = []
     for name, m in measured.items():
         c = m.checks
-        removal = c["massive-removal"][0]
+        removal = c[MASSIVE_REMOVAL][0]
         without = (f"({sig(removal['without them'])})"
                    if isinstance(removal["dimensions set to 0"], list) else "(none massive)")
         rows.append({
@@ -266,14 +275,14 @@ def explains_table(measured: dict) -> pd.DataFrame:
             "claim 1: upper-half cosine (massive dims at 0)":
                 f"{sig(removal['upper-half mean cosine'])} {without}",
             "claims 1-2: share of cosine in 3 dims (median layer)":
-                sig(c["rogue-dimensions"][0]) if c["rogue-dimensions"][0] is not None
+                sig(c[ROGUE_DIMENSIONS][0]) if c[ROGUE_DIMENSIONS][0] is not None
                 else "no layer graded",
-            "claim 3: STS change from z-scoring": sig(c["standardise-helps"][0]),
+            "claim 3: STS change from z-scoring": sig(c[STANDARDISE_HELPS][0]),
             "word similarity change from z-scoring":
-                sig(c["standardise-helps-words"][0])
-                if c["standardise-helps-words"][0] is not None else "not run",
-            "claims 4-5: IsoScore where cosine is lowest": sig(c["measures-disagree"][0]),
-            "claim 2: ID peak over ends": sig(c["id-peak-interior"][0]),
+                sig(c[STANDARDISE_HELPS_WORDS][0])
+                if c[STANDARDISE_HELPS_WORDS][0] is not None else "not run",
+            "claims 4-5: IsoScore where cosine is lowest": sig(c[MEASURES_DISAGREE][0]),
+            "claim 2: ID peak over ends": sig(c[ID_PEAK_INTERIOR][0]),
         })
     return pd.DataFrame(rows).set_index("model")
 

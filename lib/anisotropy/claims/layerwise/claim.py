@@ -16,6 +16,15 @@ from typing import TYPE_CHECKING, ClassVar
 
 from anisotropy.claims.base import CheckValue, each_model, record_checks
 from anisotropy.claims.declaration import ClaimDeclaration
+from anisotropy.claims.layerwise.ids import (
+    BASELINE_POSITIVE,
+    BASELINE_RISES,
+    DECODER_BASELINE_HIGH,
+    LAST_LAYER_RISE,
+    MEV_LOW,
+    MEV_VARIANTS,
+    SELFSIM_FALLS,
+)
 from anisotropy.claims.layerwise.measure import (
     baseline_band,
     check_values,
@@ -109,10 +118,9 @@ def inputs(settings: Settings) -> list[Extraction]:
 # --------------------------------------------------------------------------- checks
 #: The checks the claim grades (``data/checks.yaml``), each read from the entry of the same
 #: id in :attr:`ModelMeasurement.checks`: a ``CheckValue`` (measured, Interval, details).
-GRADED = ("baseline-positive", "baseline-rises", "decoder-baseline-high", "selfsim-falls",
-          "mev-low")
+GRADED = (BASELINE_POSITIVE, BASELINE_RISES, DECODER_BASELINE_HIGH, SELFSIM_FALLS, MEV_LOW)
 #: The findings it records (measured, no interval), read the same way.
-FINDINGS = ("last-layer-rise", "mev-variants")
+FINDINGS = (LAST_LAYER_RISE, MEV_VARIANTS)
 CHECKS = GRADED + FINDINGS
 #: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
 DECLARATION = ClaimDeclaration(
@@ -201,7 +209,7 @@ def measure_model(settings: Settings, tokens, n_layers: int, *, kind: str, notes
     table["baseline_low"], table["baseline_high"] = baseline_band(stats.pair_cosines,
                                                                   stats.units, s.n_boot, seed)
     summary = summarize_layers(table)
-    checks["mev-variants"] = CheckValue({
+    checks[MEV_VARIANTS] = CheckValue({
         "centred PCA (commit 3865f9b)": summary["mev_adj_max"],
         "centred random-word baseline": summary["mev_adj_centred_baseline_max"],
         "size-matched baseline": summary["mev_adj_size_matched_max"]}, None, None)

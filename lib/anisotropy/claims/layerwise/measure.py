@@ -18,6 +18,14 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from anisotropy.claims.base import CheckValue
+from anisotropy.claims.layerwise.ids import (
+    BASELINE_POSITIVE,
+    BASELINE_RISES,
+    DECODER_BASELINE_HIGH,
+    LAST_LAYER_RISE,
+    MEV_LOW,
+    SELFSIM_FALLS,
+)
 from anisotropy.claims.layerwise.sentence_units import (
     SentenceUnits,
     pair_weights,
@@ -866,11 +874,11 @@ def baseline_checks(d: CheckDraws, layers: np.ndarray, per_layer_interval: Calla
     contextual, lower, upper = layers >= 1, (layers >= 1) & (layers <= last / 2), \
         layers > last / 2
     return {
-        "baseline-positive": CheckValue(
+        BASELINE_POSITIVE: CheckValue(
             float(base[contextual].min()),
             per_layer_interval(draws, contextual, d.pairs_method, interval_of_min),
             {"layer of the minimum": int(layers[contextual][base[contextual].argmin()])}),
-        "baseline-rises": CheckValue(
+        BASELINE_RISES: CheckValue(
             float(halves(base)), percentile_interval(halves(draws), method=d.pairs_method),
             {"upper half": float(base[upper].mean()),
              "lower half": float(base[lower].mean()), "layer 0": float(base[layers == 0][0])
@@ -878,7 +886,7 @@ def baseline_checks(d: CheckDraws, layers: np.ndarray, per_layer_interval: Calla
              "upper minus lower without layer L": float(
                  base[upper & (layers < last)].mean() - base[lower].mean())
              if (upper & (layers < last)).any() else None}),
-        "decoder-baseline-high": CheckValue(
+        DECODER_BASELINE_HIGH: CheckValue(
             float(base[upper].mean()),
             percentile_interval(draws[:, upper].mean(axis=1), method=d.pairs_method),
             {"last layer": float(base[layers == last][0])})}
@@ -948,11 +956,11 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     centred_adj, centred_floor = centred_mev(d.centred_mev, d.contexts, mev_base)
     out = {
         **baseline_checks(d, layers, per_layer_interval, halves),
-        "selfsim-falls": CheckValue(
+        SELFSIM_FALLS: CheckValue(
             float(halves(adjusted)), percentile_interval(halves(adjusted_draws), method=both),
             {"upper half": float(adjusted[upper].mean()),
              "lower half": float(adjusted[lower].mean())}),
-        "mev-low": CheckValue(
+        MEV_LOW: CheckValue(
             float(mev_adj[contextual].max()),
             per_layer_interval(mev_adj_draws, contextual, mev_method, interval_of_max),
             {"layer of the maximum": int(layers[contextual][mev_adj[contextual].argmax()]),
@@ -961,7 +969,7 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
              "median contexts": float(np.nanmedian(d.contexts[:, 0]))}),
     }
     intra = per_layer["intra_similarity_adj"].to_numpy()
-    out["last-layer-rise"] = CheckValue({
+    out[LAST_LAYER_RISE] = CheckValue({
         "self-sim change": float(adjusted[-1] - adjusted[-2]),
         "intra-sim change": float(intra[-1] - intra[-2])}, None, None)
     return out
