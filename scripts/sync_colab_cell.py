@@ -1,4 +1,5 @@
-"""Write ``notebooks/colab_cell.py`` into the first cell of every claim notebook.
+"""Write ``notebooks/colab_cell.py`` into the first cell of every claim notebook and of
+the example claim's notebook.
 
 The Colab cell (clone the repository, run ``scripts/colab_install.sh``, enter the notebooks)
 must sit in each notebook, since nothing can be imported before it has run; its one source
@@ -28,8 +29,10 @@ def cell_source() -> str:
 
 
 def notebooks() -> list[Path]:
-    """The claim notebooks (``notebooks/NN-*.ipynb``)."""
-    return sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+    """The claim notebooks (``notebooks/NN-*.ipynb``) and the example claim's
+    (``tests/example_claim/NN-*.ipynb``), which CONTRIBUTING's recipe copies."""
+    return sorted([*(ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"),
+                   *(ROOT / "tests" / "example_claim").glob("[0-9][0-9]-*.ipynb")])
 
 
 def sync(path: Path, source: str, write: bool) -> bool:

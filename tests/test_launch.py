@@ -80,6 +80,13 @@ def test_the_sync_script_writes_the_cell_into_a_notebook(tmp_path):
         sync.sync(notebook, "x", write=True)
 
 
+def test_the_sync_script_covers_every_claim_notebook_and_the_example():
+    """The script's list is the six claim notebooks and the example claim's, which the
+    recipe copies (a stale example cell would be copied into a new claim)."""
+    names = {path.name for path in load_script("sync_colab_cell").notebooks()}
+    assert names == {f"{slug}.ipynb" for slug in SLUGS} | {"99-example-claim.ipynb"}
+
+
 def test_the_colab_branch_clones_installs_and_opens_the_notebooks(monkeypatch):
     """The first cell as Colab runs it, with a stand-in ``google.colab`` module: it clones
     the configured repository once, runs scripts/colab_install.sh (the pinned install,

@@ -586,7 +586,7 @@ def _is_stale(record: dict) -> bool:
 
 def reference(*keys: str) -> Any:
     """One entry of the references file by path, e.g. ``reference("claim4", "sst2")``
-    (:func:`anisotropy.report.checks.reference_value` of ``"claim4/sst2"``).
+    (:func:`anisotropy.inputs.references.reference_value` of ``"claim4/sst2"``).
 
     Parameters
     ----------
