@@ -51,6 +51,9 @@ def test_validate_reads_the_settings_and_the_declared_checks():
     ClaimDeclaration(**{**GOOD, "checks": ids}).validate(_Settings)
     with pytest.raises(DeclarationError, match=r"records \['a', 'b', 'c'\] that data/checks"):
         ClaimDeclaration(**GOOD).validate(_Settings)
+    with pytest.raises(DeclarationError, match="references 'claim9' is not a block of "
+                                               "references.yaml"):
+        ClaimDeclaration(**{**GOOD, "checks": ids, "references": "claim9"}).validate(_Settings)
     with pytest.raises(DeclarationError, match="model_list 'texts' is not a parameter"):
         ClaimDeclaration(**{**GOOD, "checks": ids,
                             "model_list": "texts"}).validate(_Settings)

@@ -17,6 +17,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
+from anisotropy.inputs.references import REFERENCES_FILE, references
 from anisotropy.report.checks import load_checks
 
 __all__ = ["ClaimDeclaration", "DeclarationError", "SLUG_PATTERN"]
@@ -106,8 +107,9 @@ class ClaimDeclaration:
         ------
         DeclarationError
             When ``settings.slug`` is another slug, ``model_list`` is not one of its
-            parameters, or the checks differ from those ``data/checks.yaml`` declares for
-            the slug (naming the ids on either side).
+            parameters, ``references`` is not a block of ``data/references.yaml``, or the
+            checks differ from those ``data/checks.yaml`` declares for the slug (naming the
+            ids on either side).
         """
         problems = []
         if getattr(settings, "slug", None) != self.slug:
@@ -116,6 +118,9 @@ class ClaimDeclaration:
         if self.model_list not in fields:
             problems.append(f"model_list {self.model_list!r} is not a parameter of its "
                             f"Settings ({sorted(fields)})")
+        if self.references not in references():
+            problems.append(f"references {self.references!r} is not a block of "
+                            f"{REFERENCES_FILE.name} (its blocks: {sorted(references())})")
         declared = set(load_checks(self.slug))
         if declared != set(self.checks):
             problems.append(f"data/checks.yaml declares {sorted(declared - set(self.checks))} "
