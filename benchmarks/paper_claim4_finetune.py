@@ -73,7 +73,7 @@ def main() -> None:
             if name == "zero_mean":
                 print(f"  {task} zero-mean (centroid ratio): {entry}")
                 continue
-            value, interval, _details = entry
+            value, interval = entry.value, entry.interval
             print(f"  {task} {name}: {value:.4f} [{interval.low:.4f}, {interval.high:.4f}] "
                   f"({interval.method})")
 

@@ -53,7 +53,8 @@ def main() -> None:
           "per seed")
     summary = setup_summary(trajectory)
     print({k: (round(v, 4) if isinstance(v, float) else v) for k, v in summary.items()})
-    for check, (value, interval, _details) in check_values(trajectory).items():
+    for check, measured in check_values(trajectory).items():
+        value, interval = measured.value, measured.interval
         print(f"  {check}: {value:.4f} [{interval.low:.4f}, {interval.high:.4f}] "
               f"({interval.method})")
 

@@ -434,10 +434,10 @@ def test_item_half_samples_carry_the_items_into_the_change_intervals(paired):
     plain = check_values(trajectory)
     widened = check_values(trajectory, draws)
     for check in ("isoscore-falls", "silhouette-rises"):
-        assert widened[check][0] == plain[check][0]
-        low, high = widened[check][1].low, widened[check][1].high
-        assert low <= plain[check][1].low and high >= plain[check][1].high
-        assert "half-samples of the items" in widened[check][1].method
+        assert widened[check].value == plain[check].value
+        low, high = widened[check].interval.low, widened[check].interval.high
+        assert low <= plain[check].interval.low and high >= plain[check].interval.high
+        assert "half-samples of the items" in widened[check].interval.method
 
 
 def test_dirichlet_weights_are_a_bayesian_bootstrap():

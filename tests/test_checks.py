@@ -482,30 +482,31 @@ def test_layerwise_check_values_on_a_synthetic_table():
     base = 0.1 + 0.1 * layers[:, None] + RNG.normal(scale=0.05, size=(5, 300))
     units = SentenceUnits.independent(300, words)
     values = layerwise.check_values(per_layer, pd.DataFrame(per_word), base, units, n_boot=200)
-    rises, interval, details = values["baseline-rises"]
+    rises, interval = values["baseline-rises"].value, values["baseline-rises"].interval
     assert rises == pytest.approx(base[3:].mean() - base[1:3].mean())
     assert interval.low < rises < interval.high and interval.low > 0
-    assert values["selfsim-falls"][0] < 0 and values["mev-low"][0] < 0.05
+    assert values["selfsim-falls"].value < 0 and values["mev-low"].value < 0.05
     assert set(values) == {"baseline-positive", "baseline-rises", "decoder-baseline-high",
                            "selfsim-falls", "mev-low", "last-layer-rise"}
     with pytest.raises(ValueError, match="layers"):
         layerwise.check_values(per_layer, per_word, base[:3], units, n_boot=200)
     # the graded MEV is the uncentred share (the published statistic) less the baseline; the
     # centred share's (commit 3865f9b) value and floor 1/(n-1) are details beside it
-    mev, _, mev_details = values["mev-low"]
+    mev, mev_details = values["mev-low"].value, values["mev-low"].details
     assert mev == pytest.approx(np.mean(0.025 + 0.001 * (np.arange(40) % 4)) - 0.02)
     assert mev_details["centred PCA (commit 3865f9b)"] == pytest.approx(
         np.mean(0.03 + 0.001 * (np.arange(40) % 5)) - 0.02)
     assert mev_details["centred floor"] == pytest.approx(np.mean(1 / (60 + np.arange(40) - 1))
                                                          - 0.02)
     # a resampled random-word baseline widens the MEV interval; a fixed one says so
-    fixed = values["mev-low"][1]
+    fixed = values["mev-low"].interval
     assert "baseline (uncentred TruncatedSVD, as the original code) fixed" in fixed.method
     varied = layerwise.check_values(per_layer, per_word, base, units, n_boot=200,
                                     mev_baseline_draws=0.02 + np.random.default_rng(3).normal(
                                         scale=0.01, size=(5, 200)))
-    assert varied["mev-low"][0] == values["mev-low"][0]
-    assert varied["mev-low"][1].high - varied["mev-low"][1].low > fixed.high - fixed.low
+    assert varied["mev-low"].value == values["mev-low"].value
+    assert varied["mev-low"].interval.high - varied["mev-low"].interval.low > \
+        fixed.high - fixed.low
     # pairs drawn from 10 sentences whose cosines share a sentence's offset move together:
     # read as 10 sentences, the interval carries that offset; read as 600 it does not
     sentences = np.arange(600).reshape(2, 300) % 10
@@ -515,13 +516,14 @@ def test_layerwise_check_values_on_a_synthetic_table():
 
     def width(u):
         out = layerwise.check_values(per_layer, per_word, clustered_base, u, n_boot=200)
-        return out["baseline-rises"][1].high - out["baseline-rises"][1].low
+        return out["baseline-rises"].interval.high - out["baseline-rises"].interval.low
 
     assert width(shared) > 2 * width(units)
     # the worst layer's interval holds its point and reaches every layer's own
-    low_point, low_interval, _ = values["baseline-positive"]
+    low_point, low_interval = (values["baseline-positive"].value,
+                               values["baseline-positive"].interval)
     assert low_interval.low <= low_point <= low_interval.high
-    assert "refitted in every draw" in varied["mev-low"][1].method
+    assert "refitted in every draw" in varied["mev-low"].interval.method
     with pytest.raises(ValueError, match="mev_baseline_draws must be"):
         layerwise.check_values(per_layer, per_word, base, units, n_boot=200,
                                mev_baseline_draws=np.zeros((5, 3)))
@@ -535,9 +537,11 @@ def test_classifier_check_values_over_seeds():
                          "isoscore": 0.5 - 0.04 * update + 0.001 * seed,
                          "silhouette": 0.1 + 0.05 * update - 0.002 * seed * (update % 2)})
     values = classifier_checks(pd.DataFrame(rows))
-    assert values["anticorrelation"][0] < -0.9
-    assert values["isoscore-falls"][1].high < 0 and values["silhouette-rises"][1].low > 0
-    spread, interval, details = values["seed-spread"]
+    assert values["anticorrelation"].value < -0.9
+    assert values["isoscore-falls"].interval.high < 0
+    assert values["silhouette-rises"].interval.low > 0
+    seed_spread = values["seed-spread"]
+    spread, interval, details = seed_spread.value, seed_spread.interval, seed_spread.details
     assert interval.low <= spread <= interval.high and details["metric"] in (
         "isoscore", "silhouette")
     with pytest.raises(ValueError, match="at least 2 seeds"):
@@ -775,15 +779,16 @@ def test_spearman_reads_every_update_of_the_rank_series_with_an_interval_over_se
 
     rows = [{"seed": s, "update": u, "isoscore": 1 - u / 30 + (0.2 if u == 10 else 0),
              "silhouette": u / 30} for s in (0, 1, 2) for u in range(0, 30, 2)]
-    rho, interval, details = check_values(pd.DataFrame(rows))["spearman-anticorrelation"]
+    check = check_values(pd.DataFrame(rows))["spearman-anticorrelation"]
+    rho, interval, details = check.value, check.interval, check.details
     assert len(set(details["per seed"])) == 1 and -1 < rho  # the seeds tie, off the bound
     assert interval.as_list() == pytest.approx([rho, rho])
     assert details["updates in the series"] == 15 and "recorded" in details["series"]
     rng = np.random.default_rng(5)
     ranks = pd.DataFrame([{"seed": s, "update": u, "isoscore": -u + rng.normal(scale=3),
                            "silhouette": u} for s in (0, 1, 2) for u in range(31)])
-    rho, interval, details = check_values(pd.DataFrame(rows), ranks=ranks)[
-        "spearman-anticorrelation"]
+    check = check_values(pd.DataFrame(rows), ranks=ranks)["spearman-anticorrelation"]
+    rho, interval, details = check.value, check.interval, check.details
     per_seed = [spearmanr(t["isoscore"], t["silhouette"])[0] for _, t in ranks.groupby("seed")]
     assert details["per seed"] == pytest.approx(per_seed) and rho == pytest.approx(
         np.mean(per_seed))

@@ -29,10 +29,9 @@ def test_the_checks_are_the_declared_ones():
 
 def test_rising_anisotropy_and_falling_self_similarity_are_found(tmp_path):
     m = _measure(tmp_path, shared=[0.0, 0.5, 0.8, 1.2, 1.6], mixing=[0.0, 0.2, 0.4, 0.6, 0.8])
-    value, interval, _ = m.checks["baseline-rises"]
-    assert value > 0.2 and interval.low > 0
-    value, interval, _ = m.checks["selfsim-falls"]
-    assert value < 0 and interval.high < 0
+    rises, falls = m.checks["baseline-rises"], m.checks["selfsim-falls"]
+    assert rises.value > 0.2 and rises.interval.low > 0
+    assert falls.value < 0 and falls.interval.high < 0
     baseline = m.per_layer["baseline"].to_numpy()
     assert (baseline[1:] > baseline[:-1]).all()  # the construction's a_l is increasing
     results = Results(claim.SLUG, parameters=SETTINGS.parameters(), profile="test")
@@ -46,8 +45,8 @@ def test_rising_anisotropy_and_falling_self_similarity_are_found(tmp_path):
 
 def test_a_flat_isotropic_space_does_not_reproduce_rising_anisotropy(tmp_path):
     m = _measure(tmp_path, shared=[0.0] * 5, mixing=[0.5] * 5)
-    value, interval, _ = m.checks["baseline-rises"]
-    assert interval.low < 0 < interval.high or value < 0.02
+    rises = m.checks["baseline-rises"]
+    assert rises.interval.low < 0 < rises.interval.high or rises.value < 0.02
     results = Results(claim.SLUG, parameters=SETTINGS.parameters(), profile="test")
     claim.grade(results, {"org/synthetic": m})
     verdicts = {c.check: c.verdict for c in results.checks}
@@ -70,6 +69,6 @@ def test_mev_floor_shows_with_few_contexts(tmp_path):
     m = _measure(tmp_path, shared=[0.0, 0.3, 0.6], mixing=[0.3, 0.6, 0.9])
     words = m.per_word[m.per_word["layer"] >= 1].dropna(subset=["mev"])
     assert (words["mev"] >= 1 / (words["n"] - 1) - 1e-9).all()
-    assert m.checks["mev-low"][0] == pytest.approx(m.summary["mev_uncentred_adj_max"])
-    assert m.checks["mev-low"][2]["centred PCA (commit 3865f9b)"] == pytest.approx(
+    assert m.checks["mev-low"].value == pytest.approx(m.summary["mev_uncentred_adj_max"])
+    assert m.checks["mev-low"].details["centred PCA (commit 3865f9b)"] == pytest.approx(
         m.summary["mev_adj_max"])

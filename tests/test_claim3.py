@@ -87,12 +87,12 @@ def test_calibration_runs_end_to_end_on_a_fake_encoder(tmp_path):
     claim.grade_calibration(results, calibrated)
     assert {c.check for c in results.checks} == set(claim.CALIBRATION_CHECKS)
     flow = calibrated["org/fake"].checks["flow-helps"]
-    assert sorted(flow[2]["per seed"]) == [0, 1]  # one fit per flow seed
-    assert flow[1].low <= flow[0] <= flow[1].high
-    assert "flow refitted in every draw" in flow[1].method  # 3 refits behind the interval
+    assert sorted(flow.details["per seed"]) == [0, 1]  # one fit per flow seed
+    assert flow.interval.low <= flow.value <= flow.interval.high
+    assert "flow refitted in every draw" in flow.interval.method  # 3 refits behind it
     # the per-task rows: one task here, so its change is the graded average's
     value, interval = calibrated["org/fake"].per_task["STS-B"]["flow"]
-    assert value == pytest.approx(flow[0]) and interval.low <= value <= interval.high
+    assert value == pytest.approx(flow.value) and interval.low <= value <= interval.high
     from anisotropy.claims.frequency import page
 
     table = page.task_change_table(calibrated, ["STS-B"])
@@ -103,8 +103,8 @@ def test_calibration_runs_end_to_end_on_a_fake_encoder(tmp_path):
     assert sweep["steps"].tolist() == [0, 2] and sweep["task"].tolist() == ["STS-B"] * 2
     # whitening's interval refits it in every draw, around the measured change
     whitening = calibrated["org/fake"].checks["whitening-helps"]
-    assert "refitted" in whitening[1].method
-    assert whitening[1].low < whitening[0] < whitening[1].high
+    assert "refitted" in whitening.interval.method
+    assert whitening.interval.low < whitening.value < whitening.interval.high
 
 
 @pytest.mark.parametrize("with_subsets", [False, True])

@@ -120,20 +120,22 @@ def test_attainable_share_is_the_gain_over_what_is_left_to_gain():
                          "method": [-1.0, -1.0, -0.4, -1.0, -0.4, -0.5],
                          "global": [-2.0, -1.5] * 3})
     values = isotropy_check_values(fits, ["a", "b"])
-    share, interval, details = values["isotropy-gain"]
+    gain = values["isotropy-gain"]
+    share, interval, details = gain.value, gain.interval, gain.details
     # per fit the smaller share: min(0.75, 0.5), min(0.9, 0.5), min(0.9, 0.75)
     assert share == pytest.approx((0.5 + 0.5 + 0.75) / 3) and details["worst task"] == "b"
     assert interval.low < share < interval.high
-    end = values["isotropy-end-state"][0]
+    end = values["isotropy-end-state"].value
     assert end == pytest.approx((10 ** -1 + 10 ** -1 + 10 ** -0.5) / 3)
     # over the best global method (-2 on a, -1.5 on b): per fit the smaller share,
     # min(0.5, 1/3), min(0.8, 1/3), min(0.8, 2/3)
-    over, _, details = values["isotropy-beats-global-share"]
+    over, details = (values["isotropy-beats-global-share"].value,
+                     values["isotropy-beats-global-share"].details)
     assert over == pytest.approx((1 / 3 + 1 / 3 + 2 / 3) / 3)
     assert details["best global log10 I(W) per task"] == {"a": -2.0, "b": -1.5}
     # the graded direction: per fit the smaller log10 difference, min(1, 0.5), min(1.6,
     # 0.5), min(1.6, 1)
-    above, _, details = values["isotropy-beats-global"]
+    above, details = values["isotropy-beats-global"].value, values["isotropy-beats-global"].details
     assert above == pytest.approx((0.5 + 0.5 + 1.0) / 3) and details["worst task"] == "b"
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from anisotropy.claims.base import CheckValue, each_model, load_model, record_checks
@@ -59,7 +61,7 @@ def _results():
 
 def test_record_checks_grades_from_the_interval_and_records_findings_as_measured():
     checks = {"baseline-positive": CheckValue(0.5, _interval(0.4, 0.6), {"layer": 1}),
-              "baseline-rises": (-0.2, _interval(-0.3, -0.1), None),  # a plain triple too
+              "baseline-rises": CheckValue(-0.2, _interval(-0.3, -0.1), None),
               "last-layer-rise": CheckValue(0.1)}
     results = _results()
     record_checks(results, "org/one", checks, ["baseline-positive", "baseline-rises"],
@@ -93,11 +95,15 @@ def test_record_checks_names_a_missing_check_before_recording_anything():
     assert results.checks == []
 
 
-def test_a_check_value_unpacks_as_the_triple_measurements_return():
-    value, interval, details = CheckValue(1.0)
-    assert (value, interval, details) == (1.0, None, None)
-    assert CheckValue(1.0, None, {"a": 1})._asdict() == {"value": 1.0, "interval": None,
-                                                           "details": {"a": 1}}
+def test_a_check_value_is_a_frozen_record_read_by_name():
+    check = CheckValue(1.0)
+    assert (check.value, check.interval, check.details) == (1.0, None, None)
+    assert dataclasses.asdict(CheckValue(1.0, None, {"a": 1})) == {
+        "value": 1.0, "interval": None, "details": {"a": 1}}
+    assert not isinstance(check, tuple)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        check.value = 2.0
+    assert dataclasses.replace(check, details={"a": 1}) == CheckValue(1.0, None, {"a": 1})
 
 
 def test_record_checks_keeps_a_given_order_and_a_finding_interval():

@@ -145,7 +145,8 @@ def test_fine_tune_runs_is_cached_and_feeds_the_checks(mock_bert):
     values = ft.check_values(runs)["rte"]
     plain = runs[runs["condition"] == "plain"]["accuracy"].to_numpy()
     method = runs[runs["condition"] == "method"]["accuracy"].to_numpy()
-    value, interval, details = values["accuracy"]
+    accuracy = values["accuracy"]
+    value, interval, details = accuracy.value, accuracy.interval, accuracy.details
     assert value == pytest.approx(np.mean(method - plain))
     assert interval.low <= value <= interval.high and details["seeds"] == [0, 1]
     assert {"pretrained", "fine-tuned (plain)",

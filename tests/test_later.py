@@ -235,14 +235,16 @@ def torch_module():
 def test_grade_reports_a_model_without_attention_and_grades_the_rest():
     import pandas as pd
 
+    from anisotropy.claims.base import CheckValue
     from anisotropy.claims.later_work import claim as later_work
     from anisotropy.claims.later_work.measure import LaterMeasurement
     from anisotropy.geometry.intervals import Interval
     from anisotropy.report.results import Results
 
-    checks = {c: (0.7, Interval(0.6, 0.8, "test"), {}) for c in later_work.GRADED}
-    checks["sink-heads"] = (None, None, {"unavailable": "m returned no attention weights"})
-    checks.update({c: ({"x": 1.0}, None, None) for c in later_work.FINDINGS})
+    checks = {c: CheckValue(0.7, Interval(0.6, 0.8, "test"), {}) for c in later_work.GRADED}
+    checks["sink-heads"] = CheckValue(None, None,
+                                      {"unavailable": "m returned no attention weights"})
+    checks.update({c: CheckValue({"x": 1.0}, None, None) for c in later_work.FINDINGS})
     measured = {"m": LaterMeasurement("m", "decoder", pd.DataFrame(), checks)}
     results = Results(later_work.SLUG, parameters={}, profile="smoke")
     later_work.grade(results, measured)

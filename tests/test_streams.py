@@ -94,10 +94,10 @@ def test_each_sts_task_is_resampled_from_its_own_stream():
     scores = {(t, k): v for t in ("A", "B")
               for k, v in (("K-means+Mean+PCA", method), ("Baseline", baseline), ("gold", gold))}
     changes = cluster_methods.task_changes(scores, ["A", "B"], n_boot=200, seed=3)
-    assert changes["A"][0] == changes["B"][0]
-    assert changes["A"][1].as_list() != changes["B"][1].as_list()
+    assert changes["A"].value == changes["B"].value
+    assert changes["A"].interval.as_list() != changes["B"].interval.as_list()
     again = cluster_methods.task_changes(scores, ["A", "B"], n_boot=200, seed=3)
-    assert again["A"][1].as_list() == changes["A"][1].as_list()
+    assert again["A"].interval.as_list() == changes["A"].interval.as_list()
 
 
 def test_a_repeat_keeps_the_first_uses_stream_and_numbers_the_rest():

@@ -8,8 +8,8 @@ model); the loops every claim ran in its own words are written here once:
 - :func:`each_model` loads a claim's models one at a time, for a loop that measures each and
   lets it go before the next is loaded;
 - :class:`CheckValue` is the named result of one check on one model: the measured value, its
-  95% interval (None for a finding) and its details; it unpacks as the ``(value, interval,
-  details)`` triple the measurement modules return;
+  95% interval (None for a finding) and its details, read by name (``.value``,
+  ``.interval``, ``.details``);
 - :func:`record_checks` records a model's graded checks from their intervals and its findings
   as measured, in the order the claim declares them.
 """
@@ -17,7 +17,8 @@ model); the loops every claim ran in its own words are written here once:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 from anisotropy.geometry.intervals import Interval
 from anisotropy.inputs import models as registry
@@ -25,7 +26,8 @@ from anisotropy.inputs import models as registry
 __all__ = ["CheckValue", "load_model", "each_model", "record_checks"]
 
 
-class CheckValue(NamedTuple):
+@dataclass(frozen=True)
+class CheckValue:
     """One check of one model, measured: what :func:`record_checks` grades or records.
 
     Attributes
@@ -107,7 +109,7 @@ def each_model(settings, names: Sequence[str] | None = None, *,
         yield load_model(name, settings, on_model=on_model, load=load)
 
 
-def record_checks(results, model: str, checks: Mapping[str, tuple], graded: Sequence[str],
+def record_checks(results, model: str, checks: Mapping[str, CheckValue], graded: Sequence[str],
                   findings: Sequence[str] = (), *, model_kind: str = "", subject: str = "",
                   not_run: str | None = None, finding_interval: str | None = None,
                   order: Sequence[str] | None = None) -> None:
@@ -120,9 +122,9 @@ def record_checks(results, model: str, checks: Mapping[str, tuple], graded: Sequ
         The claim's results, where the checks are recorded (its ``grade`` and ``finding``).
     model : str
         The model's name, as reported to the results.
-    checks : mapping of str to CheckValue or tuple
-        ``{check id: (value, interval, details)}`` holding every id of ``graded`` and
-        ``findings``.
+    checks : mapping of str to CheckValue
+        ``{check id: CheckValue}`` (its ``value``, ``interval`` and ``details``) holding
+        every id of ``graded`` and ``findings``.
     graded : sequence of str
         The graded checks' ids (declared in ``data/checks.yaml``).
     findings : sequence of str, optional
@@ -167,7 +169,8 @@ def record_checks(results, model: str, checks: Mapping[str, tuple], graded: Sequ
                          f"findings {list(declared)} exactly once.")
     graded = set(graded)
     for check in order:
-        value, interval, details = CheckValue(*checks[check])
+        measured = checks[check]
+        value, interval, details = measured.value, measured.interval, measured.details
         if check not in graded:
             extra = {}
             if finding_interval is not None:

@@ -232,7 +232,7 @@ class EncoderPool:
 class Setup:
     """One trained setup: the stacked trajectories of every seed (columns ``seed, update,
     isoscore, silhouette, accuracy, ...``), the task's size and, for the main setups, every
-    check's ``(measured, Interval, details)``."""
+    check's :class:`~anisotropy.claims.base.CheckValue` (measured, Interval, details)."""
 
     task: str
     model: str
@@ -361,7 +361,7 @@ def measure_setups(settings: Settings, encoders: EncoderPool) -> dict[str, Setup
     dict of str to Setup
         ``{"polarity": Setup, "SNLI": Setup}`` (:func:`run_setup`), each with its
         ``checks`` (:func:`~anisotropy.claims.classifier_geometry.classifier.check_values`:
-        ``{check id: (measured, Interval, details)}``).
+        ``{check id: CheckValue}``: measured, Interval, details).
     """
     s = settings
     out = {}

@@ -623,7 +623,7 @@ def seed_spread(trajectory: pd.DataFrame) -> CheckValue:
     Returns
     -------
     CheckValue
-        ``(measured, Interval, details)``: the interval is the chi-square interval of that
+        Its value, Interval and details: the interval is the chi-square interval of that
         standard deviation, divided by the same range; the details give the metric, the
         update, the range and the largest and mean standard deviation of each metric.
     """
@@ -672,7 +672,7 @@ def change_check(first: pd.Series, last: pd.Series, item_changes: pd.DataFrame |
     Returns
     -------
     CheckValue
-        ``(measured, Interval, details)``.
+        The measured value, its Interval and its details.
     """
     change = (last - first).to_numpy()
     interval = seed_interval(change)

@@ -301,10 +301,11 @@ def grade_sts(results, settings: Settings, measured: dict[str, ModelComparison])
         record_checks(results, name, values, [c for c in values if c not in STS_FINDINGS],
                       [c for c in values if c in STS_FINDINGS], model_kind=m.kind,
                       finding_interval="95% interval over fits", order=list(values))
-        for task, (value, interval, _) in ci.task_changes(
+        for task, change in ci.task_changes(
                 m.pair_scores, tasks, settings.n_boot,
                 stream_seed(settings.seed, "claim4/sts"), fits=m.fits).items():
-            record_checks(results, name, {PER_TASK_CHECK: CheckValue(value, interval)},
+            record_checks(results, name,
+                          {PER_TASK_CHECK: CheckValue(change.value, change.interval)},
                           [PER_TASK_CHECK], model_kind=m.kind, subject=task)
 
 
@@ -343,8 +344,8 @@ def measure_sweep(settings: Settings, measured: dict[str, ModelComparison],
 
 
 def measure_sst2(settings: Settings, measured: dict[str, ModelComparison]) -> tuple:
-    """The SST-2 probe per model: ``(probe data, {name: (table, (value, Interval,
-    details))})``.
+    """The SST-2 probe per model: ``(probe data, {name: (table, CheckValue)})``, the
+    check's value, Interval and details.
 
     Parameters
     ----------
@@ -360,7 +361,7 @@ def measure_sst2(settings: Settings, measured: dict[str, ModelComparison]) -> tu
         The probe's sentences and labels
         (:func:`~anisotropy.claims.cluster_isotropy.methods.sst2_probe_data`).
     probes : dict
-        ``{name: (table, (value, Interval, details))}``
+        ``{name: (table, CheckValue)}`` (value, Interval, details)
         (:func:`~anisotropy.claims.cluster_isotropy.methods.sst2_probe`).
     """
     s = settings
@@ -389,11 +390,13 @@ def grade_sst2(results, measured: dict[str, ModelComparison], probes: dict) -> N
     measured : dict of str to ModelComparison
         The comparisons per model (not read).
     probes : dict
-        ``{name: (table, (value, Interval, details))}`` (:func:`measure_sst2`).
+        ``{name: (table, CheckValue)}`` (:func:`measure_sst2`): the check's value, Interval
+        and details.
     """
-    for name, (_, (value, interval, details)) in probes.items():
-        results.finding(SST2_CHECK, name, value, details={
-            **details, "95% interval": [interval.low, interval.high],
+    for name, (_, check) in probes.items():
+        interval = check.interval
+        results.finding(SST2_CHECK, name, check.value, details={
+            **check.details, "95% interval": [interval.low, interval.high],
             "interval method": interval.method})
 
 

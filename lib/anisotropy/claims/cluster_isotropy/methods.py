@@ -771,7 +771,7 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
         One row per method (the Baseline and ``method``): ``method``, ``dev accuracy``
         (%) and ``log10 I(W) dev tokens``.
     check : CheckValue
-        ``(change, Interval, details)``: the accuracy change in points; details give the
+        Its value, Interval and details: the accuracy change in points; details give the
         dev sentences and, with refits, each fit's change (``refit changes``).
     """
     n_sentences = len(tokens.words)

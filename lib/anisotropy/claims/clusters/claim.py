@@ -287,8 +287,8 @@ def check_values(settings: Settings, m: ModelClusters, static_name: str) -> dict
     dict of str to CheckValue
         ``{check id: CheckValue}`` (measured, Interval, details) of ``global-anisotropy``,
         ``local-isotropy``, ``local-beyond-centring``, ``intra-above-inter`` and
-        ``lid-below-static``; the two local ones ``(None, None, details)`` when no layer >= 1
-        has K > 1.
+        ``lid-below-static``; the two local ones ``CheckValue(None, None, details)`` when
+        no layer >= 1 has K > 1.
     """
     return clusters.check_values(m.per_layer, m.draws,
                                  {static_name: (m.input_lid["LID cosine"], m.input_draws)},
@@ -314,7 +314,8 @@ def grade_clusters(results, settings: Settings, measured: dict[str, ModelCluster
         values = check_values(settings, m, "input embeddings")
         record_checks(results, name, values, SIMILARITY_CHECKS, model_kind=m.kind,
                       not_run=ONE_CLUSTER)
-        value, interval, details = values[BEYOND_CENTRING]
+        beyond = values[BEYOND_CENTRING]
+        value, interval, details = beyond.value, beyond.interval, beyond.details
         if value is None:
             results.not_run(BEYOND_CENTRING, name, ONE_CLUSTER)
         else:

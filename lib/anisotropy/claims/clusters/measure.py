@@ -640,7 +640,7 @@ def largest_gap(gaps: pd.Series, clustered, other: str,
     Returns
     -------
     CheckValue
-        ``(measured, Interval, details)``.
+        The measured value, its Interval and its details.
     """
     return CheckValue(
         float(gaps.loc[clustered].max()),
@@ -669,7 +669,7 @@ def lid_check(lid: pd.Series, static_lid: dict[str, tuple[float, np.ndarray]],
     Returns
     -------
     CheckValue
-        ``(measured, Interval, details)``.
+        The measured value, its Interval and its details.
     """
     static_names = list(static_lid)
     static_point = np.array([static_lid[n][0] for n in static_names])
@@ -717,7 +717,7 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
     Returns
     -------
     dict of str to CheckValue
-        ``{check id: (measured, Interval, details)}`` of ``global-anisotropy``,
+        ``{check id: CheckValue}`` (measured, Interval, details) of ``global-anisotropy``,
         ``local-isotropy``, ``local-beyond-centring``, ``intra-above-inter`` and
         ``lid-below-static``.
     """
@@ -738,9 +738,9 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
     closer = per_cluster - table["S_inter centred"].abs()
     if len(clustered):
         local = largest_gap(below_raw, clustered, "S_inter raw", per_layer_intervals)
-        worst = local[2]["layer of the maximum"]
-        local[2].update({"|S_inter| per-cluster there": float(per_cluster.loc[worst]),
-                         "|S_inter| raw there": float(abs(table.loc[worst, "S_inter raw"]))})
+        worst = local.details["layer of the maximum"]
+        local.details.update({"|S_inter| per-cluster there": float(per_cluster.loc[worst]),
+                              "|S_inter| raw there": float(abs(table.loc[worst, "S_inter raw"]))})
         beyond = largest_gap(closer, clustered, "S_inter centred", per_layer_intervals)
     else:
         local = beyond = CheckValue(None, None, {"layers with K > 1": []})

@@ -270,7 +270,8 @@ def measure_frequency(settings: Settings, encoders: dict, static, corpus: list[s
 @dataclass
 class Calibration:
     """Part B for one transformer: Spearman/Pearson per task and method (``scores``), the
-    flows' loss curves per task, and each check's ``(measured, Interval, details)``."""
+    flows' loss curves per task, and each check's ``CheckValue`` (measured, Interval,
+    details)."""
 
     model: str
     kind: str

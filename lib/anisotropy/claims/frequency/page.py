@@ -279,7 +279,7 @@ def gain_texts(gains: pd.DataFrame, calibrated: dict) -> dict:
         text (``"n/a"`` without one).
     """
     spread = [max(d["per seed"].values()) - min(d["per seed"].values())
-              for d in (m.checks[FLOW_HELPS][2] for m in calibrated.values())]
+              for d in (m.checks[FLOW_HELPS].details for m in calibrated.values())]
     kinds = {plotting.short_name(n): m.kind for n, m in calibrated.items()}
     encoder_gains = [f"{m}: whitening {r['gain whitening (dim/3)']:+.1f}, "
                      f"flow {r['gain flow (target)']:+.1f}"

@@ -267,7 +267,7 @@ def explains_table(measured: dict) -> pd.DataFrame:
     rows = []
     for name, m in measured.items():
         c = m.checks
-        removal = c[MASSIVE_REMOVAL][0]
+        removal = c[MASSIVE_REMOVAL].value
         without = (f"({sig(removal['without them'])})"
                    if isinstance(removal["dimensions set to 0"], list) else "(none massive)")
         rows.append({
@@ -275,14 +275,14 @@ def explains_table(measured: dict) -> pd.DataFrame:
             "claim 1: upper-half cosine (massive dims at 0)":
                 f"{sig(removal['upper-half mean cosine'])} {without}",
             "claims 1-2: share of cosine in 3 dims (median layer)":
-                sig(c[ROGUE_DIMENSIONS][0]) if c[ROGUE_DIMENSIONS][0] is not None
+                sig(c[ROGUE_DIMENSIONS].value) if c[ROGUE_DIMENSIONS].value is not None
                 else "no layer graded",
-            "claim 3: STS change from z-scoring": sig(c[STANDARDISE_HELPS][0]),
+            "claim 3: STS change from z-scoring": sig(c[STANDARDISE_HELPS].value),
             "word similarity change from z-scoring":
-                sig(c[STANDARDISE_HELPS_WORDS][0])
-                if c[STANDARDISE_HELPS_WORDS][0] is not None else "not run",
-            "claims 4-5: IsoScore where cosine is lowest": sig(c[MEASURES_DISAGREE][0]),
-            "claim 2: ID peak over ends": sig(c[ID_PEAK_INTERIOR][0]),
+                sig(c[STANDARDISE_HELPS_WORDS].value)
+                if c[STANDARDISE_HELPS_WORDS].value is not None else "not run",
+            "claims 4-5: IsoScore where cosine is lowest": sig(c[MEASURES_DISAGREE].value),
+            "claim 2: ID peak over ends": sig(c[ID_PEAK_INTERIOR].value),
         })
     return pd.DataFrame(rows).set_index("model")
 
