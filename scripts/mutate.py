@@ -348,8 +348,8 @@ MUTATIONS: list[Mutation] = [
         "'calibrated' vectors are a randomly initialised RealNVP's (claim 3's flow-helps)"),
     Mutation(
         "inductive-fit-sees-its-task", "lib/anisotropy/claims/cluster_isotropy/methods.py",
-        "            fit_ids = np.setdiff1d(pooled, ids_of[task])",
-        "            fit_ids = pooled",
+        "    fit_ids = np.setdiff1d(pooled, ids_of[task])",
+        "    fit_ids = pooled",
         (C4,),
         "the inductive fit no longer leaves out the sentences the scored task shares with "
         "the others, so it is fitted on the evaluation sentences (claim 4's inductive rows "

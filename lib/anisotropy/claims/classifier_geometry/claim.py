@@ -12,6 +12,7 @@ formulas are in :mod:`anisotropy.claims.classifier_geometry.classifier`; the pag
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import ClassVar
 
 import numpy as np
@@ -245,6 +246,51 @@ class Setup:
     ranks: object = None
 
 
+def _train_seeds(settings: Settings, encoder, task_name: str, model_name: str, seed: int,
+                 task: dict, n_seeds: int, ranks: int | bool | None = False, *, updates: int,
+                 bias: bool, every: int, sample: int | None) -> tuple:
+    """``(X, runs)`` of :func:`run_setup`: ``task``'s sentences encoded by ``encoder``
+    (mean-pooled, normalised) and ``n_seeds`` initialisations of the linear classifier
+    trained on them (:func:`~anisotropy.claims.classifier_geometry.classifier.run_seeds`,
+    from ``seed`` and the training stream ``claim5/TASK/MODEL``), with the rank series of
+    ``ranks`` (False: none)."""
+    X = encoder.encode_sentences(task["sentences"], pooling="mean", normalize=True)
+    return X, run_seeds(X, task, n_updates=updates, n_seeds=n_seeds, seed=seed,
+                        train_seed=settings.train_stream(f"claim5/{task_name}/{model_name}"),
+                        bias=bias, metric_every=every, metric_sample=sample,
+                        desc=f"{task_name}/{model_name.split('/')[-1]}",
+                        rank_sample=ranks)
+
+
+def _items_share(train, X: np.ndarray, seed_runs, task: dict, reruns: list[dict], *,
+                 item_draws: int, seed: int, sample: int | None) -> tuple:
+    """``(item_changes, subset_changes)`` of :func:`run_setup`, what carries the items into
+    the change intervals: with ``reruns`` whose subsets differ from run 0's ``task``, each
+    trains the first initialisation again on its own subset (``train(task, 1)``), and the
+    changes of IsoScore and silhouette of run 0's first seed and of those runs are
+    ``subset_changes``; else, with ``item_draws``, the half-sample draws of the first
+    seed's changes (:func:`~anisotropy.claims.classifier_geometry.classifier.item_change_draws`,
+    stream ``items`` under ``seed``) are ``item_changes``; the other is None (both without
+    either)."""
+    import pandas as pd
+
+    trajectory = seed_runs.trajectory
+    subsets = [t for t in reruns if t["sentences"] != task["sentences"]]
+    changes = subset_changes = None
+    if subsets:
+        def change(t: pd.DataFrame) -> dict:
+            first, last = t[t["update"] == 0].iloc[0], t[t["update"] == t["update"].max()].iloc[0]
+            return {m: float(last[m] - first[m]) for m in ("isoscore", "silhouette")}
+
+        subset_changes = pd.DataFrame(
+            [change(trajectory[trajectory["seed"] == 0])]
+            + [change(train(t, 1)[1].trajectory) for t in subsets])
+    elif item_draws:
+        changes = item_change_draws(X, seed_runs.finals[0], task, item_draws,
+                                    stream_seed(seed, "items"), limit=sample)
+    return changes, subset_changes
+
+
 def run_setup(settings: Settings, encoders: EncoderPool, task_name: str, model_name: str, *,
               updates: int, max_items: int | None, every: int, sample: int | None,
               bias: bool, seeds: int, item_draws: int = 0, runs: range = range(1),
@@ -310,38 +356,18 @@ def run_setup(settings: Settings, encoders: EncoderPool, task_name: str, model_n
         differs from run 0's; or None) and ``ranks`` (or None). Its ``checks`` are left
         empty (:func:`measure_setups` fills them).
     """
-    import pandas as pd
-
     encoder = encoders(model_name)
     seed = stream_seed(settings.seed, f"claim5/{task_name}/{model_name}")
-
-    def train(task: dict, n_seeds: int, ranks: int | bool | None = False):
-        X = encoder.encode_sentences(task["sentences"], pooling="mean", normalize=True)
-        return X, run_seeds(X, task, n_updates=updates, n_seeds=n_seeds, seed=seed,
-                            train_seed=settings.train_stream(f"claim5/{task_name}/{model_name}"),
-                            bias=bias, metric_every=every, metric_sample=sample,
-                            desc=f"{task_name}/{model_name.split('/')[-1]}",
-                            rank_sample=ranks)
-
+    train = partial(_train_seeds, settings, encoder, task_name, model_name, seed,
+                    updates=updates, bias=bias, every=every, sample=sample)
     tasks_ = [setup_task(settings, task_name, max_items, run) for run in runs]
     task = tasks_[0]
     X, seed_runs = train(task, seeds, rank_sample)
-    trajectory = seed_runs.trajectory
-    subsets = [t for t in tasks_[1:] if t["sentences"] != task["sentences"]]
-    changes = subset_changes = None
-    if subsets:
-        def change(t: pd.DataFrame) -> dict:
-            first, last = t[t["update"] == 0].iloc[0], t[t["update"] == t["update"].max()].iloc[0]
-            return {m: float(last[m] - first[m]) for m in ("isoscore", "silhouette")}
-
-        subset_changes = pd.DataFrame(
-            [change(trajectory[trajectory["seed"] == 0])]
-            + [change(train(t, 1)[1].trajectory) for t in subsets])
-    elif item_draws:
-        changes = item_change_draws(X, seed_runs.finals[0], task, item_draws,
-                                    stream_seed(seed, "items"), limit=sample)
-    return Setup(task_name, model_name, trajectory, task["n_items"], len(task["sentences"]),
-                 item_changes=changes, subset_changes=subset_changes, ranks=seed_runs.ranks)
+    changes, subset_changes = _items_share(train, X, seed_runs, task, tasks_[1:],
+                                           item_draws=item_draws, seed=seed, sample=sample)
+    return Setup(task_name, model_name, seed_runs.trajectory, task["n_items"],
+                 len(task["sentences"]), item_changes=changes, subset_changes=subset_changes,
+                 ranks=seed_runs.ranks)
 
 
 def measure_setups(settings: Settings, encoders: EncoderPool) -> dict[str, Setup]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from anisotropy.claims.base import CheckValue, load_model, record_checks
+from anisotropy.claims.base import CheckValue, each_model, load_model, record_checks
 from anisotropy.claims.cluster_isotropy import finetuning as ft
 from anisotropy.claims.cluster_isotropy import methods as ci
 from anisotropy.claims.cluster_isotropy.ids import (
@@ -250,8 +250,8 @@ def measure(settings: Settings, sentences: list[str], *, on_model=None,
 
     s = settings
     out = {}
-    for name in s.models:
-        encoder = load_model(name, s, on_model=on_model, load=load)
+    for name, encoder in zip(s.models, each_model(s, on_model=on_model, load=load),
+                             strict=True):
         kind = encoder.resolved.kind
         exclude = (0,) if kind == "decoder" and not s.include_sink else ()
         tokens = encoder.encode_tokens(sentences, layers=[0, 1, encoder.n_layers])

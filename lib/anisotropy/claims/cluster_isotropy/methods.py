@@ -178,6 +178,96 @@ def _task_rows(tokens, index: dict[str, int], task: str, max_pairs: int | None,
     return frame, ids, tokens.sentence_rows(ids, exclude_positions)
 
 
+def _task_inputs(tokens, layer: int, sentences: list[str], tasks, mode: str,
+                 max_pairs: int | None, data_seed: int, exclude_positions=()) -> tuple:
+    """The check-once step of :func:`evaluate_methods`: ``mode`` checked, then what every
+    task reads, ``(index, H, frames, ids_of, rows_of)``: each sentence's row in
+    ``sentences``, the token vectors of ``layer`` and, per task, its pairs, the ids of its
+    distinct sentences and their token rows (:func:`_task_rows`).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``mode``.
+    """
+    if mode not in ("transductive", "inductive"):
+        raise ValueError(f"mode must be 'transductive' or 'inductive', got {mode!r}.")
+    index = {sentence: i for i, sentence in enumerate(sentences)}
+    H = np.asarray(tokens.layer(layer))
+    frames, rows_of, ids_of = {}, {}, {}
+    for task in tasks:
+        frames[task], ids_of[task], rows_of[task] = _task_rows(
+            tokens, index, task, max_pairs, data_seed, exclude_positions)
+    return index, H, frames, ids_of, rows_of
+
+
+def _inductive_fit(H: np.ndarray, tokens, task: str, tasks, ids_of: dict,
+                   exclude_positions, fit_max_tokens: int | None,
+                   seed: int) -> tuple[np.ndarray, dict]:
+    """The token vectors :func:`evaluate_methods`' inductive mode fits the methods of
+    ``task`` on, and the facts of that fit.
+
+    The fit draws on the token vectors of the sentences of the *other* tasks in ``tasks``
+    that do not occur in ``task``, each sentence once. STS tasks share many sentences (three
+    in four STS-B test sentences occur verbatim in STS12-16), and a sentence is one row of
+    the shared index whatever task it comes from, so without the exclusion the inductive
+    fit would see the evaluation sentences. The rows are a seeded sample of at most
+    ``fit_max_tokens`` (stream ``fit-sample/TASK`` under ``seed``).
+
+    Returns
+    -------
+    fit_X : numpy.ndarray
+        The sampled token vectors, float64.
+    fit_facts : dict
+        ``fit pool`` (the sentences the fit may draw from), ``fit sentences`` (those with a
+        token in the sampled fit rows), ``fit overlap`` (of those, the ones that occur in the
+        scored task, read from the rows actually fitted: must be 0) and ``excluded shared``
+        (sentences of other tasks left out because this task has them).
+
+    Raises
+    ------
+    ValueError
+        With one task, or with no sentence of the other tasks left to fit on.
+    """
+    others = [ids_of[t] for t in tasks if t != task]
+    if not others:
+        raise ValueError("The inductive mode needs at least two tasks: each is fitted "
+                         "on the others.")
+    pooled = np.unique(np.concatenate(others))  # a shared sentence counts once
+    fit_ids = np.setdiff1d(pooled, ids_of[task])
+    if fit_ids.size == 0:
+        raise ValueError(f"No sentence of the other tasks is left to fit {task} on.")
+    fit_rows = tokens.sentence_rows(fit_ids, exclude_positions)
+    fit_rows = _sample(fit_rows[:, None], fit_max_tokens,
+                       stream_seed(seed, f"fit-sample/{task}"))[:, 0]
+    fit_X = H[fit_rows].astype(np.float64)
+    fitted_ids = np.unique(tokens.sentence_index[fit_rows])
+    fit_facts = {"fit pool": int(fit_ids.size), "fit sentences": int(fitted_ids.size),
+                 "fit overlap": int(np.intersect1d(fitted_ids, ids_of[task]).size),
+                 "excluded shared": int(pooled.size - fit_ids.size)}
+    return fit_X, fit_facts
+
+
+def _method_records(fitted: dict, X: np.ndarray, tokens, rows: np.ndarray,
+                    frame: pd.DataFrame, index: dict, task: str, mode: str, fit_facts: dict,
+                    iso_max_tokens: int, seed: int, pair_scores: dict | None) -> list[dict]:
+    """One record of :func:`evaluate_methods` per fitted method of ``task``: the method
+    applied to the task's token vectors ``X`` and scored (:func:`_score`, its sample from
+    stream ``iso-sample/TASK``), beside the fit's facts; with ``pair_scores``, each pair's
+    cosine is stored under ``(task, method)`` and the gold scores under ``(task, "gold")``."""
+    records = []
+    for name, transform in fitted.items():
+        cosines = [] if pair_scores is not None else None
+        records.append({"task": task, "method": name, "mode": mode, **fit_facts,
+                        **_score(transform, X, tokens, rows, frame, index,
+                                 iso_max_tokens, stream_seed(seed, f"iso-sample/{task}"),
+                                 cosines)})
+        if pair_scores is not None:
+            pair_scores[(task, name)] = cosines[0]
+            pair_scores[(task, "gold")] = frame["score"].to_numpy()
+    return records
+
+
 def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: str,
                      n_clusters: int = 27, n_components: int = 12, seed: int = 0,
                      exclude_positions=(), fit_max_tokens: int | None = 10000,
@@ -187,24 +277,10 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
                      train_seed: int | None = None) -> pd.DataFrame:
     """Every method on every STS task; one row per (task, method).
 
-    With ``pair_scores`` (a dict), each pair's cosine is stored under ``(task, method)``
-    and the gold scores under ``(task, "gold")``, for paired bootstrap intervals.
-
     ``mode="transductive"`` fits each method on the task's own token vectors (as the
-    authors' notebook does on STS-B dev); ``mode="inductive"`` fits it on the token vectors
-    of the sentences of the *other* tasks in ``tasks`` that do not occur in this one, each
-    sentence once, and applies it to this one. STS tasks share many sentences (three in
-    four STS-B test sentences occur verbatim in STS12-16), and a sentence is one row of the
-    shared index whatever task it comes from, so without the exclusion the inductive fit
-    would see the evaluation sentences. Inductive rows record ``fit pool`` (the sentences
-    the fit may draw from), ``fit sentences`` (those with a token in the sampled fit rows),
-    ``fit overlap`` (of those, the ones that occur in the scored task, read from the rows
-    actually fitted: must be 0) and ``excluded shared`` (sentences of other tasks left out
-    because this task has them).
-
-    Each task draws from its own streams under ``seed`` (``fit-sample/TASK``, ``fit/TASK``,
-    ``iso-sample/TASK``); its pairs are :func:`~anisotropy.inputs.tasks.sts_task`'s under
-    ``data_seed``.
+    authors' notebook does on STS-B dev); ``mode="inductive"`` fits it on those of the
+    sentences of the *other* tasks in ``tasks`` that do not occur in this one and applies it
+    to this one, its rows recording the fit's facts (:func:`_inductive_fit`: why, and what).
 
     Parameters
     ----------
@@ -223,7 +299,8 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
     n_components : int, optional
         Dominant directions removed (12 by default).
     seed : int, optional
-        Seed of the samples' streams, and of the starts when ``train_seed`` is None.
+        Seed of each task's streams (``fit-sample/TASK``, ``fit/TASK``, ``iso-sample/TASK``),
+        and of the starts when ``train_seed`` is None.
     exclude_positions : tuple of int, optional
         Token positions left out of every sentence (``(0,)``: a decoder's first token).
     fit_max_tokens : int or None, optional
@@ -238,9 +315,10 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
     progress : bool, optional
         Show a progress bar over the tasks.
     pair_scores : dict or None, optional
-        Filled with each pair's cosine and the gold scores (see above); None: not kept.
+        Filled with each pair's cosine under ``(task, method)`` and the gold scores under
+        ``(task, "gold")``, for paired bootstrap intervals; None: not kept.
     data_seed : int, optional
-        Seed of the tasks' pairs.
+        Seed of the tasks' pairs (:func:`~anisotropy.inputs.tasks.sts_task`'s).
     train_seed : int or None, optional
         Seed of the clusterings' starts (stream ``fit/TASK`` under it).
 
@@ -258,50 +336,56 @@ def evaluate_methods(tokens, layer: int, sentences: list[str], tasks, *, mode: s
         For an unknown ``mode``, or in the inductive mode with one task or with no
         sentence of the other tasks left to fit on.
     """
-
-    if mode not in ("transductive", "inductive"):
-        raise ValueError(f"mode must be 'transductive' or 'inductive', got {mode!r}.")
-    index = {sentence: i for i, sentence in enumerate(sentences)}
-    H = np.asarray(tokens.layer(layer))
-    frames, rows_of, ids_of = {}, {}, {}
-    for task in tasks:
-        frames[task], ids_of[task], rows_of[task] = _task_rows(
-            tokens, index, task, max_pairs, data_seed, exclude_positions)
+    index, H, frames, ids_of, rows_of = _task_inputs(tokens, layer, sentences, tasks, mode,
+                                                     max_pairs, data_seed, exclude_positions)
     records = []
     for task in tqdm(tasks, desc=f"{mode} fits", disable=not progress):
         X = H[rows_of[task]].astype(np.float64)
-        fit_facts = {}
-        if mode == "transductive":
-            fit_X = X
-        else:
-            others = [ids_of[t] for t in tasks if t != task]
-            if not others:
-                raise ValueError("The inductive mode needs at least two tasks: each is fitted "
-                                 "on the others.")
-            pooled = np.unique(np.concatenate(others))  # a shared sentence counts once
-            fit_ids = np.setdiff1d(pooled, ids_of[task])
-            if fit_ids.size == 0:
-                raise ValueError(f"No sentence of the other tasks is left to fit {task} on.")
-            fit_rows = tokens.sentence_rows(fit_ids, exclude_positions)
-            fit_rows = _sample(fit_rows[:, None], fit_max_tokens,
-                               stream_seed(seed, f"fit-sample/{task}"))[:, 0]
-            fit_X = H[fit_rows].astype(np.float64)
-            fitted_ids = np.unique(tokens.sentence_index[fit_rows])
-            fit_facts = {"fit pool": int(fit_ids.size), "fit sentences": int(fitted_ids.size),
-                         "fit overlap": int(np.intersect1d(fitted_ids, ids_of[task]).size),
-                         "excluded shared": int(pooled.size - fit_ids.size)}
+        fit_X, fit_facts = (X, {}) if mode == "transductive" else _inductive_fit(
+            H, tokens, task, tasks, ids_of, exclude_positions, fit_max_tokens, seed)
         fitted = fit_methods(fit_X, n_clusters, n_components, stream_seed(seed, f"fit/{task}"),
                              fit_max_tokens, methods, sub_seed(train_seed, f"fit/{task}"))
-        for name, transform in fitted.items():
-            cosines = [] if pair_scores is not None else None
-            records.append({"task": task, "method": name, "mode": mode, **fit_facts,
-                            **_score(transform, X, tokens, rows_of[task], frames[task], index,
-                                     iso_max_tokens, stream_seed(seed, f"iso-sample/{task}"),
-                                     cosines)})
-            if pair_scores is not None:
-                pair_scores[(task, name)] = cosines[0]
-                pair_scores[(task, "gold")] = frames[task]["score"].to_numpy()
+        records.extend(_method_records(fitted, X, tokens, rows_of[task], frames[task], index,
+                                       task, mode, fit_facts, iso_max_tokens, seed, pair_scores))
     return pd.DataFrame(records)
+
+
+def _comparison_fit(own: pd.DataFrame, task: str, method: str, scored: tuple) -> dict:
+    """Fit 0 of :func:`isotropy_fits` on ``task``: the row read from the comparison's own
+    transductive rows ``own`` (indexed by task and method)."""
+    return {"task": task, "fit": 0,
+            "baseline": float(own.loc[(task, "Baseline"), "log10 I(W)"]),
+            "method": float(own.loc[(task, method), "log10 I(W)"]),
+            "global": max(float(own.loc[(task, g), "log10 I(W)"]) for g in GLOBAL_METHODS),
+            **{f"spearman {name}": float(own.loc[(task, name), "spearman"])
+               for name in scored}}
+
+
+def _refit(X: np.ndarray, tokens, task_rows: np.ndarray, frame: pd.DataFrame, index: dict,
+           task: str, fit: int, method: str, scored: tuple, baseline_spearman: float, *,
+           n_clusters: int, n_components: int, seed: int, fit_max_tokens: int | None,
+           iso_max_tokens: int, train_seed: int | None) -> dict:
+    """Fit ``fit`` (1 or more) of :func:`isotropy_fits` on ``task``: the methods of
+    ``scored`` fitted again on the task's token vectors ``X`` (stream ``fit/TASK/fit-N``),
+    log10 I(W) on a redrawn sample (stream ``iso-sample/TASK/fit-N``) and the Spearman of
+    ``method`` and each global method; the Baseline's Spearman, which no fit moves, is
+    ``baseline_spearman``."""
+    fitted = fit_methods(X, n_clusters, n_components,
+                         stream_seed(seed, f"fit/{task}/fit-{fit}"), fit_max_tokens,
+                         scored, sub_seed(train_seed, f"fit/{task}/fit-{fit}"))
+    sample = _sample(X, iso_max_tokens, stream_seed(seed, f"iso-sample/{task}/fit-{fit}"))
+    log10_iw = {name: metrics.partition_isotropy(fitted[name].transform(sample)).log10
+                for name in (method, *GLOBAL_METHODS)}
+    spearman = {name: evaluate_sts(*_pooled_pairs(fitted[name].transform(X), tokens,
+                                                  task_rows, frame, index),
+                                   frame["score"], frame["subset"])["spearman_all"]
+                for name in (method, *GLOBAL_METHODS)}
+    return {"task": task, "fit": fit,
+            "baseline": metrics.partition_isotropy(sample).log10,
+            "method": log10_iw[method],
+            "global": max(log10_iw[g] for g in GLOBAL_METHODS),
+            "spearman Baseline": baseline_spearman,
+            **{f"spearman {name}": float(v) for name, v in spearman.items()}}
 
 
 def isotropy_fits(tokens, layer: int, sentences: list[str], tasks, *, fits: int,
@@ -371,37 +455,18 @@ def isotropy_fits(tokens, layer: int, sentences: list[str], tasks, *, fits: int,
     scored = ("Baseline", method, *GLOBAL_METHODS)
     rows = []
     for task in tqdm(tasks, desc="isotropy fits", disable=not progress):
-        rows.append({"task": task, "fit": 0,
-                     "baseline": float(own.loc[(task, "Baseline"), "log10 I(W)"]),
-                     "method": float(own.loc[(task, method), "log10 I(W)"]),
-                     "global": max(float(own.loc[(task, g), "log10 I(W)"])
-                                   for g in GLOBAL_METHODS),
-                     **{f"spearman {name}": float(own.loc[(task, name), "spearman"])
-                        for name in scored}})
+        rows.append(_comparison_fit(own, task, method, scored))
         if fits < 2:
             continue
         frame, _, task_rows = _task_rows(tokens, index, task, max_pairs, data_seed,
                                          exclude_positions)
         X = H[task_rows].astype(np.float64)
         baseline_spearman = rows[-1]["spearman Baseline"]  # no fit: the same in every fit
-        for fit in range(1, fits):
-            fitted = fit_methods(X, n_clusters, n_components,
-                                 stream_seed(seed, f"fit/{task}/fit-{fit}"), fit_max_tokens,
-                                 scored, sub_seed(train_seed, f"fit/{task}/fit-{fit}"))
-            sample = _sample(X, iso_max_tokens, stream_seed(seed, f"iso-sample/{task}/fit-{fit}"))
-
-            log10_iw = {name: metrics.partition_isotropy(fitted[name].transform(sample)).log10
-                        for name in (method, *GLOBAL_METHODS)}
-            spearman = {name: evaluate_sts(*_pooled_pairs(fitted[name].transform(X), tokens,
-                                                          task_rows, frame, index),
-                                           frame["score"], frame["subset"])["spearman_all"]
-                        for name in (method, *GLOBAL_METHODS)}
-            rows.append({"task": task, "fit": fit,
-                         "baseline": metrics.partition_isotropy(sample).log10,
-                         "method": log10_iw[method],
-                         "global": max(log10_iw[g] for g in GLOBAL_METHODS),
-                         "spearman Baseline": baseline_spearman,
-                         **{f"spearman {name}": float(v) for name, v in spearman.items()}})
+        rows.extend(_refit(X, tokens, task_rows, frame, index, task, fit, method, scored,
+                           baseline_spearman, n_clusters=n_clusters, n_components=n_components,
+                           seed=seed, fit_max_tokens=fit_max_tokens,
+                           iso_max_tokens=iso_max_tokens, train_seed=train_seed)
+                    for fit in range(1, fits))
     return pd.DataFrame(rows)
 
 
@@ -710,6 +775,78 @@ def _probe_accuracy(pooled_train: np.ndarray, train_labels, pooled_dev: np.ndarr
     return classifier.predict(pooled_dev) == np.asarray(dev_labels)
 
 
+def _probe_methods(fitted: dict, tokens, parts: dict, train_labels, dev_labels,
+                   iso_max_tokens: int, seed: int) -> tuple[list[dict], dict, dict]:
+    """The probe of :func:`sst2_probe` with each method of ``fitted``: the method applied to
+    the training and the dev tokens of ``parts`` (``{part: (rows, vectors)}``), mean-pooled
+    into sentence vectors, the classifier trained and scored (:func:`_probe_accuracy`), and
+    log10 I(W) of a sample of the dev tokens (stream ``iso-sample``). Returns ``(rows,
+    correct, pooled_of)``: one row per method, whether each dev sentence is classified right
+    per method, and per method and part the pooled sentence vectors and the token vectors."""
+    rows, correct, pooled_of = [], {}, {}
+    for name, transform in fitted.items():
+        pooled = {}
+        for part, (part_rows, X) in parts.items():
+            Y = X if transform is None else transform.transform(X)
+            pooled[part] = (tokens.pool(Y, part_rows)[1], Y)
+        pooled_of[name] = pooled
+        correct[name] = _probe_accuracy(pooled["train"][0], train_labels, pooled["dev"][0],
+                                        dev_labels)
+        sample = _sample(pooled["dev"][1], iso_max_tokens, stream_seed(seed, "iso-sample"))
+        rows.append({"method": name, "dev accuracy": 100 * float(correct[name].mean()),
+                     "log10 I(W) dev tokens": metrics.partition_isotropy(sample).log10})
+    return rows, correct, pooled_of
+
+
+def _probe_change(correct: dict, method: str, n_boot: int, seed: int) -> CheckValue:
+    """The ``sst2-probe`` check of :func:`sst2_probe` from ``correct`` (whether each dev
+    sentence is classified right, per method): the accuracy change of ``method`` over the
+    Baseline in points, with a paired bootstrap over the dev sentences (stream
+    ``bootstrap/dev``; the classifiers held fixed); its details give the dev sentences."""
+    difference = correct[method].astype(float) - correct["Baseline"].astype(float)
+    change = 100 * float(difference.mean())
+    draws = 100 * bootstrap_means(difference, n_boot, stream_seed(seed, "bootstrap/dev"))[:, 0]
+    interval = percentile_interval(draws, method=boot_method(
+        n_boot, difference.size, "dev sentences (paired; classifiers held fixed)"))
+    return CheckValue(change, interval, {"dev sentences": int(difference.size)})
+
+
+def _with_refits(check: CheckValue, tokens, H: np.ndarray, train_rows: np.ndarray,
+                 parts: dict, baseline: dict, train_labels, dev_labels, n_train: int,
+                 refits: int, *, method: str, n_clusters: int, n_components: int, seed: int,
+                 fit_max_tokens: int | None, train_seed: int | None) -> CheckValue:
+    """:func:`sst2_probe`'s ``check`` with the spread between ``refits`` fits (the first,
+    ``check``'s own, included) in its interval.
+
+    Each refit R resamples the training sentences (with replacement, stream
+    ``refit-R/train``), fits ``method`` again on their tokens (stream ``refit-R/fit``) and
+    trains both classifiers again (the Baseline's on its pooled vectors of ``baseline``):
+    the spread of their changes on the dev set, a rerun's other training sample and K-means
+    start, joins the interval in quadrature (:func:`with_fit_spread`); the details add each
+    fit's change (``refit changes``)."""
+    changes = [check.value]
+    train_labels = np.asarray(train_labels)
+    of_row = tokens.sentence_index[train_rows]
+    base_train, base_dev = baseline["train"][0], baseline["dev"][0]
+    for refit in range(1, refits):
+        drawn = np.random.default_rng(stream_seed(seed, f"refit-{refit}/train")).choice(
+            n_train, n_train)
+        counts = np.bincount(drawn, minlength=n_train)
+        redo = fit_methods(np.repeat(H[train_rows], counts[of_row], axis=0), n_clusters,
+                           n_components, stream_seed(seed, f"refit-{refit}/fit"),
+                           fit_max_tokens, methods=(method,),
+                           train_seed=sub_seed(train_seed, f"refit-{refit}/fit"))[method]
+        new_train, new_dev = (tokens.pool(redo.transform(X), part_rows)[1]
+                              for part_rows, X in parts.values())
+        right = _probe_accuracy(new_train[drawn], train_labels[drawn], new_dev, dev_labels)
+        base = _probe_accuracy(base_train[drawn], train_labels[drawn], base_dev, dev_labels)
+        changes.append(100 * float(right.mean() - base.mean()))
+    interval = with_fit_spread(check.value, check.interval, [np.asarray(changes)],
+                               "training sentences resampled, method and classifiers "
+                               "refitted")
+    return CheckValue(check.value, interval, {**check.details, "refit changes": changes})
+
+
 def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
                n_clusters: int = 27, n_components: int = 12, seed: int = 0,
                exclude_positions=(), fit_max_tokens: int | None = 10000,
@@ -726,11 +863,8 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
     Returns one row per method (dev accuracy, log10 I(W) of the dev tokens) and the
     ``sst2-probe`` check's :class:`~anisotropy.claims.base.CheckValue` (measured, interval,
     details): the accuracy change in points, with a paired bootstrap over the dev sentences
-    (the classifiers held fixed). With ``refits`` >= 2, each refit resamples the training
-    sentences (with replacement, stream ``refit-R/train``), fits the method again on their
-    tokens (stream ``refit-R/fit``) and trains both classifiers again: the spread of their
-    changes on the dev set, a rerun's other training sample and K-means start, joins the
-    interval in quadrature (:func:`with_fit_spread`).
+    (the classifiers held fixed), widened with ``refits`` >= 2 by the spread between refits
+    of the method and the classifiers (:func:`_with_refits`).
 
     Parameters
     ----------
@@ -783,48 +917,15 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
                          train_seed=sub_seed(train_seed, "fit"))
     parts = {"train": (train_rows, H[train_rows].astype(np.float64)),
              "dev": (dev_rows, H[dev_rows].astype(np.float64))}
-    rows, correct, pooled_of = [], {}, {}
-    for name, transform in fitted.items():
-        pooled = {}
-        for part, (part_rows, X) in parts.items():
-            Y = X if transform is None else transform.transform(X)
-            pooled[part] = (tokens.pool(Y, part_rows)[1], Y)
-        pooled_of[name] = pooled
-        correct[name] = _probe_accuracy(pooled["train"][0], train_labels, pooled["dev"][0],
-                                        dev_labels)
-        sample = _sample(pooled["dev"][1], iso_max_tokens, stream_seed(seed, "iso-sample"))
-        rows.append({"method": name, "dev accuracy": 100 * float(correct[name].mean()),
-                     "log10 I(W) dev tokens": metrics.partition_isotropy(sample).log10})
-    difference = correct[method].astype(float) - correct["Baseline"].astype(float)
-    change = 100 * float(difference.mean())
-    draws = 100 * bootstrap_means(difference, n_boot, stream_seed(seed, "bootstrap/dev"))[:, 0]
-    interval = percentile_interval(draws, method=boot_method(
-        n_boot, difference.size, "dev sentences (paired; classifiers held fixed)"))
-    details = {"dev sentences": int(difference.size)}
+    rows, correct, pooled_of = _probe_methods(fitted, tokens, parts, train_labels, dev_labels,
+                                              iso_max_tokens, seed)
+    check = _probe_change(correct, method, n_boot, seed)
     if refits >= 2:
-        changes = [change]
-        train_labels = np.asarray(train_labels)
-        of_row = tokens.sentence_index[train_rows]
-        base_train, base_dev = pooled_of["Baseline"]["train"][0], pooled_of["Baseline"]["dev"][0]
-        for refit in range(1, refits):
-            drawn = np.random.default_rng(stream_seed(seed, f"refit-{refit}/train")).choice(
-                n_train, n_train)
-            counts = np.bincount(drawn, minlength=n_train)
-            redo = fit_methods(np.repeat(H[train_rows], counts[of_row], axis=0), n_clusters,
-                               n_components, stream_seed(seed, f"refit-{refit}/fit"),
-                               fit_max_tokens, methods=(method,),
-                               train_seed=sub_seed(train_seed, f"refit-{refit}/fit"))[method]
-            new_train, new_dev = (tokens.pool(redo.transform(X), part_rows)[1]
-                                  for part_rows, X in parts.values())
-            right = _probe_accuracy(new_train[drawn], train_labels[drawn], new_dev, dev_labels)
-            base = _probe_accuracy(base_train[drawn], train_labels[drawn], base_dev,
-                                   dev_labels)
-            changes.append(100 * float(right.mean() - base.mean()))
-        interval = with_fit_spread(change, interval, [np.asarray(changes)],
-                                   "training sentences resampled, method and classifiers "
-                                   "refitted")
-        details["refit changes"] = changes
-    return pd.DataFrame(rows), CheckValue(change, interval, details)
+        check = _with_refits(check, tokens, H, train_rows, parts, pooled_of["Baseline"],
+                             train_labels, dev_labels, n_train, refits, method=method,
+                             n_clusters=n_clusters, n_components=n_components, seed=seed,
+                             fit_max_tokens=fit_max_tokens, train_seed=train_seed)
+    return pd.DataFrame(rows), check
 
 
 def sweep(tokens, layer: int, sentences: list[str], task: str, cluster_counts, component_counts,

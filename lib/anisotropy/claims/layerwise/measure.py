@@ -34,6 +34,7 @@ from anisotropy.claims.layerwise.sentence_units import (
 from anisotropy.geometry import metrics
 from anisotropy.geometry.bands import every_layer_intervals
 from anisotropy.geometry.intervals import (
+    Interval,
     boot_method,
     dirichlet_weights,
     interval_of_max,
@@ -892,6 +893,34 @@ def baseline_checks(d: CheckDraws, layers: np.ndarray, per_layer_interval: Calla
             {"last layer": float(base[layers == last][0])})}
 
 
+def _worst_layer_interval(draws: np.ndarray, rows: np.ndarray, method: str,
+                          extreme: Callable) -> Interval:
+    """The interval of the worst of the layers ``rows``, for a statement about every layer
+    >= 1: ``extreme`` of their simultaneous intervals over the layers' joint draws
+    (:func:`~anisotropy.geometry.bands.every_layer_intervals`).
+
+    Parameters
+    ----------
+    draws : numpy.ndarray of shape (n_boot, layers)
+        The statistic's draws, one column per layer.
+    rows : numpy.ndarray of bool
+        The layers read (a mask of the columns of ``draws``).
+    method : str
+        The interval's method text.
+    extreme : callable
+        :func:`~anisotropy.geometry.intervals.interval_of_min` (the statement holds at the
+        minimum) or :func:`~anisotropy.geometry.intervals.interval_of_max`.
+
+    Returns
+    -------
+    Interval
+        The interval of that minimum or maximum over ``"layers >= 1"``.
+    """
+    statement = "min" if extreme is interval_of_min else "max"
+    return extreme(every_layer_intervals(draws[:, rows], statement, method=method),
+                   "layers >= 1")
+
+
 def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: np.ndarray,
                  units: SentenceUnits, n_boot: int = 1000, seed: int = 0,
                  mev_baseline_draws: np.ndarray | None = None) -> dict[str, CheckValue]:
@@ -938,11 +967,6 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
     mev_base = per_layer["mev_uncentred_baseline"].to_numpy()  # the paper's combination
     both = (f"{d.words_method}; the baseline's pairs by the same sentence weights")
 
-    def per_layer_interval(draws: np.ndarray, rows: np.ndarray, method: str, extreme):
-        statement = "min" if extreme is interval_of_min else "max"
-        return extreme(every_layer_intervals(draws[:, rows], statement, method=method),
-                       "layers >= 1")
-
     def halves(values: np.ndarray) -> np.ndarray:
         return values[..., upper].mean(axis=-1) - values[..., lower].mean(axis=-1)
 
@@ -955,14 +979,14 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
                                                    n_boot, d.words_method)
     centred_adj, centred_floor = centred_mev(d.centred_mev, d.contexts, mev_base)
     out = {
-        **baseline_checks(d, layers, per_layer_interval, halves),
+        **baseline_checks(d, layers, _worst_layer_interval, halves),
         SELFSIM_FALLS: CheckValue(
             float(halves(adjusted)), percentile_interval(halves(adjusted_draws), method=both),
             {"upper half": float(adjusted[upper].mean()),
              "lower half": float(adjusted[lower].mean())}),
         MEV_LOW: CheckValue(
             float(mev_adj[contextual].max()),
-            per_layer_interval(mev_adj_draws, contextual, mev_method, interval_of_max),
+            _worst_layer_interval(mev_adj_draws, contextual, mev_method, interval_of_max),
             {"layer of the maximum": int(layers[contextual][mev_adj[contextual].argmax()]),
              "centred PCA (commit 3865f9b)": float(np.nanmax(centred_adj[contextual])),
              "centred floor": float(np.nanmax(centred_floor[contextual])),
