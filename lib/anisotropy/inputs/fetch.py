@@ -23,6 +23,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tqdm.auto import tqdm
+
 from anisotropy.inputs.datafiles import DataError, dataset_root, fetch_dir, sha256_of, sources
 
 __all__ = ["MIRROR_ENV", "Fetched", "fetch", "file_url", "missing_datasets", "read_member"]
@@ -205,8 +207,6 @@ def fetch(names: list[str] | None = None, root: Path | None = None,
                  f"{(plain + sum(archives.values())) / 1e6:.1f} MB to download")
     outcomes = []
     opened: dict[str, Path] = {}  # archive url -> its verified download, for this call
-    from tqdm.auto import tqdm
-
     files = tqdm(todo, desc="data fetch", unit="file", disable=None if bar else True)
     say = (lambda line: files.write(line)) if bar else progress
     try:

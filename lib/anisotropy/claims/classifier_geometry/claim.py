@@ -16,6 +16,7 @@ from functools import partial
 from typing import ClassVar
 
 import numpy as np
+import pandas as pd
 
 from anisotropy.claims.base import load_model, record_checks
 from anisotropy.claims.classifier_geometry.classifier import (
@@ -272,8 +273,6 @@ def _items_share(train, X: np.ndarray, seed_runs, task: dict, reruns: list[dict]
     seed's changes (:func:`~anisotropy.claims.classifier_geometry.classifier.item_change_draws`,
     stream ``items`` under ``seed``) are ``item_changes``; the other is None (both without
     either)."""
-    import pandas as pd
-
     trajectory = seed_runs.trajectory
     subsets = [t for t in reruns if t["sentences"] != task["sentences"]]
     changes = subset_changes = None
@@ -596,8 +595,6 @@ def limit_cases(settings: Settings, dim: int = 384):
         ``isotropic Gaussian`` (standard-normal points); both sets take the same random
         labels, two classes drawn uniformly.
     """
-    import pandas as pd
-
     n_points = settings.limit_points
     rng = stream(settings.seed, "claim5/limit-cases")
     labels = rng.integers(0, 2, size=n_points)

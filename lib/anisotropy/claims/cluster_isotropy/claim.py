@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+import pandas as pd
+
 from anisotropy.claims.base import CheckValue, each_model, load_model, record_checks
 from anisotropy.claims.cluster_isotropy import finetuning as ft
 from anisotropy.claims.cluster_isotropy import methods as ci
@@ -246,8 +248,6 @@ def measure(settings: Settings, sentences: list[str], *, on_model=None,
         (:func:`~anisotropy.claims.cluster_isotropy.methods.isotropy_fits`) on the scored
         tasks (:func:`eval_tasks`).
     """
-    import pandas as pd
-
     s = settings
     out = {}
     for name, encoder in zip(s.models, each_model(s, on_model=on_model, load=load),
@@ -329,8 +329,6 @@ def measure_sweep(settings: Settings, measured: dict[str, ModelComparison],
         The rows of :func:`~anisotropy.claims.cluster_isotropy.methods.sweep` of every
         model, one per (model, K, D), with a ``model`` column (the short name).
     """
-    import pandas as pd
-
     s = settings
     return pd.concat([ci.sweep(m.tokens, m.encoder.n_layers, sentences, s.sweep_task,
                                s.sweep_clusters, s.sweep_components,
@@ -459,8 +457,6 @@ def measure_finetuning(settings: Settings, *, on_model=None, load=None):
     kind : str or None
         The fine-tuned model's kind (``"encoder"``, ``"decoder"``).
     """
-    import pandas as pd
-
     s = settings
     if not s.finetune_tasks:
         return None, None

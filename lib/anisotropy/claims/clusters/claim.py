@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+import pandas as pd
 
 from anisotropy.claims.base import each_model, load_model, record_checks
 from anisotropy.claims.clusters import manifolds
@@ -348,8 +349,6 @@ def k_selection(settings: Settings, measured: dict[str, ModelClusters]):
         indexed by (model's short name, layer, protocol): the points, initialisations, chosen
         K, best silhouette and the silhouette of every K tried.
     """
-    import pandas as pd
-
     s = settings
     rows = []
     for m in measured.values():

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 from sklearn.cluster import KMeans
 
 from anisotropy.geometry import metrics
@@ -50,8 +51,6 @@ def window_sums(X: np.ndarray, windows: np.ndarray, n_windows: int) -> tuple:
     counts : numpy.ndarray of shape (n_windows,), float64
         The number of each window's rows.
     """
-    from scipy import sparse
-
     onehot = sparse.csr_matrix((np.ones(windows.size), (windows, np.arange(windows.size))),
                                shape=(n_windows, windows.size))
     return np.asarray(onehot @ np.asarray(X, dtype=np.float64)), np.bincount(
@@ -64,8 +63,6 @@ class _Groups:
     ``(b, n)`` values and of quadratic forms."""
 
     def __init__(self, X: np.ndarray, groups: np.ndarray):
-        from scipy import sparse
-
         self.codes, inverse = np.unique(groups, return_inverse=True)
         n = groups.size
         self.onehot = sparse.csr_matrix((np.ones(n), (np.arange(n), inverse)),

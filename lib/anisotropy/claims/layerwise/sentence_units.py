@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 __all__ = ["SentenceUnits", "pair_weights", "word_weights"]
 
@@ -98,8 +99,6 @@ def word_weights(units: SentenceUnits, types, weights: np.ndarray) -> np.ndarray
         Column ``j``: the mean, over the occurrences of ``types[j]``, of the weight of the
         occurrence's sentence in each draw.
     """
-    from scipy import sparse
-
     columns, rows = [], []
     for j, word in enumerate(types):
         sentences = units.words[word]
