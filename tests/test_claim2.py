@@ -60,10 +60,10 @@ def test_isolated_clusters_are_found_and_centred_apart(tmp_path):
         (contextual["|S_inter| per-cluster"] - contextual["S_inter raw"].abs()).max())
     assert local.details["layers with K > 1"] == contextual["layer"].tolist()
     # against global centring: a finding with its interval
-    beyond = checks[claim.BEYOND_CENTRING]
+    beyond = checks[claim.LOCAL_BEYOND_CENTRING]
     assert beyond.verdict == "finding" and len(beyond.details["95% interval"]) == 2
-    assert {c for c in checks} == {*claim.SIMILARITY_CHECKS, claim.LID_CHECK,
-                                   "isolated-clusters", claim.BEYOND_CENTRING}
+    assert {c for c in checks} == {*claim.SIMILARITY_CHECKS, claim.LID_BELOW_STATIC,
+                                   "isolated-clusters", claim.LOCAL_BEYOND_CENTRING}
     # six K-means fits per layer at the chosen K (the default): their spread is recorded,
     # and the per-cluster interval mixes their bootstraps
     assert SETTINGS.kmeans_restarts == 6
@@ -78,7 +78,7 @@ def test_without_clusters_the_per_cluster_contrasts_are_not_run(tmp_path):
     cluster, centring alone would pass for local isotropy."""
     m, checks = _grade(tmp_path, shared=[0.0] * 4, mixing=[0.97] * 4)
     assert (m.per_layer["K"] == 1).all()
-    for check in ("local-isotropy", claim.BEYOND_CENTRING):
+    for check in ("local-isotropy", claim.LOCAL_BEYOND_CENTRING):
         assert checks[check].verdict == "not run"
         assert "K = 1" in checks[check].note
 

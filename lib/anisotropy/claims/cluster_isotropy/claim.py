@@ -160,13 +160,11 @@ STS_CHECKS = (ISOTROPY_GAIN, ISOTROPY_END_STATE, ISOTROPY_BEATS_GLOBAL,
               ISOTROPY_BEATS_GLOBAL_SHARE, STS_IMPROVES, BEATS_GLOBAL)
 #: The magnitudes that depend on where a model starts (``data/checks.yaml`` says why).
 STS_FINDINGS = (ISOTROPY_GAIN, ISOTROPY_BEATS_GLOBAL_SHARE)
-PER_TASK_CHECK = STS_IMPROVES_PER_TASK
-SST2_CHECK = SST2_PROBE
 #: Fine-tuning checks, each read from the column of the runs' check values.
 FINETUNE_CHECKS = {FINETUNE_ACCURACY_FALLS: "accuracy", FINETUNE_ISOTROPY_RISES: "log10_iw",
                    FINETUNE_CLS_ISOTROPY: "log10_iw_cls"}
 FINETUNE_FINDING = FINETUNE_CLS_ZERO_MEAN
-CHECKS = (*STS_CHECKS, PER_TASK_CHECK, SST2_CHECK, *FINETUNE_CHECKS, FINETUNE_FINDING)
+CHECKS = (*STS_CHECKS, STS_IMPROVES_PER_TASK, SST2_PROBE, *FINETUNE_CHECKS, FINETUNE_FINDING)
 #: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
 DECLARATION = ClaimDeclaration(
     slug=SLUG,
@@ -305,8 +303,8 @@ def grade_sts(results, settings: Settings, measured: dict[str, ModelComparison])
                 m.pair_scores, tasks, settings.n_boot,
                 stream_seed(settings.seed, "claim4/sts"), fits=m.fits).items():
             record_checks(results, name,
-                          {PER_TASK_CHECK: CheckValue(change.value, change.interval)},
-                          [PER_TASK_CHECK], model_kind=m.kind, subject=task)
+                          {STS_IMPROVES_PER_TASK: CheckValue(change.value, change.interval)},
+                          [STS_IMPROVES_PER_TASK], model_kind=m.kind, subject=task)
 
 
 def measure_sweep(settings: Settings, measured: dict[str, ModelComparison],
@@ -393,7 +391,7 @@ def grade_sst2(results, measured: dict[str, ModelComparison], probes: dict) -> N
     """
     for name, (_, check) in probes.items():
         interval = check.interval
-        results.finding(SST2_CHECK, name, check.value, details={
+        results.finding(SST2_PROBE, name, check.value, details={
             **check.details, "95% interval": [interval.low, interval.high],
             "interval method": interval.method})
 

@@ -137,9 +137,8 @@ def inputs(settings: Settings) -> list[Extraction]:
 # --------------------------------------------------------------------------- checks
 #: Graded per model from :func:`anisotropy.claims.clusters.measure.check_values`.
 SIMILARITY_CHECKS = (GLOBAL_ANISOTROPY, LOCAL_ISOTROPY, INTRA_ABOVE_INTER)
-LID_CHECK = LID_BELOW_STATIC
 FINDINGS = (LOCAL_BEYOND_CENTRING, ISOLATED_CLUSTERS, DECODER_CLUSTERS_FEW_DIMS, SWISS_ROLL)
-CHECKS = (*SIMILARITY_CHECKS, LID_CHECK, *FINDINGS)
+CHECKS = (*SIMILARITY_CHECKS, LID_BELOW_STATIC, *FINDINGS)
 #: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
 DECLARATION = ClaimDeclaration(
     slug=SLUG,
@@ -152,8 +151,6 @@ DECLARATION = ClaimDeclaration(
     cost=701)
 ONE_CLUSTER = ("K-means keeps one cluster (K = 1) in every layer, so per-cluster centring is "
                "global centring and there is nothing to compare")
-#: Local isotropy against global centring: what the clusters add (a finding).
-BEYOND_CENTRING = LOCAL_BEYOND_CENTRING
 
 
 # --------------------------------------------------------------------------- measurements
@@ -315,12 +312,12 @@ def grade_clusters(results, settings: Settings, measured: dict[str, ModelCluster
         values = check_values(settings, m, "input embeddings")
         record_checks(results, name, values, SIMILARITY_CHECKS, model_kind=m.kind,
                       not_run=ONE_CLUSTER)
-        beyond = values[BEYOND_CENTRING]
+        beyond = values[LOCAL_BEYOND_CENTRING]
         value, interval, details = beyond.value, beyond.interval, beyond.details
         if value is None:
-            results.not_run(BEYOND_CENTRING, name, ONE_CLUSTER)
+            results.not_run(LOCAL_BEYOND_CENTRING, name, ONE_CLUSTER)
         else:
-            results.finding(BEYOND_CENTRING, name, value, details={
+            results.finding(LOCAL_BEYOND_CENTRING, name, value, details={
                 "95% interval": [interval.low, interval.high],
                 "interval method": interval.method, **details})
         table = m.per_layer
@@ -529,4 +526,4 @@ def grade_lid(results, settings: Settings, measured: dict[str, ModelClusters]) -
     """
     for name, m in measured.items():
         values = check_values(settings, m, f"{name.split('/')[-1]} input embeddings")
-        record_checks(results, name, values, [LID_CHECK], model_kind=m.kind)
+        record_checks(results, name, values, [LID_BELOW_STATIC], model_kind=m.kind)

@@ -140,11 +140,9 @@ def inputs(settings: Settings) -> list[Extraction]:
 # --------------------------------------------------------------------------- checks
 #: Part A: graded per input space (each transformer's input embeddings, GloVe's spaces).
 FREQUENCY_CHECKS = {NORM_FREQUENCY: "rho norm", KNN_FREQUENCY: "rho kNN distance"}
-#: Part A: the contextual type averages are recorded as a finding (both correlations).
-FREQUENCY_FINDING = FREQUENCY_CONTEXTUAL
 #: Part B: graded per transformer, read from :attr:`Calibration.checks`.
 CALIBRATION_CHECKS = (WHITENING_HELPS, FLOW_HELPS)
-CHECKS = (*FREQUENCY_CHECKS, FREQUENCY_FINDING, *CALIBRATION_CHECKS)
+CHECKS = (*FREQUENCY_CHECKS, FREQUENCY_CONTEXTUAL, *CALIBRATION_CHECKS)
 #: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
 DECLARATION = ClaimDeclaration(
     slug=SLUG,
@@ -419,7 +417,7 @@ def grade_frequency(results, geometry: FrequencyGeometry) -> None:
         model, kind = geometry.owners[space]
         part = space.split(": ", 1)[1]
         if "type average" in part:
-            results.finding(FREQUENCY_FINDING, model,
+            results.finding(FREQUENCY_CONTEXTUAL, model,
                             {key: row[key] for key in FREQUENCY_CHECKS.values()}, subject=part)
             continue
         record_checks(results, model, {
