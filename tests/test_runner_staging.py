@@ -1,8 +1,10 @@
-"""Book sources: an executed claim notebook shows the parameters that ran, once."""
+"""Book sources: an executed claim notebook shows the parameters that ran, once; a claim's
+package may bring its own bibliography."""
 
 from __future__ import annotations
 
 import nbformat
+import yaml
 
 from anisotropy.book import runner
 
@@ -42,3 +44,19 @@ def test_parameters_cell_stays_when_nothing_was_injected(tmp_path):
     nbformat.write(notebook, tmp_path / "executed.ipynb")
     staged = runner.stage_claim_notebook(tmp_path / "executed.ipynb", tmp_path / "c.ipynb")
     assert nbformat.read(staged, as_version=4).cells[0].metadata["tags"] == ["parameters"]
+
+
+def test_a_claim_package_may_hold_its_own_bibliography(tmp_path):
+    """A claim package's references.bib is found and staged beside book/references.bib, so
+    a claim that cites a new paper edits no shared file."""
+    for name, bib in (("alpha", True), ("beta", False), ("gamma", True)):
+        (tmp_path / name).mkdir()
+        if bib:
+            (tmp_path / name / "references.bib").write_text("@misc{x,title={X}}\n")
+    found = runner.claim_bibliographies(tmp_path)
+    assert [path.parent.name for path in found] == ["alpha", "gamma"]
+    config = yaml.safe_load(runner._stage_config(tmp_path / "_config.yml", "smoke",
+                                                 ["book/alpha.bib"]).read_text())
+    assert config["bibtex_bibfiles"] == ["book/references.bib", "book/alpha.bib"]
+    # today no claim package holds one: every page's citations are in book/references.bib
+    assert runner.claim_bibliographies() == []

@@ -496,11 +496,14 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    _stage_config(staging / "_config.yml", profile)
+    bibliographies = {f"book/{path.parent.name}.bib": path for path in claim_bibliographies()}
+    _stage_config(staging / "_config.yml", profile, list(bibliographies))
     toc = yaml.safe_load((PROJECT_ROOT / "_toc.yml").read_text(encoding="utf-8"))
     (staging / "_toc.yml").write_text(yaml.safe_dump(catalog.toc_with_claims(toc, slugs),
                                                      sort_keys=False), encoding="utf-8")
     shutil.copytree(PROJECT_ROOT / "book", staging / "book")
+    for name, path in bibliographies.items():
+        shutil.copy2(path, staging / name)
     claims = staging / catalog.PAGES
     claims.mkdir()
     (staging / "results").mkdir()  # each page links its results file for download
@@ -540,12 +543,38 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
     return html / "index.html"
 
 
-def _stage_config(target: Path, profile: str) -> Path:
-    """Copy ``_config.yml`` into the book sources, with the profile, the build date and the
-    commit added to the footer of every page."""
+#: Where the claims' packages are: a package may hold its own ``references.bib``.
+CLAIMS_DIR = Path(__file__).resolve().parents[1] / "claims"
 
+
+def claim_bibliographies(claims_dir: Path = CLAIMS_DIR) -> list[Path]:
+    """The bibliographies the claims' packages hold: each ``NAME/references.bib`` under
+    ``claims_dir``, in the packages' order.
+
+    A claim whose page cites a paper that ``book/references.bib`` does not hold keeps its
+    entry in its own package, so that adding a claim edits no shared file; the book build
+    adds each to the staged ``_config.yml``'s ``bibtex_bibfiles``.
+
+    Parameters
+    ----------
+    claims_dir : pathlib.Path, optional
+        The folder of the claims' packages (default :data:`CLAIMS_DIR`).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files, sorted by their package's name.
+    """
+    return sorted(claims_dir.glob("*/references.bib"))
+
+
+def _stage_config(target: Path, profile: str, bibliographies: list[str] = ()) -> Path:
+    """Copy ``_config.yml`` into the book sources, with the profile, the build date and the
+    commit added to the footer of every page, and ``bibliographies`` (paths in the book
+    sources) added to its ``bibtex_bibfiles``."""
 
     config = yaml.safe_load((PROJECT_ROOT / "_config.yml").read_text(encoding="utf-8"))
+    config["bibtex_bibfiles"] = [*config.get("bibtex_bibfiles", []), *bibliographies]
     html = config.setdefault("html", {})
     built = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     html["extra_footer"] = (f"{html.get('extra_footer', '')} Profile {profile}; built "
