@@ -377,7 +377,7 @@ def measure_sst2(settings: Settings, measured: dict[str, ModelComparison]) -> tu
 
 def grade_sst2(results, measured: dict[str, ModelComparison], probes: dict) -> None:
     """The SST-2 probe's accuracy change per model, a finding (``data/checks.yaml`` says
-    why), its 95% interval in the details.
+    why), its 95% interval and the interval's method in the details.
 
     Parameters
     ----------
@@ -390,10 +390,8 @@ def grade_sst2(results, measured: dict[str, ModelComparison], probes: dict) -> N
         and details.
     """
     for name, (_, check) in probes.items():
-        interval = check.interval
-        results.finding(SST2_PROBE, name, check.value, details={
-            **check.details, "95% interval": [interval.low, interval.high],
-            "interval method": interval.method})
+        record_checks(results, name, {SST2_PROBE: check}, (), [SST2_PROBE],
+                      finding_interval="95% interval", finding_method=True)
 
 
 def finetune_settings(settings: Settings):

@@ -20,7 +20,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from anisotropy.claims.base import each_model, load_model, record_checks
+from anisotropy.claims.base import CheckValue, each_model, load_model, record_checks
 from anisotropy.claims.clusters import manifolds
 from anisotropy.claims.clusters import measure as clusters
 from anisotropy.claims.clusters.ids import (
@@ -295,8 +295,8 @@ def check_values(settings: Settings, m: ModelClusters, static_name: str) -> dict
 
 def grade_clusters(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:
     """The similarity checks per model (local isotropy not run when K = 1 everywhere),
-    per-cluster against global centring (a finding, likewise) and the clusters found per
-    layer (a finding).
+    per-cluster against global centring (a finding with its interval and the interval's
+    method, likewise) and the clusters found per layer (a finding).
 
     Parameters
     ----------
@@ -309,21 +309,15 @@ def grade_clusters(results, settings: Settings, measured: dict[str, ModelCluster
         Each model's measurements, keyed by model name (:func:`measure`).
     """
     for name, m in measured.items():
-        values = check_values(settings, m, "input embeddings")
-        record_checks(results, name, values, SIMILARITY_CHECKS, model_kind=m.kind,
-                      not_run=ONE_CLUSTER)
-        beyond = values[LOCAL_BEYOND_CENTRING]
-        value, interval, details = beyond.value, beyond.interval, beyond.details
-        if value is None:
-            results.not_run(LOCAL_BEYOND_CENTRING, name, ONE_CLUSTER)
-        else:
-            results.finding(LOCAL_BEYOND_CENTRING, name, value, details={
-                "95% interval": [interval.low, interval.high],
-                "interval method": interval.method, **details})
         table = m.per_layer
-        results.finding(ISOLATED_CLUSTERS, name, {
-            f"layer {layer}": f"K {k}, best silhouette {best:.3f}" for layer, k, best in
-            zip(table["layer"], table["K"], table["best silhouette"], strict=True)})
+        isolated = {f"layer {layer}": f"K {k}, best silhouette {best:.3f}" for layer, k, best
+                    in zip(table["layer"], table["K"], table["best silhouette"], strict=True)}
+        values = {**check_values(settings, m, "input embeddings"),
+                  ISOLATED_CLUSTERS: CheckValue(isolated)}
+        record_checks(results, name, values, SIMILARITY_CHECKS,
+                      [LOCAL_BEYOND_CENTRING, ISOLATED_CLUSTERS], model_kind=m.kind,
+                      not_run=ONE_CLUSTER, finding_interval="95% interval",
+                      finding_method=True)
 
 
 def k_selection(settings: Settings, measured: dict[str, ModelClusters]):
@@ -385,7 +379,8 @@ def measure_drivers(settings: Settings, measured: dict[str, ModelClusters]) -> d
 
 
 def grade_drivers(results, drivers: dict) -> None:
-    """The decoders' top-3 between-cluster share (a finding, with its interval).
+    """The decoders' top-3 between-cluster share (a finding, with its interval and the
+    interval's method; K and the dimensions in the details).
 
     Parameters
     ----------
@@ -396,11 +391,11 @@ def grade_drivers(results, drivers: dict) -> None:
         ``{model name: (row, Interval)}`` (:func:`measure_drivers`).
     """
     for name, (row, interval) in drivers.items():
-        results.finding(DECODER_CLUSTERS_FEW_DIMS, name, row["top-3 between-cluster share"],
-                        details={"95% interval": [interval.low, interval.high],
-                                 "interval method": interval.method,
-                                 "K": row["K with position 0"],
-                                 "dims": row["top-3 between-cluster dims"]})
+        record_checks(results, name, {DECODER_CLUSTERS_FEW_DIMS: CheckValue(
+            row["top-3 between-cluster share"], interval,
+            {"K": row["K with position 0"], "dims": row["top-3 between-cluster dims"]})},
+            (), [DECODER_CLUSTERS_FEW_DIMS], finding_interval="95% interval",
+            finding_method=True)
 
 
 #: The book's layer behind Cai et al.'s Fig. 4 ("GPT2 layer 2"): their code counts layers
