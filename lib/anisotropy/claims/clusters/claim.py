@@ -34,6 +34,7 @@ from anisotropy.claims.clusters.ids import (
     SWISS_ROLL,
 )
 from anisotropy.claims.declaration import ClaimDeclaration
+from anisotropy.geometry.intervals import Interval
 from anisotropy.geometry.sampling import sample_indices
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs import corpora
@@ -354,8 +355,29 @@ def k_selection(settings: Settings, measured: dict[str, ModelClusters]):
     return pd.concat(rows).set_index(["model", "layer", "protocol"])
 
 
-def measure_drivers(settings: Settings, measured: dict[str, ModelClusters]) -> dict:
-    """What carries each decoder's middle-layer clusters: ``{name: (row, Interval)}``.
+@dataclass(frozen=True)
+class DecoderDrivers:
+    """What carries one decoder's middle-layer clusters (:func:`measure_drivers`).
+
+    Attributes
+    ----------
+    row : dict
+        The facts of :func:`~anisotropy.claims.clusters.measure.decoder_drivers`:
+        ``layer``, ``K with position 0``, ``top-3 between-cluster dims``, ``top-3
+        between-cluster share`` (0 when K = 1), ``top-3 variance dims``, ``top-3 variance
+        share``, ``position-0 share of smallest cluster`` and ``position-0 share of all
+        tokens``.
+    interval : Interval
+        The 95% interval of the top-3 between-cluster share.
+    """
+
+    row: dict
+    interval: Interval
+
+
+def measure_drivers(settings: Settings,
+                    measured: dict[str, ModelClusters]) -> dict[str, DecoderDrivers]:
+    """What carries each decoder's middle-layer clusters: ``{name: DecoderDrivers}``.
 
     Parameters
     ----------
@@ -367,18 +389,19 @@ def measure_drivers(settings: Settings, measured: dict[str, ModelClusters]) -> d
 
     Returns
     -------
-    dict
-        ``{model name: (row, Interval)}``: each decoder's
-        :func:`~anisotropy.claims.clusters.measure.decoder_drivers`; empty without a decoder.
+    dict of str to DecoderDrivers
+        Each decoder's row and interval
+        (:func:`~anisotropy.claims.clusters.measure.decoder_drivers`), keyed by model name;
+        empty without a decoder.
     """
-    return {name: clusters.decoder_drivers(m.tokens, m.n_layers // 2, settings.k_sample,
-                                           settings.n_boot,
-                                           stream_seed(settings.seed, "claim2/drivers"),
-                                           settings.train_stream("claim2/drivers"))
+    return {name: DecoderDrivers(*clusters.decoder_drivers(
+                m.tokens, m.n_layers // 2, settings.k_sample, settings.n_boot,
+                stream_seed(settings.seed, "claim2/drivers"),
+                settings.train_stream("claim2/drivers")))
             for name, m in measured.items() if m.decoder}
 
 
-def grade_drivers(results, drivers: dict) -> None:
+def grade_drivers(results, drivers: dict[str, DecoderDrivers]) -> None:
     """The decoders' top-3 between-cluster share (a finding, with its interval and the
     interval's method; K and the dimensions in the details).
 
@@ -387,12 +410,13 @@ def grade_drivers(results, drivers: dict) -> None:
     results : Results
         The claim's results (:class:`anisotropy.report.results.Results`), where the checks
         are recorded.
-    drivers : dict
-        ``{model name: (row, Interval)}`` (:func:`measure_drivers`).
+    drivers : dict of str to DecoderDrivers
+        Each decoder's drivers, keyed by model name (:func:`measure_drivers`).
     """
-    for name, (row, interval) in drivers.items():
+    for name, found in drivers.items():
+        row = found.row
         record_checks(results, name, {DECODER_CLUSTERS_FEW_DIMS: CheckValue(
-            row["top-3 between-cluster share"], interval,
+            row["top-3 between-cluster share"], found.interval,
             {"K": row["K with position 0"], "dims": row["top-3 between-cluster dims"]})},
             (), [DECODER_CLUSTERS_FEW_DIMS], finding_interval="95% interval",
             finding_method=True)
@@ -470,9 +494,28 @@ def grade_swiss_roll(results, measured: dict[str, ModelClusters], rows: list[dic
                 f"{r['geodesic_ratio']:.2f}" for r in rows if r["model"] == short_name(name)})
 
 
-def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple:
-    """The static control's LID on a sample of its distinct vectors: ``(vectors, lid,
-    draws)``.
+@dataclass(frozen=True)
+class StaticLid:
+    """The static control and its LID (:func:`measure_static_lid`).
+
+    Attributes
+    ----------
+    model : StaticVectors
+        The loaded control (its matrix in ``vectors``, its width in ``dim``).
+    lid : dict
+        :func:`~anisotropy.claims.clusters.manifolds.static_space_lid` without its draws:
+        ``n``, ``dim``, ``LID euclidean`` and ``LID cosine``.
+    draws : numpy.ndarray of shape (n_boot,)
+        The bootstrap draws of the cosine LID.
+    """
+
+    model: object
+    lid: dict
+    draws: np.ndarray
+
+
+def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> StaticLid:
+    """The static control's LID on a sample of its distinct vectors.
 
     Parameters
     ----------
@@ -488,13 +531,8 @@ def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple
 
     Returns
     -------
-    static : StaticVectors
-        The loaded control (the "vectors" above: the model, its matrix in ``vectors``).
-    lid : dict
-        :func:`~anisotropy.claims.clusters.manifolds.static_space_lid` without its draws:
-        ``n``, ``dim``, ``LID euclidean`` and ``LID cosine``.
-    draws : numpy.ndarray of shape (n_boot,)
-        The bootstrap draws of the cosine LID.
+    StaticLid
+        The loaded control, its LID and the draws of its cosine LID.
     """
 
     s = settings
@@ -502,7 +540,7 @@ def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple
     lid = manifolds.static_space_lid(np.asarray(static.vectors), s.lid_sample, s.lid_k,
                                     stream_seed(s.seed, "claim2/static-lid"), s.n_boot,
                                     samples=s.lid_samples)
-    return static, lid, lid.pop("LID cosine draws")
+    return StaticLid(static, lid, lid.pop("LID cosine draws"))
 
 
 def grade_lid(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:
