@@ -151,3 +151,30 @@ def test_static_lid_is_the_mean_over_its_samples_and_mixes_their_draws():
     assert len(set(np.round(three["LID cosine draws"], 12))) == 40
     with pytest.raises(ValueError, match="samples"):
         manifolds.static_space_lid(vectors, sample=200, k=10, samples=0)
+
+
+def test_the_decoder_drivers_finding_records_its_interval_and_method():
+    from anisotropy.geometry.intervals import Interval
+
+    row = {"layer": 2, "K with position 0": 3, "top-3 between-cluster dims": [4, 1, 7],
+           "top-3 between-cluster share": 0.6}
+    drivers = {"org/decoder": claim.DecoderDrivers(row, Interval(0.5, 0.7, "a bootstrap"))}
+    results = Results(claim.SLUG, parameters={}, profile="test")
+    claim.grade_drivers(results, drivers)
+    (found,) = results.checks
+    assert (found.check, found.model, found.verdict) == (
+        claim.DECODER_CLUSTERS_FEW_DIMS, "org/decoder", "finding")
+    assert found.measured == 0.6
+    assert found.details == {"95% interval": [0.5, 0.7], "interval method": "a bootstrap",
+                             "K": 3, "dims": [4, 1, 7]}
+
+
+def test_the_static_control_lid_is_a_named_result():
+    class _Static:
+        name, dim = "static/fake", 12
+        vectors = np.random.default_rng(3).normal(size=(400, 12)).astype(np.float32)
+
+    static = claim.measure_static_lid(SETTINGS, load=lambda name, **options: _Static())
+    assert isinstance(static, claim.StaticLid) and isinstance(static.model, _Static)
+    assert {"n", "dim", "LID euclidean", "LID cosine"} <= set(static.lid)
+    assert "LID cosine draws" not in static.lid and len(static.draws) == SETTINGS.n_boot

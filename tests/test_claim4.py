@@ -46,6 +46,8 @@ def test_the_method_raises_isotropy_and_every_check_is_recorded(tmp_path):
     results = Results(claim.SLUG, parameters={}, profile="test")
     claim.grade_sts(results, SETTINGS, measured)
     probe, probes = claim.measure_sst2(SETTINGS, measured)
+    assert isinstance(probes["org/fake"], claim.SST2Probe)
+    assert list(probes["org/fake"].table["method"]) == ["Baseline", "K-means+Mean+PCA"]
     claim.grade_sst2(results, measured, probes)
     runs, kind = claim.measure_finetuning(SETTINGS)
     claim.grade_finetuning(results, SETTINGS, runs, kind)

@@ -120,3 +120,32 @@ def test_record_checks_keeps_a_given_order_and_a_finding_interval():
     with pytest.raises(ValueError, match="exactly once"):
         record_checks(_results(), "org/one", checks, ["baseline-positive"],
                       ["last-layer-rise"], order=["baseline-positive"])
+
+
+def test_record_checks_records_a_finding_interval_with_its_method_on_request():
+    """``finding_method`` adds the interval's method beside its ends; a finding without an
+    interval keeps its details; without ``finding_method`` no method is recorded."""
+    checks = {"last-layer-rise": CheckValue(0.1, Interval(0.0, 0.2, "a bootstrap"),
+                                            {"layer": 6}),
+              "mev-variants": CheckValue({"layer 1": "K 2"})}
+    results = _results()
+    record_checks(results, "org/one", checks, (), ["last-layer-rise", "mev-variants"],
+                  finding_interval="95% interval", finding_method=True)
+    with_method, without_interval = results.checks
+    assert with_method.details == {"layer": 6, "95% interval": [0.0, 0.2],
+                                   "interval method": "a bootstrap"}
+    assert without_interval.verdict == "finding" and without_interval.details is None
+    results = _results()
+    record_checks(results, "org/one", checks, (), ["last-layer-rise"],
+                  finding_interval="95% interval")
+    assert results.checks[0].details == {"layer": 6, "95% interval": [0.0, 0.2]}
+
+
+def test_record_checks_records_a_finding_measured_as_none_as_not_run_only_with_a_reason():
+    checks = {"last-layer-rise": CheckValue(None, None, {"layers with K > 1": []})}
+    results = _results()
+    record_checks(results, "org/one", checks, (), list(checks), not_run="one cluster")
+    assert results.checks[0].verdict == "not run" and "one cluster" in results.checks[0].note
+    results = _results()
+    record_checks(results, "org/one", checks, (), list(checks))
+    assert results.checks[0].verdict == "finding" and results.checks[0].measured is None

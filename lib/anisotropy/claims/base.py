@@ -11,7 +11,8 @@ model); the loops every claim ran in its own words are written here once:
   95% interval (None for a finding) and its details, read by name (``.value``,
   ``.interval``, ``.details``);
 - :func:`record_checks` records a model's graded checks from their intervals and its findings
-  as measured, in the order the claim declares them.
+  as measured (with their interval, and its method, where the claim asks), in the order the
+  claim declares them.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def each_model(settings, names: Sequence[str] | None = None, *,
 def record_checks(results, model: str, checks: Mapping[str, CheckValue], graded: Sequence[str],
                   findings: Sequence[str] = (), *, model_kind: str = "", subject: str = "",
                   not_run: str | None = None, finding_interval: str | None = None,
-                  order: Sequence[str] | None = None) -> None:
+                  finding_method: bool = False, order: Sequence[str] | None = None) -> None:
     """Record one model's checks: each of ``graded`` graded from its interval, each of
     ``findings`` recorded as measured, the graded ones first unless ``order`` says otherwise.
 
@@ -128,7 +129,8 @@ def record_checks(results, model: str, checks: Mapping[str, CheckValue], graded:
     graded : sequence of str
         The graded checks' ids (declared in ``data/checks.yaml``).
     findings : sequence of str, optional
-        The findings' ids (default none): only their value is recorded.
+        The findings' ids (default none): their value is recorded (with their details and
+        interval under ``finding_interval``).
     model_kind : str, optional
         The model's kind (``"encoder"``, ``"decoder"``, ``"static"``), which a check's
         declaration may exempt (default ``""``: none given).
@@ -139,11 +141,17 @@ def record_checks(results, model: str, checks: Mapping[str, CheckValue], graded:
         The reason a graded check measured as None (the model gives it nothing to measure)
         is recorded as not run, where its details give none as ``unavailable``. With
         neither (the default: None), the None goes to the results' ``grade``, which records
-        a model the check exempts as exempt and refuses any other.
+        a model the check exempts as exempt and refuses any other. Given, a finding
+        measured as None is recorded as not run too (with the same reason); without it, a
+        finding's None is recorded as its value.
     finding_interval : str or None, optional
         None (default): a finding is recorded as its value alone. A label: the finding's
         details are recorded too, with its interval's ends ``[low, high]`` under this label
-        (a finding measured with an interval over seeds or fits).
+        (a finding measured with an interval over seeds or fits; a finding without an
+        interval keeps its details as they are).
+    finding_method : bool, optional
+        With ``finding_interval``, record the interval's method too, under ``"interval
+        method"`` (default False: the ends alone).
     order : sequence of str or None, optional
         The order in which the checks are recorded, holding every id of ``graded`` and
         ``findings`` once (the order a claim's results have always listed them in); None
@@ -171,16 +179,30 @@ def record_checks(results, model: str, checks: Mapping[str, CheckValue], graded:
     for check in order:
         measured = checks[check]
         value, interval, details = measured.value, measured.interval, measured.details
-        if check not in graded:
-            extra = {}
-            if finding_interval is not None:
-                extra["details"] = {**(details or {}),
-                                    finding_interval: [interval.low, interval.high]}
-            results.finding(check, model, value, subject=subject, **extra)
-            continue
-        reason = (details or {}).get("unavailable", not_run) if value is None else None
+        finding = check not in graded
+        unmeasured = value is None and (not finding or not_run is not None)
+        reason = (details or {}).get("unavailable", not_run) if unmeasured else None
         if reason is not None:
             results.not_run(check, model, reason, subject=subject)
-            continue
-        results.grade(check, model, value, interval, model_kind=model_kind, subject=subject,
-                      details=details)
+        elif finding:
+            _record_finding(results, check, model, measured, subject, finding_interval,
+                            finding_method)
+        else:
+            results.grade(check, model, value, interval, model_kind=model_kind,
+                          subject=subject, details=details)
+
+
+def _record_finding(results, check: str, model: str, measured: CheckValue, subject: str,
+                    label: str | None, method: bool) -> None:
+    """Record one finding as :func:`record_checks` does: its value, and with ``label`` its
+    details with its interval's ends under ``label`` (and with ``method`` the interval's
+    method under ``"interval method"``); a finding without an interval keeps its details."""
+    extra = {}
+    if label is not None:
+        details, interval = dict(measured.details or {}), measured.interval
+        if interval is not None:
+            details[label] = [interval.low, interval.high]
+            if method:
+                details["interval method"] = interval.method
+        extra["details"] = details or measured.details
+    results.finding(check, model, measured.value, subject=subject, **extra)

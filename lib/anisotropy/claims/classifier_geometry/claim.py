@@ -217,7 +217,13 @@ ITEM_DRAWS = 40
 # --------------------------------------------------------------------------- measurements
 class EncoderPool:
     """Each encoder loaded once (``load``, the registry's by default) and reported to
-    ``on_model`` (the results' ``add_model``)."""
+    ``on_model`` (the results' ``add_model``).
+
+    Not :func:`~anisotropy.claims.base.each_model`, which loads a model per pass and lets
+    it go: the claim's setups are (task, model) pairs and one encoder serves several (both
+    main setups run ``settings.model``; each of the appendix's ``glue_models``, that model
+    among them by default, runs every GLUE task), so the pool caches each encoder across
+    the setups and loads it once."""
 
     def __init__(self, settings: Settings, on_model=None, load=None):
         self.settings, self.on_model, self.load = settings, on_model, load

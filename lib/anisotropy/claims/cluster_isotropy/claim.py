@@ -339,9 +339,26 @@ def measure_sweep(settings: Settings, measured: dict[str, ModelComparison],
                      ignore_index=True)
 
 
+@dataclass(frozen=True)
+class SST2Probe:
+    """One model's SST-2 probe (:func:`measure_sst2`).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per method (the Baseline and K-means+Mean+PCA): ``method``, ``dev
+        accuracy`` (%) and ``log10 I(W) dev tokens``.
+    check : CheckValue
+        The ``sst2-probe`` finding: the accuracy change in points, its Interval and its
+        details (the dev sentences and, with refits, ``refit changes``).
+    """
+
+    table: pd.DataFrame
+    check: CheckValue
+
+
 def measure_sst2(settings: Settings, measured: dict[str, ModelComparison]) -> tuple:
-    """The SST-2 probe per model: ``(probe data, {name: (table, CheckValue)})``, the
-    check's value, Interval and details.
+    """The SST-2 probe per model: ``(probe data, {name: SST2Probe})``.
 
     Parameters
     ----------
@@ -356,28 +373,30 @@ def measure_sst2(settings: Settings, measured: dict[str, ModelComparison]) -> tu
     probe : dict
         The probe's sentences and labels
         (:func:`~anisotropy.claims.cluster_isotropy.methods.sst2_probe_data`).
-    probes : dict
-        ``{name: (table, CheckValue)}`` (value, Interval, details)
-        (:func:`~anisotropy.claims.cluster_isotropy.methods.sst2_probe`).
+    probes : dict of str to SST2Probe
+        Each model's table and check
+        (:func:`~anisotropy.claims.cluster_isotropy.methods.sst2_probe`), keyed by model
+        name.
     """
     s = settings
     probe = ci.sst2_probe_data(s.sst2_train_items, seed=stream_seed(s.seed, "data"))
     out = {}
     for name, m in measured.items():
         tokens = m.encoder.encode_tokens(probe["sentences"], layers=[m.encoder.n_layers])
-        out[name] = ci.sst2_probe(
+        out[name] = SST2Probe(*ci.sst2_probe(
             tokens, m.encoder.n_layers, probe["n_train"], probe["train_labels"],
             probe["dev_labels"], n_clusters=s.n_clusters, n_components=s.n_components,
             seed=stream_seed(s.seed, "claim4/sst2"), exclude_positions=m.exclude,
             fit_max_tokens=s.fit_max_tokens,
             iso_max_tokens=s.iso_max_tokens, n_boot=s.n_boot, refits=s.fits,
-            train_seed=s.train_stream("claim4/sst2"))
+            train_seed=s.train_stream("claim4/sst2")))
     return probe, out
 
 
-def grade_sst2(results, measured: dict[str, ModelComparison], probes: dict) -> None:
+def grade_sst2(results, measured: dict[str, ModelComparison],
+               probes: dict[str, SST2Probe]) -> None:
     """The SST-2 probe's accuracy change per model, a finding (``data/checks.yaml`` says
-    why), its 95% interval in the details.
+    why), its 95% interval and the interval's method in the details.
 
     Parameters
     ----------
@@ -385,15 +404,13 @@ def grade_sst2(results, measured: dict[str, ModelComparison], probes: dict) -> N
         The claim's results, where the findings are recorded.
     measured : dict of str to ModelComparison
         The comparisons per model (not read).
-    probes : dict
-        ``{name: (table, CheckValue)}`` (:func:`measure_sst2`): the check's value, Interval
-        and details.
+    probes : dict of str to SST2Probe
+        Each model's probe, keyed by model name (:func:`measure_sst2`): its ``check`` is
+        recorded.
     """
-    for name, (_, check) in probes.items():
-        interval = check.interval
-        results.finding(SST2_PROBE, name, check.value, details={
-            **check.details, "95% interval": [interval.low, interval.high],
-            "interval method": interval.method})
+    for name, probe in probes.items():
+        record_checks(results, name, {SST2_PROBE: probe.check}, (), [SST2_PROBE],
+                      finding_interval="95% interval", finding_method=True)
 
 
 def finetune_settings(settings: Settings):

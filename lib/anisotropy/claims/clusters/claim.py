@@ -20,7 +20,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from anisotropy.claims.base import each_model, load_model, record_checks
+from anisotropy.claims.base import CheckValue, each_model, load_model, record_checks
 from anisotropy.claims.clusters import manifolds
 from anisotropy.claims.clusters import measure as clusters
 from anisotropy.claims.clusters.ids import (
@@ -34,6 +34,7 @@ from anisotropy.claims.clusters.ids import (
     SWISS_ROLL,
 )
 from anisotropy.claims.declaration import ClaimDeclaration
+from anisotropy.geometry.intervals import Interval
 from anisotropy.geometry.sampling import sample_indices
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs import corpora
@@ -295,8 +296,8 @@ def check_values(settings: Settings, m: ModelClusters, static_name: str) -> dict
 
 def grade_clusters(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:
     """The similarity checks per model (local isotropy not run when K = 1 everywhere),
-    per-cluster against global centring (a finding, likewise) and the clusters found per
-    layer (a finding).
+    per-cluster against global centring (a finding with its interval and the interval's
+    method, likewise) and the clusters found per layer (a finding).
 
     Parameters
     ----------
@@ -309,21 +310,15 @@ def grade_clusters(results, settings: Settings, measured: dict[str, ModelCluster
         Each model's measurements, keyed by model name (:func:`measure`).
     """
     for name, m in measured.items():
-        values = check_values(settings, m, "input embeddings")
-        record_checks(results, name, values, SIMILARITY_CHECKS, model_kind=m.kind,
-                      not_run=ONE_CLUSTER)
-        beyond = values[LOCAL_BEYOND_CENTRING]
-        value, interval, details = beyond.value, beyond.interval, beyond.details
-        if value is None:
-            results.not_run(LOCAL_BEYOND_CENTRING, name, ONE_CLUSTER)
-        else:
-            results.finding(LOCAL_BEYOND_CENTRING, name, value, details={
-                "95% interval": [interval.low, interval.high],
-                "interval method": interval.method, **details})
         table = m.per_layer
-        results.finding(ISOLATED_CLUSTERS, name, {
-            f"layer {layer}": f"K {k}, best silhouette {best:.3f}" for layer, k, best in
-            zip(table["layer"], table["K"], table["best silhouette"], strict=True)})
+        isolated = {f"layer {layer}": f"K {k}, best silhouette {best:.3f}" for layer, k, best
+                    in zip(table["layer"], table["K"], table["best silhouette"], strict=True)}
+        values = {**check_values(settings, m, "input embeddings"),
+                  ISOLATED_CLUSTERS: CheckValue(isolated)}
+        record_checks(results, name, values, SIMILARITY_CHECKS,
+                      [LOCAL_BEYOND_CENTRING, ISOLATED_CLUSTERS], model_kind=m.kind,
+                      not_run=ONE_CLUSTER, finding_interval="95% interval",
+                      finding_method=True)
 
 
 def k_selection(settings: Settings, measured: dict[str, ModelClusters]):
@@ -360,8 +355,29 @@ def k_selection(settings: Settings, measured: dict[str, ModelClusters]):
     return pd.concat(rows).set_index(["model", "layer", "protocol"])
 
 
-def measure_drivers(settings: Settings, measured: dict[str, ModelClusters]) -> dict:
-    """What carries each decoder's middle-layer clusters: ``{name: (row, Interval)}``.
+@dataclass(frozen=True)
+class DecoderDrivers:
+    """What carries one decoder's middle-layer clusters (:func:`measure_drivers`).
+
+    Attributes
+    ----------
+    row : dict
+        The facts of :func:`~anisotropy.claims.clusters.measure.decoder_drivers`:
+        ``layer``, ``K with position 0``, ``top-3 between-cluster dims``, ``top-3
+        between-cluster share`` (0 when K = 1), ``top-3 variance dims``, ``top-3 variance
+        share``, ``position-0 share of smallest cluster`` and ``position-0 share of all
+        tokens``.
+    interval : Interval
+        The 95% interval of the top-3 between-cluster share.
+    """
+
+    row: dict
+    interval: Interval
+
+
+def measure_drivers(settings: Settings,
+                    measured: dict[str, ModelClusters]) -> dict[str, DecoderDrivers]:
+    """What carries each decoder's middle-layer clusters: ``{name: DecoderDrivers}``.
 
     Parameters
     ----------
@@ -373,34 +389,37 @@ def measure_drivers(settings: Settings, measured: dict[str, ModelClusters]) -> d
 
     Returns
     -------
-    dict
-        ``{model name: (row, Interval)}``: each decoder's
-        :func:`~anisotropy.claims.clusters.measure.decoder_drivers`; empty without a decoder.
+    dict of str to DecoderDrivers
+        Each decoder's row and interval
+        (:func:`~anisotropy.claims.clusters.measure.decoder_drivers`), keyed by model name;
+        empty without a decoder.
     """
-    return {name: clusters.decoder_drivers(m.tokens, m.n_layers // 2, settings.k_sample,
-                                           settings.n_boot,
-                                           stream_seed(settings.seed, "claim2/drivers"),
-                                           settings.train_stream("claim2/drivers"))
+    return {name: DecoderDrivers(*clusters.decoder_drivers(
+                m.tokens, m.n_layers // 2, settings.k_sample, settings.n_boot,
+                stream_seed(settings.seed, "claim2/drivers"),
+                settings.train_stream("claim2/drivers")))
             for name, m in measured.items() if m.decoder}
 
 
-def grade_drivers(results, drivers: dict) -> None:
-    """The decoders' top-3 between-cluster share (a finding, with its interval).
+def grade_drivers(results, drivers: dict[str, DecoderDrivers]) -> None:
+    """The decoders' top-3 between-cluster share (a finding, with its interval and the
+    interval's method; K and the dimensions in the details).
 
     Parameters
     ----------
     results : Results
         The claim's results (:class:`anisotropy.report.results.Results`), where the checks
         are recorded.
-    drivers : dict
-        ``{model name: (row, Interval)}`` (:func:`measure_drivers`).
+    drivers : dict of str to DecoderDrivers
+        Each decoder's drivers, keyed by model name (:func:`measure_drivers`).
     """
-    for name, (row, interval) in drivers.items():
-        results.finding(DECODER_CLUSTERS_FEW_DIMS, name, row["top-3 between-cluster share"],
-                        details={"95% interval": [interval.low, interval.high],
-                                 "interval method": interval.method,
-                                 "K": row["K with position 0"],
-                                 "dims": row["top-3 between-cluster dims"]})
+    for name, found in drivers.items():
+        row = found.row
+        record_checks(results, name, {DECODER_CLUSTERS_FEW_DIMS: CheckValue(
+            row["top-3 between-cluster share"], found.interval,
+            {"K": row["K with position 0"], "dims": row["top-3 between-cluster dims"]})},
+            (), [DECODER_CLUSTERS_FEW_DIMS], finding_interval="95% interval",
+            finding_method=True)
 
 
 #: The book's layer behind Cai et al.'s Fig. 4 ("GPT2 layer 2"): their code counts layers
@@ -475,9 +494,28 @@ def grade_swiss_roll(results, measured: dict[str, ModelClusters], rows: list[dic
                 f"{r['geodesic_ratio']:.2f}" for r in rows if r["model"] == short_name(name)})
 
 
-def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple:
-    """The static control's LID on a sample of its distinct vectors: ``(vectors, lid,
-    draws)``.
+@dataclass(frozen=True)
+class StaticLid:
+    """The static control and its LID (:func:`measure_static_lid`).
+
+    Attributes
+    ----------
+    model : StaticVectors
+        The loaded control (its matrix in ``vectors``, its width in ``dim``).
+    lid : dict
+        :func:`~anisotropy.claims.clusters.manifolds.static_space_lid` without its draws:
+        ``n``, ``dim``, ``LID euclidean`` and ``LID cosine``.
+    draws : numpy.ndarray of shape (n_boot,)
+        The bootstrap draws of the cosine LID.
+    """
+
+    model: object
+    lid: dict
+    draws: np.ndarray
+
+
+def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> StaticLid:
+    """The static control's LID on a sample of its distinct vectors.
 
     Parameters
     ----------
@@ -493,13 +531,8 @@ def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple
 
     Returns
     -------
-    static : StaticVectors
-        The loaded control (the "vectors" above: the model, its matrix in ``vectors``).
-    lid : dict
-        :func:`~anisotropy.claims.clusters.manifolds.static_space_lid` without its draws:
-        ``n``, ``dim``, ``LID euclidean`` and ``LID cosine``.
-    draws : numpy.ndarray of shape (n_boot,)
-        The bootstrap draws of the cosine LID.
+    StaticLid
+        The loaded control, its LID and the draws of its cosine LID.
     """
 
     s = settings
@@ -507,7 +540,7 @@ def measure_static_lid(settings: Settings, *, on_model=None, load=None) -> tuple
     lid = manifolds.static_space_lid(np.asarray(static.vectors), s.lid_sample, s.lid_k,
                                     stream_seed(s.seed, "claim2/static-lid"), s.n_boot,
                                     samples=s.lid_samples)
-    return static, lid, lid.pop("LID cosine draws")
+    return StaticLid(static, lid, lid.pop("LID cosine draws"))
 
 
 def grade_lid(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:

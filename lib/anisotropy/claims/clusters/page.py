@@ -350,7 +350,7 @@ def interactive_roll(measured: dict, projections: dict) -> str | None:
     return figure.to_html(include_plotlyjs=True, full_html=False)
 
 
-def lid_table(settings, measured: dict, static, static_lid: dict) -> pd.DataFrame:
+def lid_table(settings, measured: dict, static) -> pd.DataFrame:
     """LID of each model's contextual layers and input embeddings, the static control and
     the paper's Table 3.
 
@@ -362,10 +362,9 @@ def lid_table(settings, measured: dict, static, static_lid: dict) -> pd.DataFram
     measured : dict of str to ModelClusters
         Each model's measurements, keyed by model name
         (:func:`anisotropy.claims.clusters.claim.measure`).
-    static : StaticVectors
-        The static control (:func:`~anisotropy.claims.clusters.claim.measure_static_lid`).
-    static_lid : dict
-        Its LID (:func:`~anisotropy.claims.clusters.claim.measure_static_lid`).
+    static : StaticLid
+        The static control and its LID
+        (:func:`~anisotropy.claims.clusters.claim.measure_static_lid`).
 
     Returns
     -------
@@ -383,7 +382,8 @@ def lid_table(settings, measured: dict, static, static_lid: dict) -> pd.DataFram
                      "LID cosine": contextual["LID cosine"].mean(),
                      "LID euclidean": contextual["LID euclidean"].mean(),
                      "max layer LID cosine": contextual["LID cosine"].max()})
-    rows.append({"space": f"{_short(settings.static_model)} ({static.dim}d)", **static_lid})
+    rows.append({"space": f"{_short(settings.static_model)} ({static.model.dim}d)",
+                 **static.lid})
     for name, m in measured.items():
         rows.append({"space": f"{_short(name)} input embeddings", **m.input_lid})
     for space, values in reference("claim2", "lid_cosine").items():
@@ -399,8 +399,9 @@ def lid_texts(settings, static, threshold: float) -> dict:
     ----------
     settings : Settings
         Claim 2's parameters: ``lid_sample``.
-    static : StaticVectors
-        The static control; its ``dim`` is read.
+    static : StaticLid
+        The static control (:func:`~anisotropy.claims.clusters.claim.measure_static_lid`);
+        its model's ``dim`` is read.
     threshold : float
         The ``lid-below-static`` check's threshold.
 
@@ -416,7 +417,7 @@ def lid_texts(settings, static, threshold: float) -> dict:
     contextual = [v["lid"] for v in paper.values() if v["dim"] >= 768]
     static_paper = {k: v for k, v in paper.items() if v["dim"] < 768}
     return {"paper_lid_ratio": max(contextual) / min(v["lid"] for v in static_paper.values()),
-            "lid_ratio_threshold": threshold, "glove_dim": static.dim,
+            "lid_ratio_threshold": threshold, "glove_dim": static.model.dim,
             "paper_glove_dims": " and ".join(sorted({str(v["dim"])
                                                      for v in static_paper.values()})),
             "lid_points": settings.lid_sample,

@@ -160,6 +160,12 @@ def load_models(settings: Settings, on_model=None, load=None) -> tuple[dict, obj
     """The transformers (``{name: encoder}``) and the static control, each reported to
     ``on_model`` (the results' ``add_model``).
 
+    Not :func:`~anisotropy.claims.base.each_model`, which holds one model at a time: claim 3
+    holds its small models (the book's three transformers and the static control) across
+    Part A (:func:`measure_frequency` reads them all) and Part B
+    (:func:`measure_calibration` reads the transformers again), so each is loaded once and
+    kept, not loaded one at a time.
+
     Parameters
     ----------
     settings : Settings
