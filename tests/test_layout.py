@@ -4,6 +4,7 @@ only its own floor and those below it, a package per claim, geometry free of tor
 from __future__ import annotations
 
 import ast
+import json
 import pkgutil
 import re
 import subprocess
@@ -256,3 +257,22 @@ def test_each_check_id_is_written_once_in_the_library():
              if len(found[check]) != 1 or not found[check][0].startswith(f"{where}:")]
     assert not wrong, "check ids not written once in their ids.py:\n" + "\n".join(wrong)
     assert excused == set(NOT_CHECK_IDS), f"stale NOT_CHECK_IDS: {set(NOT_CHECK_IDS) - excused}"
+
+
+def test_notebooks_name_each_check_by_its_constant():
+    """A claim's page names a check by its claim's constant (``ids.MEV_LOW``), never by the
+    string: no code cell of a notebook holds a check id of ``data/checks.yaml`` as a string
+    constant (shell and magic lines aside), so each id stays written once."""
+    declared = yaml.safe_load(CHECKS_FILE.read_text(encoding="utf-8"))
+    ids = {check for block in declared.values() for check in block if check != SCOPE_KEY}
+    found = []
+    for path in sorted((PROJECT_ROOT / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            source = "\n".join(line for line in "".join(cell["source"]).splitlines()
+                               if not line.lstrip().startswith(("!", "%")))
+            found += [f"{path.name} ({cell.get('id')}): {node.value!r}"
+                      for node in ast.walk(ast.parse(source))
+                      if isinstance(node, ast.Constant) and node.value in ids]
+    assert not found, "check ids written as strings in notebooks:\n" + "\n".join(found)

@@ -163,8 +163,7 @@ STS_FINDINGS = (ISOTROPY_GAIN, ISOTROPY_BEATS_GLOBAL_SHARE)
 #: Fine-tuning checks, each read from the column of the runs' check values.
 FINETUNE_CHECKS = {FINETUNE_ACCURACY_FALLS: "accuracy", FINETUNE_ISOTROPY_RISES: "log10_iw",
                    FINETUNE_CLS_ISOTROPY: "log10_iw_cls"}
-FINETUNE_FINDING = FINETUNE_CLS_ZERO_MEAN
-CHECKS = (*STS_CHECKS, STS_IMPROVES_PER_TASK, SST2_PROBE, *FINETUNE_CHECKS, FINETUNE_FINDING)
+CHECKS = (*STS_CHECKS, STS_IMPROVES_PER_TASK, SST2_PROBE, *FINETUNE_CHECKS, FINETUNE_CLS_ZERO_MEAN)
 #: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
 DECLARATION = ClaimDeclaration(
     slug=SLUG,
@@ -503,11 +502,11 @@ def grade_finetuning(results, settings: Settings, runs, kind) -> None:
     """
     model = settings.finetune_model
     if runs is None:
-        for check in (*FINETUNE_CHECKS, FINETUNE_FINDING):
+        for check in (*FINETUNE_CHECKS, FINETUNE_CLS_ZERO_MEAN):
             results.not_run(check, model, NOT_FINETUNED)
         return
     for task, values in ft.check_values(runs).items():
         checks = {check: values[column] for check, column in FINETUNE_CHECKS.items()}
-        checks[FINETUNE_FINDING] = CheckValue(values["zero_mean"])
-        record_checks(results, model, checks, list(FINETUNE_CHECKS), [FINETUNE_FINDING],
+        checks[FINETUNE_CLS_ZERO_MEAN] = CheckValue(values["zero_mean"])
+        record_checks(results, model, checks, list(FINETUNE_CHECKS), [FINETUNE_CLS_ZERO_MEAN],
                       model_kind=kind, subject=FINETUNE_NAMES[task])
