@@ -351,8 +351,9 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
             raise RunError(f"{slug} ran but did not write its results file; its last cell "
                            "must call Results.write().")
         if not_run:
-
-            add_models_not_run(written, not_run)
+            declaration = catalog.claim_module(slug).DECLARATION
+            add_models_not_run(written, not_run,
+                               model_list_checks=declaration.model_list_checks)
         written.replace(stale)
         partial.replace(output)
     except PapermillExecutionError as error:
