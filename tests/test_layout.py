@@ -13,8 +13,8 @@ from collections import defaultdict
 import yaml
 
 import anisotropy
+from anisotropy.book import catalog
 from anisotropy.inputs.data import PROJECT_ROOT
-from anisotropy.report import catalog
 from anisotropy.report.checks import CHECKS_FILE, SCOPE_KEY
 
 SUBPACKAGES = {"inputs", "geometry", "report", "claims", "book"}
@@ -161,7 +161,7 @@ def test_a_claim_is_one_package_that_imports_no_other_claim():
     package holds a ``page`` module, and no module of a claim's package imports another
     claim's (what several claims share is in ``anisotropy.inputs``,
     ``anisotropy.claims.sts``, the declaration and the loops of ``anisotropy.claims.base``)."""
-    from anisotropy.report import catalog
+    from anisotropy.book import catalog
 
     packages = set()
     for slug, entry in catalog.claims().items():

@@ -66,7 +66,7 @@ def test_each_claims_library_files_hold_its_claim_module():
     does not look the claim up in the catalog: report/ imports no claim): every claim's
     notebook imports its claim module, so that editing it makes the claim's results
     stale."""
-    from anisotropy.report import catalog
+    from anisotropy.book import catalog
 
     lib = provenance.PROJECT_ROOT / "lib"
     for slug, entry in catalog.claims().items():

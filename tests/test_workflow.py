@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from anisotropy.book import plan, runner
-from anisotropy.report import catalog
+from anisotropy.book import catalog, plan, runner
 from anisotropy.report.results import add_models_not_run
 
 ROOT = runner.PROJECT_ROOT

@@ -291,7 +291,7 @@ def library_files(slug: str) -> list[Path]:
     Parameters
     ----------
     slug : str
-        A claim (:func:`anisotropy.report.catalog.claims`) whose notebook is
+        A claim (:func:`anisotropy.book.catalog.claims`) whose notebook is
         ``notebooks/SLUG.ipynb``.
 
     Returns
