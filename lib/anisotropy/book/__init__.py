@@ -1,7 +1,8 @@
 """The book itself, the top floor: it runs the claims and assembles their pages.
 
 - :mod:`~anisotropy.book.catalog`: the claims, found by their declarations, and their
-  modules, imported by name at run time;
+  modules, imported by name at run time (the only modules of the library that import a
+  module by name: ``tests/test_layout.py``);
 - :mod:`~anisotropy.book.runner`: parameter validation, papermill execution with profiles,
   and the book build;
 - :mod:`~anisotropy.book.plan`: the extraction jobs a set of claims needs, run once each;

@@ -9,8 +9,9 @@ against :data:`INTERFACE` and its declaration validated). The catalog names no c
 imports the claims' modules by the names it finds, at run time.
 
 It sits on the top floor, in :mod:`anisotropy.book`, the one floor allowed to import the
-claims: what :mod:`anisotropy.report` needs of a claim (its model-list checks, say) its
-callers here pass it as arguments.
+claims: no module below it imports a module by name (``tests/test_layout.py``), so what
+:mod:`anisotropy.report` needs of a claim (its model-list checks, say) its callers here
+pass it as arguments.
 """
 
 from __future__ import annotations
