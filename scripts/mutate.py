@@ -94,7 +94,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from anisotropy.report import catalog
+from anisotropy.book import catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "_build" / "mutate"

@@ -86,8 +86,8 @@ def binder_model_packages() -> list[str]:
     import dataclasses
 
     sys.path.insert(0, str(ROOT / "lib"))
+    from anisotropy.book import catalog
     from anisotropy.inputs.models import ALIASES, OFFLINE_MODELS
-    from anisotropy.report import catalog
 
     names = set()
     for slug in catalog.claims():

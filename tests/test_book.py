@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from anisotropy.book import runner
-from anisotropy.report import catalog
+from anisotropy.book import catalog, runner
 
 pytestmark = pytest.mark.book
 ROOT = Path(__file__).resolve().parents[1]

@@ -578,8 +578,7 @@ def test_every_declared_check_is_recorded_by_its_notebook(slug):
 
 
 def test_claims_are_declared_once_and_read_everywhere():
-    from anisotropy.book import ledger, runner
-    from anisotropy.report import catalog
+    from anisotropy.book import catalog, ledger, runner
 
     declared = catalog.claims()
     assert tuple(declared) == runner.SLUGS

@@ -66,7 +66,7 @@ def test_validate_reads_the_settings_and_the_declared_checks():
 def test_the_catalog_finds_declared_claim_packages_only(tmp_path, monkeypatch):
     """A package with a ``claim`` module holding a DECLARATION is a claim; a package without
     a ``claim`` module is skipped; a ``claim`` module without a DECLARATION is refused."""
-    from anisotropy.report import catalog
+    from anisotropy.book import catalog
 
     root = tmp_path / "fakeclaims"
     for folder in (root, root / "one", root / "helpers", root / "two"):

@@ -80,7 +80,7 @@ def test_forest_plot_draws_one_panel_per_graded_check_with_its_threshold():
 
 
 def test_settings_table_names_each_value_and_its_source():
-    from anisotropy.report import catalog
+    from anisotropy.book import catalog
     from anisotropy.report.display import settings_table_html
 
     settings = catalog.settings("01-layerwise-anisotropy", "smoke", {"seed": 3})

@@ -14,8 +14,8 @@ from collections import defaultdict
 import yaml
 
 import anisotropy
+from anisotropy.book import catalog
 from anisotropy.inputs.data import PROJECT_ROOT
-from anisotropy.report import catalog
 from anisotropy.report.checks import CHECKS_FILE, SCOPE_KEY
 
 SUBPACKAGES = {"inputs", "geometry", "report", "claims", "book"}
@@ -157,12 +157,61 @@ def test_lib_imports_run_down_the_floors_and_never_in_a_circle():
     _assert_no_circle(graph)
 
 
+#: Names that import a module given as a string, called or passed on: an arrow between
+#: floors that the import statements read above never show.
+BY_NAME = {"import_module", "__import__"}
+#: What of importlib a module below the book may import: package metadata and resources,
+#: which import no module.
+IMPORTLIB_READERS = {"importlib.metadata", "importlib.resources"}
+
+
+def _imports_by_name(tree: ast.Module) -> list[int]:
+    """Lines of a module that import a module by name or import importlib to: any use of a
+    name of :data:`BY_NAME` (``importlib.import_module(...)``, ``__import__(...)``,
+    ``builtins.__import__``), and an import of ``importlib`` or of any part of it but
+    :data:`IMPORTLIB_READERS` (``import importlib``, ``import importlib.util``, ``from
+    importlib import import_module``)."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in BY_NAME or \
+                isinstance(node, ast.Attribute) and node.attr in BY_NAME:
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Import):
+            if any(a.name.partition(".")[0] == "importlib" and a.name not in IMPORTLIB_READERS
+                   for a in node.names):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom) and node.module and \
+                node.module.partition(".")[0] == "importlib":
+            names = ({f"importlib.{a.name}" for a in node.names} if node.module == "importlib"
+                     else {node.module})
+            if names - IMPORTLIB_READERS:
+                lines.append(node.lineno)
+    return sorted(set(lines))
+
+
+def test_only_the_book_imports_a_module_by_name():
+    """No module outside ``book/`` imports a module by name (``importlib.import_module``,
+    ``__import__``) or imports ``importlib`` to (its ``metadata`` and ``resources`` read
+    packages and import nothing): such an import is an arrow that
+    :func:`test_lib_imports_run_down_the_floors_and_never_in_a_circle` cannot see, as when
+    the catalog sat in ``report/`` and imported the claims, a floor up. The catalog
+    (``book/catalog.py``), on the top floor, is where the claims are imported by the names
+    it finds; ``__main__.py`` gets no pass either: it takes the claims from the catalog."""
+    assert _imports_by_name(ast.parse(
+        "import importlib\nfrom importlib import metadata, util\nimportlib.import_module('m')\n"
+        "__import__('m')\nimport importlib.metadata as md")) == [1, 2, 3, 4]
+    found = [f"{path.relative_to(LIB)}:{line}" for path in sorted(LIB.rglob("*.py"))
+             if LIB / "book" not in path.parents
+             for line in _imports_by_name(ast.parse(path.read_text(encoding="utf-8")))]
+    assert not found, f"imports by name outside book/ (see book/catalog.py): {found}"
+
+
 def test_a_claim_is_one_package_that_imports_no_other_claim():
     """Each claim the catalog finds is ``anisotropy.claims.<package>.claim``, its
     package holds a ``page`` module, and no module of a claim's package imports another
     claim's (what several claims share is in ``anisotropy.inputs``,
     ``anisotropy.claims.sts``, the declaration and the loops of ``anisotropy.claims.base``)."""
-    from anisotropy.report import catalog
+    from anisotropy.book import catalog
 
     packages = set()
     for slug, entry in catalog.claims().items():

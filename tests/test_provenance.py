@@ -61,6 +61,20 @@ def test_inputs_digest_ignores_another_claims_module(monkeypatch):
     assert provenance.inputs_digest(SLUG, {}, data) != before
 
 
+def test_each_claims_library_files_hold_its_claim_module():
+    """The inputs digest and the workflow follow a claim's notebook's imports (provenance
+    does not look the claim up in the catalog: report/ imports no claim): every claim's
+    notebook imports its claim module, so that editing it makes the claim's results
+    stale."""
+    from anisotropy.book import catalog
+
+    lib = provenance.PROJECT_ROOT / "lib"
+    for slug, entry in catalog.claims().items():
+        module = lib.joinpath(*entry["module"].split(".")).with_suffix(".py")
+        assert module in provenance.library_files(slug), \
+            f"notebooks/{slug}.ipynb does not import {entry['module']}"
+
+
 def test_results_file_carries_the_environment_and_a_foreign_profile_is_refused(tmp_path):
     results = Results(SLUG, {"seed": 0}, profile="full")
     path = results.write(tmp_path)

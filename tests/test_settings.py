@@ -9,9 +9,8 @@ from typing import ClassVar
 
 import pytest
 
-from anisotropy.book import runner
+from anisotropy.book import catalog, runner
 from anisotropy.inputs.settings import ClaimSettings, SettingsError, check_value, param
-from anisotropy.report import catalog
 
 SLUGS = list(catalog.claims())
 
@@ -132,8 +131,8 @@ def test_task_choices_come_from_the_task_registry():
 def test_a_notebooks_unknown_profile_lists_the_profiles():
     """``profile = "nope"`` in a parameters cell: the settings refuse it, naming every
     profile (binder among them) before any work."""
+    from anisotropy.book import catalog
     from anisotropy.inputs.settings import SettingsError
-    from anisotropy.report import catalog
 
     with pytest.raises(SettingsError, match=r"Unknown profile 'nope'; choose one of "
                                             r"\['binder', 'full', 'paper', 'smoke'\]"):

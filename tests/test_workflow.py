@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from anisotropy.book import plan, runner
+from anisotropy.book import catalog, plan, runner
 from anisotropy.report.results import add_models_not_run
 
 ROOT = runner.PROJECT_ROOT
@@ -159,7 +159,9 @@ def test_claim5_marks_only_its_appendix_for_a_missing_appendix_model(tmp_path):
     path = tmp_path / "05-isotropy-vs-clusters.json"
     path.write_text(json.dumps({"claim": "05-isotropy-vs-clusters", "profile": "smoke",
                                 "checks": []}))
-    add_models_not_run(path, {"gpt2": "not run: needs the hub"})
+    declaration = catalog.claim_module("05-isotropy-vs-clusters").DECLARATION
+    add_models_not_run(path, {"gpt2": "not run: needs the hub"},
+                       model_list_checks=declaration.model_list_checks)
     assert {c["check"] for c in json.loads(path.read_text())["checks"]} == {
         "appendix-anticorrelation"}
 
@@ -168,7 +170,10 @@ def test_models_not_run_mark_every_declared_check(tmp_path):
     path = tmp_path / "01-layerwise-anisotropy.json"
     path.write_text(json.dumps({"claim": "01-layerwise-anisotropy", "profile": "smoke",
                                 "checks": []}))
-    add_models_not_run(path, {"gpt2": "not run: needs the hub"})
+    declaration = catalog.claim_module("01-layerwise-anisotropy").DECLARATION
+    assert declaration.model_list_checks is None
+    add_models_not_run(path, {"gpt2": "not run: needs the hub"},
+                       model_list_checks=declaration.model_list_checks)
     data = json.loads(path.read_text())
     assert data["models_not_run"] == {"gpt2": "not run: needs the hub"}
     assert data["checks"] and {c["verdict"] for c in data["checks"]} == {"not run"}

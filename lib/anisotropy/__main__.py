@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+from anisotropy.book import catalog
 from anisotropy.book.expected import expected_file, report
 from anisotropy.book.plan import PlanError, run_extraction, workflow_jobs, write_marker
 from anisotropy.book.runner import RunError, build_book, parse_overrides, profile_dir, run
@@ -17,7 +18,6 @@ from anisotropy.inputs.cache import KINDS
 from anisotropy.inputs.datafiles import DataError, data_roots, fetch_dir, verify_all
 from anisotropy.inputs.fetch import fetch, missing_datasets
 from anisotropy.inputs.models import ModelNotAvailable, list_models, resolve
-from anisotropy.report import catalog
 from anisotropy.report.results import ResultsError, load_results
 
 

@@ -14,13 +14,13 @@ from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
+from anisotropy.book.catalog import PAGES, claims
 from anisotropy.book.rows import (
     format_measured,
     graded_by_scope,
     ledger_rows,
     summary_by_model,
 )
-from anisotropy.report.catalog import PAGES, claims
 from anisotropy.report.checks import load_checks
 from anisotropy.report.display import threshold_text
 from anisotropy.report.plotting import short_name

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from anisotropy.book.catalog import PAGES, claims
 from anisotropy.book.glance import grid_html
 from anisotropy.book.rows import (
     cell,
@@ -15,7 +16,6 @@ from anisotropy.book.rows import (
 )
 from anisotropy.inputs.datafiles import sources
 from anisotropy.inputs.resolved import short_names
-from anisotropy.report.catalog import PAGES, claims
 from anisotropy.report.display import BASIS_TEXT, threshold_text
 from anisotropy.report.provenance import STALE_TEXT, short_environment
 from anisotropy.report.results import load_results

@@ -20,13 +20,12 @@ import re
 import time
 from pathlib import Path
 
-from anisotropy.book import runner
+from anisotropy.book import catalog, runner
 from anisotropy.inputs import cache
 from anisotropy.inputs import models as registry
 from anisotropy.inputs.attention import AttentionUnavailable, first_token_attention
 from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, LAST, Extraction
 from anisotropy.inputs.models import ALIASES, OFFLINE_MODELS
-from anisotropy.report import catalog
 from anisotropy.report.provenance import library_files
 from anisotropy.report.results import write_json
 
@@ -47,7 +46,7 @@ def claim_settings(slug: str, profile: str, overrides: dict | None = None):
     Parameters
     ----------
     slug : str
-        A claim (:func:`anisotropy.report.catalog.claims`) with a notebook.
+        A claim (:func:`anisotropy.book.catalog.claims`) with a notebook.
     profile : str
         A profile of ``notebooks/profiles.yaml`` (``smoke``, ``full``, ``paper``, ``binder``).
     overrides : dict or None, optional

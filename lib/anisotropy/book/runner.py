@@ -33,13 +33,13 @@ from pathlib import Path
 
 import yaml
 
+from anisotropy.book import catalog
 from anisotropy.book.assets import externalize_plotly, install_plotly
 from anisotropy.book.glance import write_glance
 from anisotropy.book.ledger import write_data_files, write_ledger
 from anisotropy.inputs import settings as settings_module
 from anisotropy.inputs.data import PROJECT_ROOT
 from anisotropy.inputs.settings import SettingsError
-from anisotropy.report import catalog
 from anisotropy.report.provenance import STALE_TEXT, data_line, git_describe, short_environment
 from anisotropy.report.results import ResultsError, add_models_not_run, load_results
 
@@ -232,7 +232,7 @@ def resolve_settings(slug: str, profile: str, overrides: dict | None = None):
     -------
     anisotropy.inputs.settings.ClaimSettings
         An instance of the claim module's ``Settings``
-        (:func:`anisotropy.report.catalog.settings`).
+        (:func:`anisotropy.book.catalog.settings`).
 
     Raises
     ------
@@ -351,8 +351,9 @@ def run(slug: str, profile: str = "smoke", overrides: dict | None = None,
             raise RunError(f"{slug} ran but did not write its results file; its last cell "
                            "must call Results.write().")
         if not_run:
-
-            add_models_not_run(written, not_run)
+            declaration = catalog.claim_module(slug).DECLARATION
+            add_models_not_run(written, not_run,
+                               model_list_checks=declaration.model_list_checks)
         written.replace(stale)
         partial.replace(output)
     except PapermillExecutionError as error:

@@ -11,7 +11,7 @@ A claim's package holds:
 - its measurements, in modules of their own;
 - ``page.py``: the tables, sentences and figures its notebook shows.
 
-The book finds the claims by their declarations (:mod:`anisotropy.report.catalog`) and,
+The book finds the claims by their declarations (:mod:`anisotropy.book.catalog`) and,
 like the workflow, reads a claim only through the names of ``claim.py``. Claims do not
 import one another: the corpora several of them share are in
 :mod:`anisotropy.inputs.corpora`, and the STS scoring claims 3, 4 and chapter 6 share is

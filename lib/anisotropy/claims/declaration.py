@@ -3,7 +3,7 @@
 Every claim's ``claim.py`` holds one ``DECLARATION``: its slug, title, the papers it
 reproduces, the block of ``data/references.yaml`` its numbers come from, the parameter a
 workflow's model list replaces, its cost and the ids of the checks it records. The book
-reads a claim's identity from here and nowhere else (:mod:`anisotropy.report.catalog`
+reads a claim's identity from here and nowhere else (:mod:`anisotropy.book.catalog`
 finds the declarations); a declaration that contradicts itself, its settings or
 ``data/checks.yaml`` is refused with a message naming the value and the fix, before any
 work (:meth:`ClaimDeclaration.validate`).

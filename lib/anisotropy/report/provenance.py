@@ -26,8 +26,6 @@ from typing import Any
 
 from anisotropy.inputs.data import PROJECT_ROOT
 from anisotropy.inputs.references import reference_value
-from anisotropy.report import catalog
-from anisotropy.report.catalog import NOTEBOOKS_DIR
 from anisotropy.report.checks import load_checks
 
 __all__ = ["library_files", "PACKAGES", "NUMERIC_PACKAGES", "STALE_TEXT", "package_versions",
@@ -35,6 +33,8 @@ __all__ = ["library_files", "PACKAGES", "NUMERIC_PACKAGES", "STALE_TEXT", "packa
            "cpu", "torch_build", "threads", "git_describe", "environment", "short_environment",
            "data_line", "inputs_digest"]
 
+#: The claims' notebooks, ``notebooks/SLUG.ipynb``.
+NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
 # Every package whose version the environment block records.
 PACKAGES = ("torch", "transformers", "tokenizers", "huggingface-hub", "pyarrow", "numpy",
             "scipy", "scikit-learn", "IsoScore", "zuko", "papermill", "gguf", "pandas")
@@ -279,15 +279,19 @@ def _imported_modules(source: str) -> set[str]:
 
 
 def library_files(slug: str) -> list[Path]:
-    """The library files claim ``slug`` runs: its claim module, the modules its notebook
-    imports and,
-    transitively, the ``anisotropy`` modules they import (package ``__init__`` files
-    included). The workflow reruns the claim when one of them changes, and no other.
+    """The library files claim ``slug`` runs: the modules its notebook imports (its claim
+    module among them) and, transitively, the ``anisotropy`` modules they import (package
+    ``__init__`` files included). The workflow reruns the claim when one of them changes,
+    and no other.
+
+    The claim module is found as the notebook imports it (``from anisotropy.claims.PACKAGE
+    import claim``), not looked up in the catalog: this floor imports no claim, even by
+    name. ``tests/test_provenance.py`` checks that every claim's files hold its module.
 
     Parameters
     ----------
     slug : str
-        A claim (:func:`anisotropy.report.catalog.claims`) whose notebook is
+        A claim (:func:`anisotropy.book.catalog.claims`) whose notebook is
         ``notebooks/SLUG.ipynb``.
 
     Returns
@@ -299,9 +303,8 @@ def library_files(slug: str) -> list[Path]:
     Raises
     ------
     FileNotFoundError
-        When the claim has no notebook.
-    KeyError
-        When ``slug`` is not a claim (:func:`anisotropy.report.catalog.claims`).
+        When there is no ``notebooks/SLUG.ipynb`` (``slug`` is not a claim, or has no
+        notebook).
     """
     package = PROJECT_ROOT / "lib" / "anisotropy"
     notebook = json.loads((NOTEBOOKS_DIR / f"{slug}.ipynb").read_text(encoding="utf-8"))
@@ -318,7 +321,7 @@ def library_files(slug: str) -> list[Path]:
         return None
 
     files: set[Path] = {package / "__init__.py"}
-    pending = [*_imported_modules(code), catalog.claims()[slug]["module"]]
+    pending = list(_imported_modules(code))
     seen: set[str] = set()
     while pending:
         name = pending.pop()

@@ -29,6 +29,7 @@ import json
 import math
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,6 @@ from anisotropy.inputs.datafiles import data_sources
 from anisotropy.inputs.models import family_of
 from anisotropy.inputs.resolved import short_names
 from anisotropy.report import provenance
-from anisotropy.report.catalog import claim_module
 from anisotropy.report.checks import (
     CHECKS_FILE,
     CheckError,
@@ -634,7 +634,8 @@ def ranges_text(numbers) -> str:
     return ", ".join(parts)
 
 
-def add_models_not_run(path: str | Path, reasons: dict[str, str]) -> None:
+def add_models_not_run(path: str | Path, reasons: dict[str, str], *,
+                       model_list_checks: Sequence[str] | None) -> None:
     """Mark models a claim could not run (``{model: reason}``, e.g. a hub model requested
     offline) in its results file: every check the claim declares gets a "not run" record
     for each such model, with the reason, so the ledger shows them; the file is rewritten
@@ -645,8 +646,13 @@ def add_models_not_run(path: str | Path, reasons: dict[str, str]) -> None:
     path : str or Path
         The claim's results file (``SLUG.json``).
     reasons : dict of str to str
-        ``{model: reason}``. Where the claim's declared ``model_list_checks`` is not None,
-        only the checks whose ids start with one of its prefixes get the records.
+        ``{model: reason}``.
+    model_list_checks : sequence of str or None
+        The claim's declared ``model_list_checks``
+        (:class:`~anisotropy.claims.declaration.ClaimDeclaration`, which the caller reads
+        from the claim's module: this floor imports no claim). Where it is not None, only
+        the checks whose ids start with one of its prefixes get the records; None: every
+        check the claim declares.
 
     Raises
     ------
@@ -658,9 +664,8 @@ def add_models_not_run(path: str | Path, reasons: dict[str, str]) -> None:
 
     holder = Results(data["claim"], parameters={}, profile=data.get("profile", ""))
     specs = list(holder.specs.values())
-    prefixes = claim_module(data["claim"]).DECLARATION.model_list_checks
-    if prefixes is not None:  # the model list's models run only these checks (claim 5)
-        specs = [spec for spec in specs if spec.id.startswith(tuple(prefixes))]
+    if model_list_checks is not None:  # the model list's models run only these (claim 5)
+        specs = [spec for spec in specs if spec.id.startswith(tuple(model_list_checks))]
     for model, why in reasons.items():
         for spec in specs:
             holder.not_run(spec.id, model, why)

@@ -7,6 +7,11 @@ its list of claims from it, the ledger its titles, the book build the claims par
 table of contents, and :func:`claim_module` the module that declares each claim (checked
 against :data:`INTERFACE` and its declaration validated). The catalog names no claim: it
 imports the claims' modules by the names it finds, at run time.
+
+It sits on the top floor, in :mod:`anisotropy.book`, the one floor allowed to import the
+claims: no module below it imports a module by name (``tests/test_layout.py``), so what
+:mod:`anisotropy.report` needs of a claim (its model-list checks, say) its callers here
+pass it as arguments.
 """
 
 from __future__ import annotations
@@ -18,12 +23,9 @@ from functools import cache, lru_cache
 from types import ModuleType
 from typing import Any
 
-from anisotropy.inputs.data import PROJECT_ROOT
-
 __all__ = ["PAGES", "CLAIMS_PACKAGE", "claims", "claim_module", "settings", "toc_with_claims",
            "INTERFACE"]
 
-NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
 #: The package whose sub-packages are the claims.
 CLAIMS_PACKAGE = "anisotropy.claims"
 # what every claim module declares (anisotropy.claims)
