@@ -22,7 +22,20 @@ __all__ = ["Difference", "expected_file", "load_expected", "compare_verdicts",
 @dataclass(frozen=True)
 class Difference:
     """One check whose verdict is not among the recorded ones (``allowed`` empty: a check
-    the recording does not have; ``verdict`` None: a recorded check the build lacks)."""
+    the recording does not have; ``verdict`` None: a recorded check the build lacks).
+
+    Attributes
+    ----------
+    slug : str
+        The claim's slug.
+    check_id : str
+        The check's id.
+    verdict : str or None
+        The build's verdict; None when the build has no such check.
+    allowed : tuple of str
+        The verdicts the recording allows (:func:`load_expected`); empty when it does not
+        have the check.
+    """
 
     slug: str
     check_id: str

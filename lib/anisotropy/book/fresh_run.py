@@ -27,7 +27,20 @@ _PROJECT_VARIABLES = ("ANISOTROPY_DATA", "ANISOTROPY_PROFILE", "ANISOTROPY_RESUL
 
 @dataclass(frozen=True)
 class FreshRun:
-    """One notebook's run: wall seconds, the kernel's peak RSS (MB), and its error, if any."""
+    """One notebook's run: wall seconds, the kernel's peak RSS (MB), and its error, if any.
+
+    Attributes
+    ----------
+    notebook : str
+        The notebook's file name.
+    seconds : float
+        Wall seconds of the whole subprocess (kernel start included).
+    peak_rss_mb : float
+        The kernel's peak resident memory in MB; NaN when the subprocess reported none.
+    error : str or None
+        The failing cell's error, else the end of the subprocess's stderr when it failed,
+        else None.
+    """
 
     notebook: str
     seconds: float

@@ -34,7 +34,7 @@ class DeclarationError(ValueError):
 class ClaimDeclaration:
     """One claim, declared once.
 
-    Parameters
+    Attributes
     ----------
     slug : str
         ``NN-words``: the notebook ``notebooks/SLUG.ipynb``, the results file and the key of
@@ -55,7 +55,7 @@ class ClaimDeclaration:
     checks : tuple of str
         The ids of ``data/checks.yaml`` the claim records, each once (their kinds, graded
         or finding, are declared there).
-    model_list_checks : tuple of str, optional
+    model_list_checks : tuple of str or None
         Prefixes of the check ids graded on the ``model_list`` models; None when every check
         is.
     """

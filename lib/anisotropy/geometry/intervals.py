@@ -43,7 +43,16 @@ DEFAULT_BOOT = 1000
 
 @dataclass(frozen=True)
 class Interval:
-    """A two-sided interval ``[low, high]`` with the method that produced it."""
+    """A two-sided interval ``[low, high]`` with the method that produced it.
+
+    Attributes
+    ----------
+    low, high : float
+        The bounds, finite, with ``low <= high`` (checked; stored as float).
+    method : str
+        How it was made: the method, B and the unit, as the ledger prints it (e.g.
+        :func:`boot_method`).
+    """
 
     low: float
     high: float

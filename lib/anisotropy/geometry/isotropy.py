@@ -112,7 +112,15 @@ def isotropy_defect(variances) -> float:
 
 
 class PartitionIsotropy(NamedTuple):
-    """I(W) and its base-10 logarithm (the value underflows to 0 for decoder layers)."""
+    """I(W) and its base-10 logarithm (the value underflows to 0 for decoder layers).
+
+    Attributes
+    ----------
+    value : float
+        I(W) itself, ``10**log10``; 0.0 when it underflows.
+    log10 : float
+        Its base-10 logarithm, exact however small I(W) is.
+    """
 
     value: float
     log10: float

@@ -31,7 +31,20 @@ __all__ = ["SequencePeaks", "sequence_peaks", "cosine_contributions", "top_share
 
 class SequencePeaks(NamedTuple):
     """Per sequence: the largest |activation|, its ratio to the median |activation| of the
-    sequence's hidden state, and where it sits (row of the token, dimension)."""
+    sequence's hidden state, and where it sits (row of the token, dimension).
+
+    Attributes
+    ----------
+    peak : float array (n_sequences,)
+        Each sequence's largest |activation|.
+    ratio : float array (n_sequences,)
+        That peak over the median |activation| of the sequence's tokens by dimensions; inf
+        when the median is 0.
+    row : int array (n_sequences,)
+        The row of ``X`` (the token) holding the peak.
+    dim : int array (n_sequences,)
+        The dimension holding the peak.
+    """
 
     peak: np.ndarray
     ratio: np.ndarray

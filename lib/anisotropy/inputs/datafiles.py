@@ -53,7 +53,20 @@ class DataError(RuntimeError):
 @dataclass(frozen=True)
 class DatasetSpec:
     """What a dataset is called, where its local files live (its folder in a data root)
-    and its local splits. Its sources and hub copy are in ``data/sources.yaml``."""
+    and its local splits. Its sources and hub copy are in ``data/sources.yaml``.
+
+    Attributes
+    ----------
+    name : str
+        The dataset's name (``anisotropy.inputs.data.load(name, split)``).
+    folder : str
+        Its folder under a data root.
+    splits : tuple of str
+        Its splits; the first is the default.
+    loader : callable
+        Reads one split (``loader(split)``; the STS reader also takes the name first) into
+        a pandas DataFrame.
+    """
 
     name: str
     folder: str

@@ -33,6 +33,12 @@ __all__ = ["Encoder", "StaticVectors", "is_causal_lm", "DECODER_MODEL_TYPES"]
 class StaticVectors:
     """Static word vectors (GloVe): a frequency-ordered vocabulary and a matrix.
 
+    Parameters
+    ----------
+    resolved : ResolvedModel
+        The resolved static model (:func:`anisotropy.inputs.models.resolve`): its folder
+        holds ``glove_6B_50d_emb.npy`` and ``glove_6B_index.parquet``.
+
     Attributes
     ----------
     vocab : list of str
@@ -115,19 +121,29 @@ def is_causal_lm(config: object) -> bool:
 class Encoder:
     """A transformer turned into per-layer token vectors and pooled sentence vectors.
 
-    Parameters
+    Attributes
     ----------
     resolved : ResolvedModel
         A resolved model (:func:`anisotropy.inputs.models.resolve`; load one by name with
-        :func:`anisotropy.inputs.models.load`).
-    max_length : int, optional
-        Longest input in model tokens; defaults to the model's limit (capped at 512).
+        :func:`anisotropy.inputs.models.load`). Once loaded, its ``kind`` (when it was
+        ``"unknown"``) and an empty ``fingerprint`` (the sha256 of the weight files) are
+        filled in.
+    max_length : int or None
+        Longest input in model tokens: given, or None (default) for the model's limit;
+        once loaded, the smaller of the two, capped at 512.
     device : str
-        Where forward passes run: ``"auto"`` (CUDA, else MPS, else CPU), or a device name
+        Where forward passes run: ``"auto"`` (default: CUDA, else MPS, else CPU), or a
+        device name; once loaded, the device chosen
         (:func:`anisotropy.inputs.devices.select_device`).
     dtype : str
         Forward-pass precision: ``"float32"`` (default), or ``"float16"``/``"bfloat16"`` on
         an accelerator. Hidden states are always returned as float32.
+    model : transformers.PreTrainedModel or None
+        The loaded model, in eval mode on ``device``; None after :meth:`release`. Not a
+        constructor argument.
+    tokenizer : transformers.PreTrainedTokenizerFast
+        The model's fast tokenizer (decoders pad with their end-of-sequence token). Not a
+        constructor argument.
     """
 
     resolved: ResolvedModel
@@ -176,6 +192,7 @@ class Encoder:
 
     @property
     def name(self) -> str:
+        """The model's registry name (``resolved.name``)."""
         return self.resolved.name
 
     def release(self) -> None:

@@ -35,7 +35,18 @@ MIRROR_ENV = "ANISOTROPY_DATA_MIRROR"
 
 @dataclass(frozen=True)
 class Fetched:
-    """One file's outcome: ``status`` is ``downloaded``, ``present`` or ``no source``."""
+    """One file's outcome: ``status`` is ``downloaded``, ``present`` or ``no source``.
+
+    Attributes
+    ----------
+    path : str
+        The file's path relative to the data root, as ``data/sources.yaml`` lists it.
+    status : str
+        ``"downloaded"`` (fetched and verified), ``"present"`` (already in place with the
+        declared sha256) or ``"no source"`` (no download address: place it by hand).
+    size_bytes : int
+        Its declared size in bytes; 0 for ``"no source"``.
+    """
 
     path: str
     status: str

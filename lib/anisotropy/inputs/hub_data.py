@@ -171,9 +171,16 @@ def from_hub(spec: DatasetSpec, split: str) -> pd.DataFrame:
 class HubAdapter:
     """How a dataset's hub copy maps onto its local reader's schema.
 
-    ``splits`` maps each local split the hub can provide to the hub splits that make it up
-    (concatenated in order); ``convert(frame, name)`` turns the hub's pandas frame into the
-    local columns and dtypes. ``note`` says what the hub copy cannot give.
+    Attributes
+    ----------
+    splits : dict of str to tuple of str
+        Each local split the hub can provide, mapped to the hub splits that make it up
+        (concatenated in order).
+    convert : callable
+        ``convert(frame, name)`` turns the hub's pandas frame into the local columns and
+        dtypes.
+    note : str
+        What the hub copy cannot give (shown when a split is missing); default empty.
     """
 
     splits: dict[str, tuple[str, ...]]

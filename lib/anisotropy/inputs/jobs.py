@@ -27,10 +27,25 @@ LAST = "last"
 class Extraction:
     """One forward-pass job: ``model`` over the sentences ``corpus`` names.
 
-    ``kind`` is ``"tokens"`` (per-layer token vectors of the layer set ``layers``),
-    ``"pooled"`` (mean-pooled, unit-length sentence vectors, as claim 5 uses) or
-    ``"attention"`` (every layer's and head's attention to the first token, chapter 6).
-    ``sentences`` is the sentence list; ``digest`` identifies it.
+    Attributes
+    ----------
+    model : str
+        The model's name (:func:`anisotropy.inputs.models.resolve`).
+    corpus : str
+        The sentence set's name, part of the job's id.
+    kind : str
+        ``"tokens"`` (per-layer token vectors of the layer set ``layers``), ``"pooled"``
+        (mean-pooled, unit-length sentence vectors, as claim 5 uses) or ``"attention"``
+        (every layer's and head's attention to the first token, chapter 6).
+    layers : str
+        The layer set of a ``"tokens"`` job (:data:`ALL_LAYERS`, :data:`FIRST_LAST` or
+        :data:`LAST`); an ``"attention"`` job's text length; a ``"pooled"`` job's only names
+        the job (:func:`jobs`).
+    sentences : tuple of str
+        The sentence list (left out of comparisons and of the repr).
+    digest : str
+        Identifies the sentences: the sha256 of their JSON list (:func:`jobs`); default
+        empty.
     """
 
     model: str

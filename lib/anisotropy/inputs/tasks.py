@@ -46,6 +46,19 @@ class TaskError(ValueError):
 
 @dataclass(frozen=True)
 class Source:
+    """Where a corpus's or task's texts come from: one source of ``data/tasks.yaml``.
+
+    Attributes
+    ----------
+    dataset : str
+        A dataset of :mod:`anisotropy.inputs.data`.
+    split : str
+        One of its splits.
+    columns : tuple of str
+        The text columns taken from it, in order (all of the first column's texts, then the
+        next's).
+    """
+
     dataset: str
     split: str
     columns: tuple[str, ...]

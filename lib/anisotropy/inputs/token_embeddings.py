@@ -59,14 +59,29 @@ class TokenEmbeddings:
     Attributes
     ----------
     model : str
+        The model's name.
     layers : tuple of int
+        The layers stored (0: the embedding layer).
     path : Path
         The cache entry; ``layer(i)`` memory-maps ``layer_{i:03d}.npy`` from it.
-    token_ids, sentence_index, position, word_index : int arrays, one entry per token
-    special_mask : bool array, True for special tokens ([CLS], [SEP], BOS, ...)
-    tokens : array of str, the token strings
-    words : list of list of str, the words of each sentence (by :data:`WORD_PATTERN`)
-    meta : dict, extraction facts (counts, timings, padding share)
+    token_ids : int array (n_tokens,)
+        Each token's vocabulary id.
+    sentence_index : int array (n_tokens,)
+        The sentence each token belongs to (its index in the sentence list).
+    position : int array (n_tokens,)
+        Each token's position in its sentence's token sequence (0: the first token).
+    word_index : int array (n_tokens,)
+        The word of its sentence (an index into ``words``) that the token's characters
+        fall in (the first, when they span several); -1 for special tokens and tokens
+        outside every word.
+    special_mask : bool array (n_tokens,)
+        True for special tokens ([CLS], [SEP], BOS, ...).
+    tokens : array of str (n_tokens,)
+        The token strings.
+    words : list of list of str
+        The words of each sentence (by :data:`WORD_PATTERN`).
+    meta : dict
+        Extraction facts (counts, timings, padding share, device, dtype).
     """
 
     model: str

@@ -276,7 +276,72 @@ def threshold_value(expression: str, references: dict | None = None,
 
 @dataclass(frozen=True)
 class CheckSpec:
-    """One declared check of one claim; see the module docstring for the fields."""
+    """One declared check of one claim; the module docstring shows a declaration.
+
+    Made by :func:`load_checks` from ``data/checks.yaml`` and validated when made (an error
+    names the check); ``statement`` and ``reason`` have their ``{key}`` quotes of
+    ``data/references.yaml`` filled in.
+
+    Attributes
+    ----------
+    id : str
+        The check's id (its key under the claim).
+    claim : str
+        The claim's slug.
+    label : str
+        Its short name for tables, at most :data:`LABEL_MAX` characters.
+    statement : str
+        What the paper states, quoted.
+    section : str
+        Where the paper states it (``"Ethayarajh (2019), abstract; Sec. 4.3, Fig. 4"``).
+    anchor : str
+        The book section that shows it.
+    references : tuple of str
+        Key paths of ``data/references.yaml`` it cites (at least one).
+    quantity : str
+        What is measured, in words.
+    comparator : str or None
+        The paper's side of the threshold, one of :data:`COMPARATORS`; None (default) for
+        a finding, an equivalence check or a property without a side.
+    threshold : float or str or None
+        The number the interval is graded against (within ``bounds``), or an expression
+        over the references (``"{claim1/mev_headline/value}"``), evaluated when the spec is
+        made and stored as a float; None (default) without a comparator.
+    reason : str
+        Why this threshold or margin (or, for a property, why the method makes it hold);
+        default empty, which only a finding may leave.
+    bounds : tuple of (float, float)
+        The values the quantity can take; default unbounded.
+    exempt : dict of str to str
+        Models not graded on this check, ``{pattern: reason}``: a glob on the model's name
+        or short name, or ``kind:KIND`` (:meth:`exemption`); default none.
+    controls : dict of str to str
+        Models shown as controls and never graded, ``{pattern: reason}``, matched as
+        ``exempt`` is (:meth:`control`); default none.
+    kind : str
+        One of :data:`KINDS`; default ``"graded"``.
+    spread : str
+        How its value moves on another machine, one of :data:`SPREADS`: ``"platform"``
+        (default) or ``"seed"`` for anything trained or randomly initialised.
+    paper_value : str or dict of str to str or None
+        The paper's number on the measured scale, drawn on the forest plot: a reference key,
+        or ``{subject: key}``; default None.
+    margin : tuple of (float or None, float or None) or None
+        An equivalence check's ``(low, high)``: either end may be None (open on that side,
+        stored as the quantity's bound); default None.
+    threshold_basis : str or None
+        Where the threshold or margin comes from, one of :data:`THRESHOLD_BASES`; None
+        (default) without either.
+    threshold_expression : str or None
+        A ``paper`` or ``derived`` threshold as declared (its expression over the
+        references), set when the spec is made; default None.
+    scope : tuple of str
+        The families of model the source studied (:data:`SCOPE_KEY`, of
+        :data:`anisotropy.inputs.models.FAMILIES`); empty (default) for a test no source
+        made.
+    studied : str
+        The models the source names; an empty one (the default) is refused.
+    """
 
     id: str
     claim: str
@@ -297,9 +362,7 @@ class CheckSpec:
     paper_value: str | dict[str, str] | None = None
     margin: tuple[float | None, float | None] | None = None
     threshold_basis: str | None = None
-    #: A ``paper`` or ``derived`` threshold as declared (its expression over the references).
     threshold_expression: str | None = None
-    #: The families of model the source studied (:data:`SCOPE_KEY`), and its models by name.
     scope: tuple[str, ...] = ()
     studied: str = ""
 

@@ -125,6 +125,82 @@ class Check:
     Built by :meth:`Results.grade`, :meth:`Results.finding` and :meth:`Results.not_run`
     from a :class:`~anisotropy.report.checks.CheckSpec`; notebooks never write a verdict or a
     tolerance by hand. ``verdict`` is one of :data:`VERDICTS`.
+
+    Attributes
+    ----------
+    id : str
+        The record's id: the check's id, then ``:`` and the models' short names when it is
+        of a model, then `` / SUBJECT`` when it has a subject.
+    check : str
+        The declared check's id.
+    model : str
+        The model's name, several joined with ``", "``, or ``""`` for all models.
+    verdict : str
+        One of :data:`VERDICTS` (checked when the record is made).
+    subject : str
+        What of the model was measured (a space, a setup); ``""`` when graded once.
+    statement, section, anchor : str
+        The declaration's (:class:`~anisotropy.report.checks.CheckSpec`).
+    reference : str
+        The declaration's first reference key.
+    references : list of str
+        All its reference keys.
+    paper : str
+        The paper's values for the check
+        (:meth:`~anisotropy.report.checks.CheckSpec.paper_text`).
+    source : str
+        The sources of its references
+        (:meth:`~anisotropy.report.checks.CheckSpec.source_text`).
+    paper_values : str
+        The paper's numbers, quoted statements left out
+        (:meth:`~anisotropy.report.checks.CheckSpec.paper_values_text`).
+    quantity : str
+        What is measured, in words.
+    paper_value : float or None
+        The paper's number on the measured scale, for ``subject``
+        (:meth:`~anisotropy.report.checks.CheckSpec.paper_number`); default None.
+    measured : Any
+        The measured value (a float for a graded check; a finding's JSON-ready
+        measurement); None (default) when not measured.
+    interval : list of float or None
+        ``[low, high]`` of its 95% interval, clipped to the quantity's bounds; default None.
+    interval_method : str
+        How the interval was made (:attr:`~anisotropy.geometry.intervals.Interval.method`);
+        default empty.
+    comparator : str or None
+        The declaration's comparator; default None.
+    threshold : float or None
+        The declaration's threshold; default None.
+    threshold_reason : str
+        The declaration's reason for it; default empty.
+    tolerance : str
+        The rule in words (:meth:`~anisotropy.report.checks.CheckSpec.tolerance`); default
+        empty.
+    note : str
+        Why the verdict is not a grade: an exemption's or control's reason, a property's
+        note, what would decide a check with a sample too small, or why the check did not
+        run; default empty.
+    details : Any
+        What to keep beside the record, JSON-ready; default None.
+    kind : str
+        The declaration's kind (:data:`~anisotropy.report.checks.KINDS`); default
+        ``"graded"``.
+    margin : list or None
+        An equivalence check's ``[low, high]`` as declared, None for an open end; None
+        (default) for other kinds.
+    threshold_basis : str or None
+        ``paper``, ``derived``, ``direction`` or ``book``
+        (:data:`~anisotropy.report.checks.THRESHOLD_BASES`); default None.
+    family : str
+        The model's family (:data:`anisotropy.inputs.models.FAMILIES`; ``", "``-joined for
+        a check over several models); default empty.
+    studied : str
+        What the source studied (the declaration's ``studied``); default empty.
+    scope : str
+        What a graded verdict therefore is: ``reproduction`` on a family the source
+        studied, ``generalisation`` on another
+        (:meth:`anisotropy.report.checks.CheckSpec.scope_of`); empty (default) when not
+        graded.
     """
 
     id: str
@@ -152,12 +228,8 @@ class Check:
     note: str = ""
     details: Any = None
     kind: str = "graded"
-    margin: list | None = None  # an equivalence check's [low, high]; None for an open end
-    threshold_basis: str | None = None  # paper, derived, direction or book (see checks)
-    #: The model's family (:data:`anisotropy.inputs.models.FAMILIES`; ", "-joined for a
-    #: check over several models), what the source studied, and what a graded verdict
-    #: therefore is: ``reproduction`` on a family the source studied, ``generalisation`` on
-    #: another (:meth:`anisotropy.report.checks.CheckSpec.scope_of`); empty when not graded.
+    margin: list | None = None
+    threshold_basis: str | None = None
     family: str = ""
     studied: str = ""
     scope: str = ""
@@ -169,7 +241,35 @@ class Check:
 
 @dataclass
 class Results:
-    """Collects a claim notebook's results and writes the results JSON."""
+    """Collects a claim notebook's results and writes the results JSON.
+
+    Attributes
+    ----------
+    claim : str
+        The claim's slug.
+    parameters : dict
+        Every parameter's value (:meth:`~anisotropy.inputs.settings.ClaimSettings.parameters`).
+    profile : str
+        The profile the run used; default empty: ``$ANISOTROPY_PROFILE``, else ``"custom"``.
+    models : list of dict
+        Each model's description (:meth:`add_model`); default empty.
+    metrics : dict
+        Free-form metrics by name (:meth:`metric`); default empty.
+    checks : list of Check
+        The records (:meth:`grade`, :meth:`finding`, :meth:`not_run`); default empty.
+    started : float
+        :func:`time.perf_counter` when the results were made (the runtime is measured from
+        it); default now.
+    started_utc : datetime.datetime
+        The UTC time they were made (recorded in the environment block); default now.
+    specs : dict of str to CheckSpec
+        The claim's check declarations by id; default empty:
+        :func:`~anisotropy.report.checks.load_checks` of ``claim``, loaded and validated
+        when the results are made.
+    overrides : dict
+        The values given on top of the profile
+        (:meth:`~anisotropy.inputs.settings.ClaimSettings.override_dict`); default empty.
+    """
 
     claim: str
     parameters: dict

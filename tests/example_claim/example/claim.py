@@ -93,7 +93,16 @@ DECLARATION = ClaimDeclaration(
 
 @dataclass
 class Measured:
-    """One model's measurement: its kind and each check's :class:`CheckValue`."""
+    """One model's measurement: its kind and each check's :class:`CheckValue`.
+
+    Attributes
+    ----------
+    kind : str
+        The model's kind (``"encoder"``, ``"decoder"``).
+    checks : dict of str to CheckValue
+        ``{check id: CheckValue}`` of the sentence baseline (graded) and the closest pair
+        (a finding).
+    """
 
     kind: str
     checks: dict[str, CheckValue]

@@ -223,13 +223,38 @@ class EncoderPool:
     it go: the claim's setups are (task, model) pairs and one encoder serves several (both
     main setups run ``settings.model``; each of the appendix's ``glue_models``, that model
     among them by default, runs every GLUE task), so the pool caches each encoder across
-    the setups and loads it once."""
+    the setups and loads it once.
+
+    Parameters
+    ----------
+    settings : Settings
+        The claim's parameters: their ``device`` and ``dtype`` are read
+        (:func:`~anisotropy.claims.base.load_model`).
+    on_model : callable or None, optional
+        Called with each encoder when it is loaded (the results' ``add_model``); None
+        (default) reports nothing.
+    load : callable or None, optional
+        Loads a model by name (a fake in tests); None (default):
+        :func:`anisotropy.inputs.models.load`.
+    """
 
     def __init__(self, settings: Settings, on_model=None, load=None):
         self.settings, self.on_model, self.load = settings, on_model, load
         self.encoders: dict = {}
 
     def __call__(self, name: str):
+        """The encoder ``name``, loaded and reported on the first call only.
+
+        Parameters
+        ----------
+        name : str
+            A model of the registry (``anisotropy models``).
+
+        Returns
+        -------
+        Encoder
+            The same encoder at every call with ``name``.
+        """
         if name not in self.encoders:
             self.encoders[name] = load_model(name, self.settings, on_model=self.on_model,
                                              load=self.load)
@@ -240,7 +265,35 @@ class EncoderPool:
 class Setup:
     """One trained setup: the stacked trajectories of every seed (columns ``seed, update,
     isoscore, silhouette, accuracy, ...``), the task's size and, for the main setups, every
-    check's :class:`~anisotropy.claims.base.CheckValue` (measured, Interval, details)."""
+    check's :class:`~anisotropy.claims.base.CheckValue` (measured, Interval, details).
+
+    Attributes
+    ----------
+    task : str
+        The classification task (:func:`setup_task`).
+    model : str
+        The encoder's name.
+    trajectory : pandas.DataFrame
+        The recorded updates of every initialisation on run 0's items
+        (:attr:`~anisotropy.claims.classifier_geometry.classifier.SeedRuns.trajectory`).
+    n_items : int
+        The task's ``n_items`` (:func:`setup_task`).
+    n_points : int
+        The task's number of sentences (the points trained).
+    checks : dict of str to CheckValue
+        ``{check id: CheckValue}``; empty (default) until :func:`measure_setups` fills it.
+    item_changes : pandas.DataFrame or None
+        The half-sample draws of the first seed's changes of IsoScore and silhouette
+        (:func:`~anisotropy.claims.classifier_geometry.classifier.item_change_draws`), or
+        None (default).
+    subset_changes : pandas.DataFrame or None
+        Columns ``isoscore`` and ``silhouette``: the change of run 0's first seed, then one
+        row per run whose subset differs from run 0's; or None (default).
+    ranks : pandas.DataFrame or None
+        Every initialisation's rank series
+        (:attr:`~anisotropy.claims.classifier_geometry.classifier.SeedRuns.ranks`), or None
+        (default).
+    """
 
     task: str
     model: str

@@ -848,7 +848,16 @@ class RankSeries:
         """Record the metrics of the sample at ``update``, on one BLAS thread: the
         matrices are small, and two threads on a shared core stall on each of the
         thousand small GEMMs and eigenproblems (measured: 1.6 s per update against 0.03 s
-        with another job on the cores)."""
+        with another job on the cores).
+
+        Parameters
+        ----------
+        update : int
+            The update just made (0: before the first), recorded as ``update``.
+        points : array (n_points, dim)
+            Every point of the setup after that update; the sample reads its ``rows`` (and
+            ``chosen`` pairs).
+        """
         labels = self.targets if self.pairs is None else None
         with _blas_controller().limit(limits=1, user_api="blas"):
             record = point_metrics(points, labels, self.targets, self.pairs, self.rows,

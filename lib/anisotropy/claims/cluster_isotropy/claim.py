@@ -202,7 +202,30 @@ def eval_tasks(settings: Settings) -> list[str]:
 class ModelComparison:
     """The methods on STS for one model: its last-layer token vectors, every (mode, task,
     method) row (``comparison``, with the inductive fit's facts) and the transductive
-    per-pair scores behind the paired bootstraps."""
+    per-pair scores behind the paired bootstraps.
+
+    Attributes
+    ----------
+    name : str
+        The model's name.
+    kind : str
+        ``"encoder"`` or ``"decoder"``.
+    encoder : Encoder
+        The loaded model.
+    tokens : TokenEmbeddings
+        The STS sentences' token vectors at layers 0, 1 and the last.
+    exclude : tuple of int
+        The positions left out (``(0,)``: a decoder's, unless ``include_sink``).
+    comparison : pandas.DataFrame
+        One row per (mode, task, method), both modes, with the model's short name.
+    pair_scores : dict
+        Each pair's cosine under ``(task, method)`` and the gold scores under
+        ``(task, "gold")``, transductive; default empty.
+    fits : pandas.DataFrame or None
+        The isotropy fits on the scored tasks
+        (:func:`~anisotropy.claims.cluster_isotropy.methods.isotropy_fits`), with the
+        model's short name; default None.
+    """
 
     name: str
     kind: str

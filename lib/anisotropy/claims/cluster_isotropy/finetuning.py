@@ -217,7 +217,33 @@ def pair_task(task: str, split: str, sep: str, n_items: int | None = None,
 @dataclass(frozen=True)
 class FineTuning:
     """Settings of one fine-tuning run (the slides give only the 2 epochs). Every field is
-    part of a cached run's key."""
+    part of a cached run's key; each is checked when the settings are made.
+
+    Attributes
+    ----------
+    epochs : int
+        Passes over the training items (default 2, >= 1).
+    batch_size : int
+        Pairs per batch, of training and of evaluation (default 32, >= 2: the method
+        clusters a batch).
+    learning_rate : float
+        AdamW's peak learning rate (default 2e-5).
+    max_length : int
+        Longest input pair in model tokens, truncated beyond (default 128, >= 8).
+    n_clusters, n_components : int
+        K and D of the cluster-based method on each batch (:func:`batch_cluster_isotropy`;
+        defaults 3 and 2).
+    warmup : float
+        Share of the steps with a linear warm-up, then linear decay (default 0.1, in
+        [0, 1)).
+    weight_decay : float
+        AdamW's weight decay, on every parameter (default 0.01).
+    max_grad_norm : float
+        Gradient clipping: the global norm the gradients are clipped to (default 1.0).
+    dropout : float or None
+        Dropout before the classifier; None (default): the model's hidden dropout
+        (``hidden_dropout_prob``, else 0.1).
+    """
 
     epochs: int = 2
     batch_size: int = 32
@@ -225,10 +251,10 @@ class FineTuning:
     max_length: int = 128
     n_clusters: int = 3
     n_components: int = 2
-    warmup: float = 0.1  # share of the steps with a linear warm-up, then linear decay
-    weight_decay: float = 0.01  # AdamW, on every parameter
-    max_grad_norm: float = 1.0  # gradient clipping
-    dropout: float | None = None  # before the classifier; None: the model's hidden dropout
+    warmup: float = 0.1
+    weight_decay: float = 0.01
+    max_grad_norm: float = 1.0
+    dropout: float | None = None
 
     def __post_init__(self) -> None:
         if self.epochs < 1:

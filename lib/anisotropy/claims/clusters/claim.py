@@ -157,10 +157,40 @@ ONE_CLUSTER = ("K-means keeps one cluster (K = 1) in every layer, so per-cluster
 # --------------------------------------------------------------------------- measurements
 @dataclass
 class ModelClusters:
-    """Claim 2 on one model: the per-layer table (K, similarities raw and centred, LID,
-    IsoScore), the K-means labels and bootstrap draws per layer, the tokens analysed
-    (``keep``: no special tokens, a decoder's position 0 dropped by default) and the LID of
-    its input-embedding matrix (``input_lid``, its draws in ``input_draws``)."""
+    """Claim 2 on one model (:func:`measure_model`).
+
+    Attributes
+    ----------
+    name : str
+        The model's name.
+    kind : str
+        ``"encoder"`` or ``"decoder"``.
+    tokens : TokenEmbeddings
+        The windows' token vectors.
+    keep : bool array (n_tokens,)
+        The tokens analysed: no special tokens, a decoder's position 0 dropped unless
+        ``include_sink``.
+    layers : list of int
+        The layers analysed.
+    n_layers : int
+        The model's last layer.
+    per_layer : pandas.DataFrame
+        One row per layer analysed: K, similarities raw and centred, LID, IsoScore
+        (:func:`~anisotropy.claims.clusters.measure.cluster_layer_stats`).
+    labels : dict of int to numpy.ndarray
+        Each layer's K-means labels.
+    draws : dict of int to dict
+        Each layer's bootstrap draws, ``{layer: {name: draws}}``.
+    input_lid : dict
+        The LID of its input-embedding matrix
+        (:func:`~anisotropy.claims.clusters.manifolds.static_space_lid` without its draws):
+        ``n``, ``dim``, ``LID euclidean`` and ``LID cosine``.
+    input_draws : numpy.ndarray of shape (n_boot,)
+        The bootstrap draws of that cosine LID.
+    facts : dict
+        ``tokens``, ``types`` and ``windows`` analysed, ``layers analysed`` and ``decoder``;
+        default empty.
+    """
 
     name: str
     kind: str

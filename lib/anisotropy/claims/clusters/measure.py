@@ -242,10 +242,18 @@ def token_kinds(tokens: np.ndarray) -> np.ndarray:
 class WindowSample:
     """The token rows claim 2 reads and the draws every layer shares (:func:`window_sample`).
 
-    ``rows``: the tokens kept (special tokens and excluded positions dropped); ``types``:
-    their token ids; ``windows``: each one's context window (0 .. W-1); ``weights``: the
-    Bayesian-bootstrap window weights, shape (n_boot, W); ``lid_rows``: each LID sample's
-    rows (indices into ``rows``).
+    Attributes
+    ----------
+    rows : int array
+        The rows of the tokens kept (special tokens and excluded positions dropped).
+    types : int array
+        Their token ids.
+    windows : int array
+        Each one's context window (0 .. W-1).
+    weights : float array (n_boot, W)
+        The Bayesian-bootstrap window weights.
+    lid_rows : list of int array
+        Each LID sample's rows (indices into ``rows``).
     """
 
     rows: np.ndarray

@@ -116,7 +116,7 @@ def adam_weight_decay_step(param, grad, m, v, learning_rate: float, weight_decay
 class FlowCalibration:
     """Fit/transform wrapper around a RealNVP flow.
 
-    Parameters
+    Attributes
     ----------
     n_steps : int
         Optimiser steps of maximum likelihood on mini-batches. Batches are drawn without

@@ -200,7 +200,32 @@ class FrequencyGeometry:
     searched in, with the sorted distances to them: ``neighbours``), the model and kind
     that own it, its
     correlations (``geometry``: one row per space) with their intervals, and its means per
-    frequency-rank range (``bins``)."""
+    frequency-rank range (``bins``).
+
+    Every field is keyed by the space's name (``"MODEL: input embeddings"``, ...) and
+    empty by default (:func:`measure_frequency` fills them).
+
+    Attributes
+    ----------
+    spaces : dict
+        ``{space: (vectors, frequencies)}``.
+    pools : dict
+        ``{space: (vectors, rows)}``: the vectors its neighbours are searched among, the
+        space being ``vectors[rows]``.
+    neighbours : dict
+        ``{space: (n, k) distances}`` to each row's nearest neighbours, sorted ascending
+        (:func:`anisotropy.claims.frequency.measure.neighbour_distances`).
+    owners : dict
+        ``{space: (model name, kind)}`` of the model that owns it.
+    geometry : dict
+        ``{space: dict}``: its rank correlations of norm and kNN distance with frequency
+        (:func:`anisotropy.claims.frequency.measure.frequency_geometry`'s summary, the
+        intervals apart).
+    intervals : dict
+        ``{space: {quantity: Interval}}`` of the quantities of :data:`FREQUENCY_CHECKS`.
+    bins : dict
+        ``{space: pandas.DataFrame}``: its means per frequency-rank range.
+    """
 
     spaces: dict = field(default_factory=dict)
     pools: dict = field(default_factory=dict)
@@ -273,9 +298,28 @@ def measure_frequency(settings: Settings, encoders: dict, static, corpus: list[s
 
 @dataclass
 class Calibration:
-    """Part B for one transformer: Spearman/Pearson per task and method (``scores``), the
-    flows' loss curves per task, and each check's ``CheckValue`` (measured, Interval,
-    details)."""
+    """Part B for one transformer (:func:`measure_calibration`).
+
+    Attributes
+    ----------
+    model : str
+        The transformer's name.
+    kind : str
+        ``"encoder"`` or ``"decoder"``.
+    scores : pandas.DataFrame
+        Spearman/Pearson per task, method and seed
+        (:func:`anisotropy.claims.frequency.calibration.calibrate_and_score`).
+    curves : dict
+        The flows' training losses per task (and ``"NLI"``), of the first flow seed.
+    checks : dict of str to CheckValue
+        Each check of :data:`CALIBRATION_CHECKS` (measured, Interval, details).
+    per_task : dict
+        ``{task: {"whitening": (change, Interval), "flow": (change, Interval)}}``
+        (:func:`anisotropy.claims.frequency.calibration.task_changes`); default empty.
+    sweep : pandas.DataFrame or None
+        The flow's budget sweep (:func:`budget_sweep`); None (default) with no budget to
+        sweep.
+    """
 
     model: str
     kind: str

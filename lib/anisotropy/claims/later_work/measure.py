@@ -57,9 +57,24 @@ ABTT_COLUMN = "all-but-the-top"
 
 @dataclass
 class LaterMeasurement:
-    """Chapter 6 on one model: ``per_layer`` (one row per layer, the shuffled text's TwoNN
-    profile included), ``checks`` (``{id: CheckValue}``: measured, Interval or None, details),
-    ``facts`` and the attention to the first token (``None`` when the model gives none)."""
+    """Chapter 6 on one model (:func:`anisotropy.claims.later_work.claim.measure_model`).
+
+    Attributes
+    ----------
+    name : str
+        The model's name.
+    kind : str
+        ``"encoder"`` or ``"decoder"``.
+    per_layer : pandas.DataFrame
+        One row per layer, the shuffled text's TwoNN profile included.
+    checks : dict of str to CheckValue
+        ``{id: CheckValue}``: measured, Interval or None, details.
+    facts : dict
+        The sample's counts and the standardisation tables; default empty.
+    attention : float array (n_windows, n_layers, n_heads) or None
+        The windows' attention to the first token; None (default) when the model gives
+        none.
+    """
 
     name: str
     kind: str
@@ -73,7 +88,17 @@ class LaterMeasurement:
 class WordContexts:
     """Contexts of words: ``texts[i]`` holds ``word[i]`` as its word number
     ``word_index[i]`` (words as :func:`~anisotropy.inputs.token_embeddings.split_words`
-    splits them)."""
+    splits them).
+
+    Attributes
+    ----------
+    texts : list of str
+        The contexts, their words joined by single spaces.
+    word : list of str
+        The word each context is for.
+    word_index : list of int
+        Its position among the context's words (never 0).
+    """
 
     texts: list[str]
     word: list[str]

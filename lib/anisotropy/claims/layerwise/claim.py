@@ -137,15 +137,31 @@ DECLARATION = ClaimDeclaration(
 # --------------------------------------------------------------------------- measurements
 @dataclass
 class ModelMeasurement:
-    """Everything claim 1 measures on one model.
+    """Everything claim 1 measures on one model (:func:`measure_model`).
 
-    ``per_layer``: one row per layer (baseline with its 95% band, self- and intra-sentence
-    similarity, MEV and their adjusted forms); ``per_word``: one row per (word, layer);
-    ``facts``: counts of the sample; ``summary``: the per-layer table's summary numbers
-    (:func:`anisotropy.claims.layerwise.measure.summarize_layers`); ``checks``: ``{check id:
-    CheckValue}`` (measured, Interval or None, details) for every id of :data:`CHECKS`;
-    ``sinks``: the position-0 analysis of a decoder
-    (:func:`anisotropy.claims.layerwise.measure.sink_effect`).
+    Attributes
+    ----------
+    name : str
+        The model's name.
+    kind : str
+        ``"encoder"`` or ``"decoder"``.
+    per_layer : pandas.DataFrame
+        One row per layer: baseline with its 95% band, self- and intra-sentence
+        similarity, MEV and their adjusted forms.
+    per_word : pandas.DataFrame
+        One row per (word, layer).
+    facts : dict
+        Counts of the sample, with ``decoder``, ``kind``, ``notes``, ``excluded_positions``
+        and ``tokens_per_second``.
+    summary : dict
+        The per-layer table's summary numbers
+        (:func:`anisotropy.claims.layerwise.measure.summarize_layers`).
+    checks : dict of str to CheckValue
+        ``{check id: CheckValue}`` (measured, Interval or None, details) for every id of
+        :data:`CHECKS`.
+    sinks : pandas.DataFrame or None
+        The position-0 analysis of a decoder
+        (:func:`anisotropy.claims.layerwise.measure.sink_effect`); None for an encoder.
     """
 
     name: str

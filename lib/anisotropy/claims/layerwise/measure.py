@@ -129,12 +129,28 @@ def size_matched_mev_baseline(X: np.ndarray, sizes: np.ndarray, center: bool = T
 class WordSample:
     """The rows claim 1 reads, drawn once and shared by every layer (:func:`word_sample`).
 
-    ``table``: one row per word occurrence (:meth:`TokenEmbeddings.word_table`); ``eligible``:
-    the occurrences of words in ``min_contexts`` or more sentences; ``word_rows``: those
-    rows, at most ``max_occurrences`` per word (a seeded subsample), and ``word_types``
-    their words; ``first``, ``second``: the baseline's random pairs of occurrences in
-    different sentences; ``random_rows``: the random-word MEV baseline's words, one per
-    random sentence; ``random_counts``: bootstrap resample counts of those words (or None).
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per word occurrence (:meth:`TokenEmbeddings.word_table`), with its
+        lower-cased ``type``.
+    eligible : bool array (n_occurrences,)
+        The occurrences of alphabetic words in ``min_contexts`` or more sentences.
+    word_rows : int array
+        Those rows, at most ``max_occurrences`` per word (a seeded subsample), sorted.
+    word_types : array of str
+        The word (type) of each of ``word_rows``.
+    first, second : int array (n_pairs,)
+        The baseline's random pairs of occurrences in different sentences (rows of
+        ``table``).
+    random_rows : int array
+        The random-word MEV baseline's words, one per random sentence (rows of ``table``).
+    random_counts : float array (n_boot, n_random) or None
+        Bootstrap resample counts of those words (stream ``bootstrap/random-words``); None
+        without ``n_boot``.
+    word_seed : int
+        The seed of the random words (stream ``random-words``), which the layers' MEV
+        baselines reuse.
     """
 
     table: pd.DataFrame
@@ -177,17 +193,6 @@ class WordSample:
 class WordStats:
     """What :func:`layerwise_word_stats` measures.
 
-    ``per_layer``: one row per layer; ``per_word``: one row per (word, layer), ``type, layer,
-    n, contexts, self_similarity, self_similarity_adj, mev`` (centred), ``mev_uncentred``
-    and ``mev_adj``; ``facts``: counts of words, occurrences and sentences;
-    ``pair_cosines``: the baseline's random-pair cosines, shape (layers, pairs), the same
-    pairs in every layer; ``mev_baseline_draws``: with ``n_boot``, bootstrap draws of the
-    uncentred random-word MEV baseline, shape (layers, ``n_boot``), its random words
-    resampled (the same resample in every layer) and the share refitted
-    (:func:`anisotropy.geometry.metrics.uncentred_share_draws`), else None; ``units``: the
-    sentences of the baseline's pairs and of each analysed word's occurrences, for
-    :func:`check_values`' bootstrap over sentences.
-
     Self-similarity averages the pairs of a word's occurrences in *different* sentences
     (Ethayarajh's definition); ``self_similarity_all_pairs`` keeps the pairs within one
     sentence too, as kawine/contextual's ``analyze.py`` does, to show the difference.
@@ -200,6 +205,25 @@ class WordStats:
     uncentred baseline, is ``mev_adj``; two more variants are reported beside it: the same
     random words with a centred PCA (``mev_adj_centred_baseline``), and random sets with the
     analysed words' sizes (``mev_adj_size_matched``, :func:`size_matched_mev_baseline`).
+
+    Attributes
+    ----------
+    per_layer : pandas.DataFrame
+        One row per layer.
+    per_word : pandas.DataFrame
+        One row per (word, layer): ``type, layer, n, contexts, self_similarity,
+        self_similarity_adj, mev`` (centred), ``mev_uncentred`` and ``mev_adj``.
+    facts : dict
+        Counts of words, occurrences and sentences.
+    pair_cosines : float array (layers, pairs)
+        The baseline's random-pair cosines, the same pairs in every layer.
+    mev_baseline_draws : float array (layers, n_boot) or None
+        With ``n_boot``, bootstrap draws of the uncentred random-word MEV baseline, its
+        random words resampled (the same resample in every layer) and the share refitted
+        (:func:`anisotropy.geometry.metrics.uncentred_share_draws`); else None.
+    units : SentenceUnits
+        The sentences of the baseline's pairs and of each analysed word's occurrences, for
+        :func:`check_values`' bootstrap over sentences.
     """
 
     per_layer: pd.DataFrame
@@ -738,11 +762,27 @@ def mev_adjusted_draws(mev_draws: np.ndarray, mev_base: np.ndarray,
 class CheckDraws:
     """The per-word values and bootstrap draws behind claim 1's checks (:func:`check_draws`).
 
-    Per layer: ``base``, the baseline (mean random-pair cosine); per (word, layer):
-    ``self_sim``, ``mev`` (uncentred share), ``centred_mev`` and ``contexts`` (occurrences);
-    shape (n_boot, layers): ``base_draws``, ``self_draws`` and ``mev_draws``, the means over
-    pairs and words in each draw; ``pairs_method`` and ``words_method`` say how they were
-    drawn.
+    Attributes
+    ----------
+    base : float array (layers,)
+        The baseline per layer (mean random-pair cosine).
+    base_draws : float array (n_boot, layers)
+        Its means over the pairs in each draw.
+    self_sim : float array (words, layers)
+        Each word's self-similarity.
+    self_draws : float array (n_boot, layers)
+        Its means over the words in each draw.
+    mev : float array (words, layers)
+        Each word's MEV, the uncentred share.
+    centred_mev : float array (words, layers)
+        Each word's centred MEV.
+    contexts : array (words, layers)
+        Each word's occurrences (the ``n`` column of the per-word table).
+    mev_draws : float array (n_boot, layers)
+        The means of ``mev`` over the words in each draw.
+    pairs_method, words_method : str
+        How the pairs' and the words' draws were made
+        (:func:`~anisotropy.geometry.intervals.boot_method`).
     """
 
     base: np.ndarray
