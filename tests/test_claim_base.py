@@ -6,7 +6,14 @@ import dataclasses
 
 import pytest
 
-from anisotropy.claims.base import CheckValue, each_model, load_model, record_checks
+from anisotropy.claims.base import (
+    CheckValue,
+    each_model,
+    grade_each,
+    load_model,
+    measure_each,
+    record_checks,
+)
 from anisotropy.claims.layerwise import claim as layerwise
 from anisotropy.geometry.intervals import Interval
 from anisotropy.report.results import Results
@@ -149,3 +156,49 @@ def test_record_checks_records_a_finding_measured_as_none_as_not_run_only_with_a
     results = _results()
     record_checks(results, "org/one", checks, (), list(checks))
     assert results.checks[0].verdict == "finding" and results.checks[0].measured is None
+
+
+def test_measure_each_keys_each_measurement_by_the_loaded_name_one_model_at_a_time():
+    """The model loop: each model loaded (by its loaded name, not the settings' alias),
+    measured by the claim's step and let go before the next is loaded."""
+    alive = []
+
+    class Encoder:
+        def __init__(self, name):
+            self.name = f"resolved/{name}"
+            alive.append(self.name)
+
+        def __del__(self):
+            alive.remove(self.name)
+
+    def measure_one(encoder):
+        assert alive == [encoder.name]  # the previous model is gone
+        return len(encoder.name)
+
+    reported = []
+    out = measure_each(SETTINGS, measure_one, on_model=lambda m: reported.append(m.name),
+                       load=lambda name, **options: Encoder(name))
+    assert out == {"resolved/org/one": 16, "resolved/org/two": 16}
+    assert reported == list(out)
+    assert alive == []
+
+
+def test_grade_each_records_every_models_checks_by_name():
+    @dataclasses.dataclass
+    class Measured:
+        checks: dict
+        kind: str
+
+    measured = {
+        "org/one": Measured({"baseline-positive": CheckValue(0.5, _interval(0.4, 0.6)),
+                             "last-layer-rise": CheckValue(0.1)}, "encoder"),
+        "org/two": Measured({"baseline-positive": CheckValue(None, None,
+                                                             {"unavailable": "no layers"}),
+                             "last-layer-rise": CheckValue(0.2)}, "decoder")}
+    results = _results()
+    grade_each(results, measured, ["baseline-positive"], ["last-layer-rise"])
+    assert [(c.check, c.model, c.verdict) for c in results.checks] == [
+        ("baseline-positive", "org/one", "reproduced"),
+        ("last-layer-rise", "org/one", "finding"),
+        ("baseline-positive", "org/two", "not run"),
+        ("last-layer-rise", "org/two", "finding")]

@@ -111,8 +111,9 @@ def test_the_example_formula_is_the_mean_over_pairs_of_different_copies():
         assert measure.weighted_pair_cosine(unit, w) == pytest.approx(expected)
     assert measure.weighted_pair_cosine(unit, counts) == pytest.approx(
         [measure.weighted_pair_cosine(unit, w) for w in counts])
-    value, interval = measure.sentence_baseline(unit, 200, 1)
-    assert interval.low <= value <= interval.high
+    baseline = measure.sentence_baseline(unit, 200, 1)
+    assert baseline.interval.low <= baseline.value <= baseline.interval.high
+    assert baseline.details == {"sentences": 7}
     # an isotropic sample sits near zero, a shared direction far above it
     spread = rng.normal(size=(400, 50))
     spread /= np.linalg.norm(spread, axis=1, keepdims=True)

@@ -142,6 +142,15 @@ def _covered(expected: dict) -> set[tuple]:
     return covered
 
 
+def _expected(slug: str) -> dict:
+    """The smoke expectations recorded for ``slug``; a claim with none fails, saying how to
+    record them."""
+    assert slug in EXPECTED, (f"{slug} has no recorded smoke expectations in "
+                              "tests/expected/smoke.yaml: record them with "
+                              f"scripts/record_smoke_bands.py --slugs {slug} (CONTRIBUTING.md)")
+    return EXPECTED[slug]
+
+
 @pytest.mark.parametrize("slug", SLUGS)
 def test_every_graded_number_has_a_band(slug):
     """Completeness, without running anything: every check the file grades has bands on its
@@ -149,7 +158,7 @@ def test_every_graded_number_has_a_band(slug):
     declares; and no interval band straddles the threshold of a verdict it pins."""
     from anisotropy.report.checks import load_checks
 
-    expected = EXPECTED[slug]
+    expected = _expected(slug)
     specs = load_checks(slug)
     bands = {tuple(b["path"][1:]): b for b in expected["bands"]}
     graded = ("reproduced", "not reproduced", "inconclusive")
@@ -185,7 +194,7 @@ def test_smoke_run_verdicts_and_bands(slug, smoke_runs):
     must contain the verdict, every band must contain its number, and every number of the
     run must have a band (or a declared reason for none)."""
     record = smoke_runs[slug]
-    expected = EXPECTED[slug]
+    expected = _expected(slug)
     verdicts = {check["id"]: check["verdict"] for check in record["checks"]}
     assert set(verdicts) == set(expected["verdicts"]), (
         f"{slug}: the set of checks changed; re-record tests/expected/smoke.yaml")

@@ -17,11 +17,7 @@ import one another: the corpora several of them share are in
 :mod:`anisotropy.inputs.corpora`, and the STS scoring claims 3, 4 and chapter 6 share is
 :mod:`anisotropy.claims.sts`.
 
-- claim 1 (Ethayarajh 2019): :mod:`anisotropy.claims.layerwise`;
-- claim 2 (Cai et al. 2021): :mod:`anisotropy.claims.clusters`;
-- claim 3 (Li et al. 2020; Su et al. 2021): :mod:`anisotropy.claims.frequency`;
-- claim 4 (Rajaee & Pilehvar 2021): :mod:`anisotropy.claims.cluster_isotropy`;
-- claim 5 (Mickus et al. 2024): :mod:`anisotropy.claims.classifier_geometry`;
-- chapter 6 (later work: Sun et al. 2024, Xiao et al. 2024, Gu et al. 2025, Timkey & van
-  Schijndel 2021, and the intrinsic-dimension papers): :mod:`anisotropy.claims.later_work`.
+Which package holds which claim is read from the declarations, never listed here:
+:func:`anisotropy.book.catalog.claims` gives each claim's slug, title, papers and module,
+so that a new claim's package needs no line in this file.
 """

@@ -24,7 +24,8 @@ from typing import Any
 from anisotropy.geometry.intervals import Interval
 from anisotropy.inputs import models as registry
 
-__all__ = ["CheckValue", "load_model", "each_model", "record_checks"]
+__all__ = ["CheckValue", "load_model", "each_model", "measure_each", "record_checks",
+           "grade_each"]
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,37 @@ def each_model(settings, names: Sequence[str] | None = None, *,
     """
     for name in (settings.models if names is None else names):
         yield load_model(name, settings, on_model=on_model, load=load)
+
+
+def measure_each(settings, measure_one: Callable[[Any], Any],
+                 names: Sequence[str] | None = None, *, on_model: Callable | None = None,
+                 load: Callable | None = None) -> dict[str, Any]:
+    """The model loop: each model of ``settings`` loaded (:func:`each_model`), measured by
+    ``measure_one`` and let go before the next is loaded.
+
+    Parameters
+    ----------
+    settings : anisotropy.inputs.settings.ClaimSettings
+        The claim's settings (:func:`each_model` reads them).
+    measure_one : callable
+        The claim's own step: ``measure_one(encoder)`` returns that model's measurement;
+        it may free what it holds (``encoder.release()``) before it returns.
+    names : sequence of str or None, optional
+        The models; None (default): ``settings.models``.
+    on_model, load : callable or None, optional
+        As :func:`load_model`.
+
+    Returns
+    -------
+    dict of str to object
+        ``{encoder.name: measurement}``, in the order of the models: the loaded name, which
+        a hub model resolves to, not the alias the settings give.
+    """
+    out = {}
+    for encoder in each_model(settings, names, on_model=on_model, load=load):
+        out[encoder.name] = measure_one(encoder)
+        del encoder
+    return out
 
 
 def record_checks(results, model: str, checks: Mapping[str, CheckValue], graded: Sequence[str],
@@ -206,3 +238,24 @@ def _record_finding(results, check: str, model: str, measured: CheckValue, subje
                 details["interval method"] = interval.method
         extra["details"] = details or measured.details
     results.finding(check, model, measured.value, subject=subject, **extra)
+
+
+def grade_each(results, measured: Mapping[str, Any], graded: Sequence[str],
+               findings: Sequence[str] = (), **options) -> None:
+    """The grading loop: :func:`record_checks` for every model's measurement, each read
+    by name (its ``checks``, a mapping of check id to :class:`CheckValue`, and its
+    ``kind``).
+
+    Parameters
+    ----------
+    results : anisotropy.report.results.Results
+        The claim's results.
+    measured : mapping of str to object
+        ``{model name: measurement}`` (:func:`measure_each`).
+    graded, findings : sequence of str
+        As :func:`record_checks`.
+    **options
+        Passed on to :func:`record_checks` (``not_run``, ``finding_interval``, ...).
+    """
+    for name, m in measured.items():
+        record_checks(results, name, m.checks, graded, findings, model_kind=m.kind, **options)

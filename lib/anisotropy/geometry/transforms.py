@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 
 import numpy as np
+from scipy.linalg import eigh
 
 from anisotropy.geometry.metrics import check_embeddings
 
@@ -80,8 +81,6 @@ def _top_directions(centred: np.ndarray, n_components: int) -> np.ndarray:
     """
     if n_components == 0:
         return np.zeros((0, centred.shape[1]))
-    from scipy.linalg import eigh
-
     n, d = centred.shape
     k = min(n_components, n, d)
     small = min(n, d)

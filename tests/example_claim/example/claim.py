@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from anisotropy.claims.base import CheckValue, each_model, record_checks
+from anisotropy.claims.base import CheckValue, grade_each, measure_each
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.claims.example.ids import CLOSEST_PAIR, SENTENCE_BASELINE_POSITIVE
 from anisotropy.claims.example.measure import sentence_baseline
@@ -127,13 +127,12 @@ def measure_model(settings: Settings, encoder, texts: list[str]) -> Measured:
         The model's kind and its two checks.
     """
     unit = encoder.encode_sentences(texts, pooling="mean", normalize=True)
-    value, interval = sentence_baseline(unit, settings.n_boot,
-                                        stream_seed(settings.seed, "example/bootstrap"))
+    baseline = sentence_baseline(unit, settings.n_boot,
+                                 stream_seed(settings.seed, "example/bootstrap"))
     cosines = unit @ unit.T
     cosines[range(len(texts)), range(len(texts))] = -1.0
-    return Measured(encoder.resolved.kind, {
-        SENTENCE_BASELINE_POSITIVE: CheckValue(value, interval, {"sentences": len(texts)}),
-        CLOSEST_PAIR: CheckValue(float(cosines.max()))})
+    return Measured(encoder.resolved.kind, {SENTENCE_BASELINE_POSITIVE: baseline,
+                                            CLOSEST_PAIR: CheckValue(float(cosines.max()))})
 
 
 def measure(settings: Settings, texts: list[str], *, on_model=None, load=None
@@ -154,8 +153,8 @@ def measure(settings: Settings, texts: list[str], *, on_model=None, load=None
     dict of str to Measured
         ``{model name: its measurement}``.
     """
-    return {encoder.name: measure_model(settings, encoder, texts)
-            for encoder in each_model(settings, on_model=on_model, load=load)}
+    return measure_each(settings, lambda encoder: measure_model(settings, encoder, texts),
+                        on_model=on_model, load=load)
 
 
 def grade(results, measured: dict[str, Measured]) -> None:
@@ -168,5 +167,4 @@ def grade(results, measured: dict[str, Measured]) -> None:
     measured : dict of str to Measured
         :func:`measure`'s measurements.
     """
-    for name, m in measured.items():
-        record_checks(results, name, m.checks, GRADED, FINDINGS, model_kind=m.kind)
+    grade_each(results, measured, GRADED, FINDINGS)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from anisotropy.claims.base import CheckValue
 from anisotropy.geometry.intervals import (
-    Interval,
     boot_method,
     percentile_interval,
     resample_counts,
@@ -42,7 +42,7 @@ def weighted_pair_cosine(unit: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return value if np.ndim(weights) == 2 else value[0]
 
 
-def sentence_baseline(unit: np.ndarray, n_boot: int, seed: int) -> tuple[float, Interval]:
+def sentence_baseline(unit: np.ndarray, n_boot: int, seed: int) -> CheckValue:
     """The mean cosine of pairs of different sentences, and its 95% percentile interval
     from resampling the sentences (:func:`~anisotropy.geometry.intervals.resample_counts`).
 
@@ -57,11 +57,11 @@ def sentence_baseline(unit: np.ndarray, n_boot: int, seed: int) -> tuple[float, 
 
     Returns
     -------
-    tuple of (float, Interval)
-        The value on the sample and its interval.
+    CheckValue
+        The value on the sample, its interval, and the number of sentences as its details.
     """
     n = unit.shape[0]
     draws = weighted_pair_cosine(unit, resample_counts(n, n_boot, seed))
     method = boot_method(n_boot, n, "sentences")
-    return float(weighted_pair_cosine(unit, np.ones(n))), percentile_interval(draws,
-                                                                               method=method)
+    return CheckValue(float(weighted_pair_cosine(unit, np.ones(n))),
+                      percentile_interval(draws, method=method), {"sentences": n})

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
+from sklearn.cluster import KMeans
 from tqdm.auto import tqdm
 
 from anisotropy.claims.base import CheckValue
@@ -107,8 +108,6 @@ def batch_cluster_isotropy(H, n_clusters: int, n_components: int, seed: int = 0)
     if k == 1:
         labels = np.zeros(n, dtype=int)
     else:
-        from sklearn.cluster import KMeans
-
         labels = KMeans(n_clusters=k, n_init=1, random_state=seed).fit_predict(X)
     pieces, order = [], []
     for cluster in np.unique(labels):

@@ -20,7 +20,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from anisotropy.claims.base import CheckValue, each_model, load_model, record_checks
+from anisotropy.claims.base import CheckValue, load_model, measure_each, record_checks
 from anisotropy.claims.clusters import manifolds
 from anisotropy.claims.clusters import measure as clusters
 from anisotropy.claims.clusters.ids import (
@@ -288,13 +288,8 @@ def measure(settings: Settings, windows: list[str], *, on_model=None,
         Each model's measurements (:func:`measure_model`), keyed by its loaded name, in the
         order of ``settings.models``.
     """
-    s = settings
-    out = {}
-    for encoder in each_model(s, on_model=on_model, load=load):
-        measured = measure_model(s, encoder, windows)
-        out[measured.name] = measured
-        del encoder
-    return out
+    return measure_each(settings, lambda encoder: measure_model(settings, encoder, windows),
+                        on_model=on_model, load=load)
 
 
 def check_values(settings: Settings, m: ModelClusters, static_name: str) -> dict:

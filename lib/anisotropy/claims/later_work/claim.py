@@ -20,7 +20,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from anisotropy.claims.base import CheckValue, each_model, record_checks
+from anisotropy.claims.base import CheckValue, grade_each, measure_each
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.claims.later_work import measure as later
 from anisotropy.claims.later_work.ids import (
@@ -709,13 +709,14 @@ def measure(settings: Settings, *, massive_threshold: float, on_model=None, load
     base, mixed, windows = sentences(settings), shuffled(settings), sink_windows(settings)
     sts_sentences = sts(settings)[1]()
     word_contexts = contexts(settings) if settings.word_tasks else None
-    out = {}
-    for encoder in each_model(settings, on_model=on_model, load=load):
-        out[encoder.name] = measure_model(settings, encoder, base, mixed, sts_sentences,
-                                          word_contexts, massive_threshold=massive_threshold,
-                                          windows=windows)
+
+    def measure_one(encoder) -> later.LaterMeasurement:
+        measured = measure_model(settings, encoder, base, mixed, sts_sentences, word_contexts,
+                                 massive_threshold=massive_threshold, windows=windows)
         encoder.release()
-    return out
+        return measured
+
+    return measure_each(settings, measure_one, on_model=on_model, load=load)
 
 
 def grade(results, measured: dict) -> None:
@@ -730,8 +731,7 @@ def grade(results, measured: dict) -> None:
         as None is recorded as not run, with its details' ``unavailable`` reason; a check
         of :data:`FINDINGS` is recorded with its measured value.
     """
-    for name, m in measured.items():
-        record_checks(results, name, m.checks, GRADED, FINDINGS, model_kind=m.kind)
+    grade_each(results, measured, GRADED, FINDINGS)
 
 
 def frame(measured: dict) -> pd.DataFrame:

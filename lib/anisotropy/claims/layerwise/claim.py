@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from anisotropy.claims.base import CheckValue, each_model, record_checks
+from anisotropy.claims.base import CheckValue, grade_each, measure_each
 from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.claims.layerwise.ids import (
     BASELINE_POSITIVE,
@@ -267,16 +267,14 @@ def measure(settings: Settings, sentences: list[str], *, mev_threshold: float,
         Each model's measurement, keyed by its loaded name (``encoder.name``), in the order of
         ``settings.models``.
     """
-    out = {}
-    for encoder in each_model(settings, on_model=on_model, load=load):
-        tokens = encoder.encode_tokens(sentences)
-        measured = measure_model(settings, tokens, encoder.n_layers,
+    def measure_one(encoder) -> ModelMeasurement:
+        measured = measure_model(settings, encoder.encode_tokens(sentences), encoder.n_layers,
                                  kind=encoder.resolved.kind, notes=encoder.resolved.notes,
                                  mev_threshold=mev_threshold)
         measured.name = encoder.name
-        out[encoder.name] = measured
-        del encoder, tokens
-    return out
+        return measured
+
+    return measure_each(settings, measure_one, on_model=on_model, load=load)
 
 
 def grade(results, measured: dict[str, ModelMeasurement]) -> None:
@@ -291,5 +289,4 @@ def grade(results, measured: dict[str, ModelMeasurement]) -> None:
     measured : dict of str to ModelMeasurement
         Each model's measurement, keyed by model name (:func:`measure`).
     """
-    for name, m in measured.items():
-        record_checks(results, name, m.checks, GRADED, FINDINGS, model_kind=m.kind)
+    grade_each(results, measured, GRADED, FINDINGS)
