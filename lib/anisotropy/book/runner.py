@@ -45,7 +45,7 @@ from anisotropy.report.results import ResultsError, add_models_not_run, load_res
 
 __all__ = ["SLUGS", "RunError", "profiles", "declared_parameters", "resolve_settings",
            "notebook_parameters", "parse_overrides", "run", "build_book", "BUILD_DIR",
-           "profile_dir"]
+           "profile_dir", "claim_bibliographies"]
 
 NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
 PROFILES_FILE = settings_module.PROFILES_FILE
@@ -497,7 +497,8 @@ def build_book(profile: str = "full", run_notebooks: bool = True,
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    bibliographies = {f"book/{path.parent.name}.bib": path for path in claim_bibliographies()}
+    bibliographies = {f"book/claim-{path.parent.name}.bib": path
+                      for path in claim_bibliographies()}
     _stage_config(staging / "_config.yml", profile, list(bibliographies))
     toc = yaml.safe_load((PROJECT_ROOT / "_toc.yml").read_text(encoding="utf-8"))
     (staging / "_toc.yml").write_text(yaml.safe_dump(catalog.toc_with_claims(toc, slugs),

@@ -10,9 +10,17 @@ model); the loops every claim ran in its own words are written here once:
 - :class:`CheckValue` is the named result of one check on one model: the measured value, its
   95% interval (None for a finding) and its details, read by name (``.value``,
   ``.interval``, ``.details``);
+- :func:`measure_each` is the model loop whole: each model loaded, measured by the claim's
+  own step and let go, the measurements keyed by the model's loaded name;
 - :func:`record_checks` records a model's graded checks from their intervals and its findings
   as measured (with their interval, and its method, where the claim asks), in the order the
-  claim declares them.
+  claim declares them, and :func:`grade_each` is the grading loop whole: it calls
+  :func:`record_checks` for every model's measurement.
+
+These are functions, not a class to inherit: a claim is a module (its declaration, settings
+and measurements) that hands its own step to the loop that runs it. Where a claim's loop
+differs, its docstring says why (claim 3 keeps its models across two parts; claim 4 grades
+one model under several subjects; claim 5 shares encoders across its (task, model) setups).
 """
 
 from __future__ import annotations
