@@ -570,7 +570,8 @@ def claim_bibliographies(claims_dir: Path = CLAIMS_DIR) -> list[Path]:
     return sorted(claims_dir.glob("*/references.bib"))
 
 
-def _stage_config(target: Path, profile: str, bibliographies: list[str] = ()) -> Path:
+def _stage_config(target: Path, profile: str,
+                  bibliographies: tuple[str, ...] | list[str] = ()) -> Path:
     """Copy ``_config.yml`` into the book sources, with the profile, the build date and the
     commit added to the footer of every page, and ``bibliographies`` (paths in the book
     sources) added to its ``bibtex_bibfiles``."""
