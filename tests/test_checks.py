@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from scipy.stats import spearmanr
+from scipy.stats import pearsonr, spearmanr
 
 from anisotropy.book.ledger import write_ledger
 from anisotropy.book.rows import format_measured
@@ -236,8 +236,8 @@ def test_results_grade_exempt_control_finding_and_ledger(tmp_path):
     exempt = results.grade("decoder-baseline-high", "org/encoder", None, None,
                            model_kind="encoder")
     assert exempt.verdict == "exempt" and "GPT-2" in exempt.note
-    decoder = results.grade("decoder-baseline-high", "org/decoder", 0.7,
-                            Interval(0.65, 0.75, "m"), model_kind="decoder")
+    decoder = results.grade("decoder-baseline-high", "org/decoder", 0.8,
+                            Interval(0.75, 0.85, "m"), model_kind="decoder")
     assert decoder.verdict == "reproduced"
     results.finding("last-layer-rise", "org/model-a", {"self-sim change": np.float64(0.1)})
     two = results.grade("baseline-rises", "org/a, org/b", 0.1, Interval(0.05, 0.15, "m"),
@@ -770,9 +770,10 @@ def test_every_threshold_declares_its_basis_and_the_table_marks_the_books_own():
     assert "own threshold: the paper gives no number" in html_text
 
 
-def test_spearman_reads_every_update_of_the_rank_series_with_an_interval_over_seeds():
-    """rho comes from ``ranks`` (every update) when given, else from the recorded series;
-    its interval is the t-interval over seeds alone, and seeds that tie give zero width."""
+def test_r_and_rho_read_every_update_of_the_rank_series_with_an_interval_over_seeds():
+    """r and rho come from ``ranks`` (every update) when given, else from the recorded
+    series; their intervals are t-intervals over seeds alone, and seeds that tie give zero
+    width."""
     from anisotropy.claims.classifier_geometry.classifier import check_values
     from anisotropy.geometry.intervals import seed_interval
 
@@ -793,6 +794,16 @@ def test_spearman_reads_every_update_of_the_rank_series_with_an_interval_over_se
         np.mean(per_seed))
     assert interval.as_list() == pytest.approx(seed_interval(per_seed).as_list())
     assert details["updates in the series"] == 31 and details["worst seed"] == max(per_seed)
+    pearson = check_values(pd.DataFrame(rows), ranks=ranks)["anticorrelation"]
+    per_seed_r = [pearsonr(t["isoscore"], t["silhouette"])[0] for _, t in ranks.groupby("seed")]
+    recorded_r = [pearsonr(t["isoscore"], t["silhouette"])[0]
+                  for _, t in pd.DataFrame(rows).groupby("seed")]
+    assert pearson.details["per seed"] == pytest.approx(per_seed_r)  # every update, not every 2
+    assert pearson.value == pytest.approx(np.mean(per_seed_r))
+    assert pearson.interval.as_list() == pytest.approx(seed_interval(per_seed_r).as_list())
+    assert pearson.details["r of the recorded series (mean)"] == pytest.approx(
+        np.mean(recorded_r))
+    assert pearson.details["updates in the series"] == 31
 
 
 def test_the_matrix_legend_explains_the_books_mark():

@@ -326,3 +326,40 @@ def test_chapter6_defaults_are_the_papers_protocol():
     assert defaults.sink_tokens == reference_value("claim6/sink/tokens")  # Gu et al.'s T
     assert later_work.sink_epsilon() == reference_value("claim6/sink/epsilon")
     assert later_work.massive_magnitude() == 100 and later_work.massive_threshold() == 1000
+
+
+def _layered_tokens(n: int = 60, d: int = 8, shared: tuple = (0.0, 0.1, 3.0), seed: int = 3):
+    """Tokens whose layer L adds ``shared[L]`` along one common direction to unit noise:
+    a large shift gives a high mean cosine."""
+    rng = np.random.default_rng(seed)
+    base = [rng.normal(size=(n, d)) + s * np.eye(d)[0] for s in shared]
+    return SimpleNamespace(layer=lambda layer: base[layer]), list(range(len(shared)))
+
+
+def test_measures_disagree_is_graded_only_where_mean_cosine_calls_a_layer_isotropic():
+    """``measures-disagree`` reads the layer (>= 1) of lowest mean cosine; where even that
+    cosine is not below Ethayarajh's least anisotropic layer (ELMo's top, 0.136), the
+    statement has no layer to be about and the check is not run, with the reason."""
+    from anisotropy.claims.base import record_checks
+    from anisotropy.claims.later_work import claim
+    from anisotropy.claims.later_work.ids import MEASURES_AGREEMENT, MEASURES_DISAGREE
+    from anisotropy.report.results import Results
+
+    assert claim.low_cosine() == pytest.approx(0.136)
+    settings = claim.Settings.for_profile("smoke", n_boot_isoscore=20)
+    tokens, layers = _layered_tokens()
+    rows = np.arange(60)
+    checks: dict = {}
+    claim._measures(checks, settings, tokens, layers, rows, np.array([0.9, 0.05, 0.5]))
+    graded = checks[MEASURES_DISAGREE]
+    assert graded.details["layer of lowest mean cosine"] == 1  # layer 0 is left out
+    assert graded.value is not None and graded.interval.low <= graded.value
+    assert MEASURES_AGREEMENT in checks
+    high: dict = {}
+    claim._measures(high, settings, tokens, layers, rows, np.array([0.01, 0.29, 0.5]))
+    assert high[MEASURES_DISAGREE].value is None
+    assert "0.29" in high[MEASURES_DISAGREE].details["unavailable"]
+    results = Results(claim.SLUG, parameters={}, profile="test")
+    record_checks(results, "m", high, [MEASURES_DISAGREE])
+    (recorded,) = results.checks
+    assert recorded.verdict == "not run" and "mean cosine calls isotropic" in recorded.note

@@ -705,13 +705,14 @@ def check_values(trajectory: pd.DataFrame,
     isoscore, silhouette``). Seeds are independent initializations of a trained part, so
     each interval is over seeds:
 
-    - ``anticorrelation``: mean over seeds of Pearson r (t-interval over seeds);
-    - ``spearman-anticorrelation``: the mean over seeds of Spearman rho (its worst seed in
-      the details) between the IsoScore and silhouette series of ``ranks`` (every update,
-      each seed on its own sample of points: :class:`RankSeries`), or of ``trajectory``
-      without it; t-interval over seeds. A series' updates are not a sample (successive
-      updates are all of the training run, and strongly dependent), so rho gets no
-      sampling interval of its own; the seeds carry the initialization and, with
+    - ``anticorrelation``: the mean over seeds of Pearson r between the IsoScore and
+      silhouette series of ``ranks`` (every update, each seed on its own sample of points:
+      :class:`RankSeries`), or of ``trajectory`` without it; t-interval over seeds (r of the
+      recorded series, every point at every ``record_every`` updates, in the details);
+    - ``spearman-anticorrelation``: the same over seeds for Spearman rho (its worst seed in
+      the details). A series' updates are not a sample (successive
+      updates are all of the training run, and strongly dependent), so r and rho get no
+      sampling interval of their own; the seeds carry the initialization and, with
       ``ranks``, the sample of points. Seeds whose rho ties give an interval of zero width;
     - ``classes-collapse`` (when the trajectory has it): mean over seeds of the change of
       :func:`class_distance_ratio` from the first to the last update;
@@ -742,19 +743,21 @@ def check_values(trajectory: pd.DataFrame,
     last = trajectory[trajectory["update"] == trajectory["update"].max()].set_index(
         "seed").loc[seeds]
     series = trajectory if ranks is None else ranks
-    rank_rho = pd.Series({s: trajectory_correlations(t)["spearman"]
-                          for s, t in series.groupby("seed")}).loc[seeds]
+    every = pd.DataFrame([{"seed": s, **trajectory_correlations(t)}
+                          for s, t in series.groupby("seed")]).set_index("seed").loc[seeds]
+    rank_r, rank_rho = every["pearson"], every["spearman"]
     n_points = int(series.groupby("seed")["update"].nunique().min())
+    described = ("every update, a sample of points per seed" if ranks is not None
+                 else "the recorded updates, every point")
     out = {ANTICORRELATION: CheckValue(
-               float(per_seed["pearson"].mean()), seed_interval(per_seed["pearson"].to_numpy()),
-               {"per seed": per_seed["pearson"].tolist(),
-                "spearman mean": float(per_seed["spearman"].mean())}),
+               float(rank_r.mean()), seed_interval(rank_r.to_numpy()),
+               {"per seed": rank_r.tolist(), "updates in the series": n_points,
+                "series": described,
+                "r of the recorded series (mean)": float(per_seed["pearson"].mean())}),
            SPEARMAN_ANTICORRELATION: CheckValue(
                float(rank_rho.mean()), seed_interval(rank_rho.to_numpy()),
                {"per seed": rank_rho.tolist(), "worst seed": float(rank_rho.max()),
-                "updates in the series": n_points,
-                "series": "every update, a sample of points per seed" if ranks is not None
-                else "the recorded updates, every point",
+                "updates in the series": n_points, "series": described,
                 "rho of the recorded series (mean)": float(per_seed["spearman"].mean())})}
     if "intra/inter distance" in trajectory.columns:
         ratio = (last["intra/inter distance"] - first["intra/inter distance"]).to_numpy()

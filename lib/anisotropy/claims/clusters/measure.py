@@ -57,7 +57,8 @@ from anisotropy.geometry.streams import repeat_name, stream_seed, sub_seed, trai
 __all__ = ["SILHOUETTE_THRESHOLD", "choose_k", "compare_k_selection", "cluster_drivers",
            "type_frequencies", "token_kinds", "cluster_layer_stats", "driver_share_draws",
            "decoder_drivers", "WindowSample", "window_sample", "layer_similarities",
-           "layer_dimensions", "layer_intervals", "largest_gap", "lid_check", "check_values"]
+           "layer_dimensions", "layer_intervals", "largest_gap", "largest_per_cluster",
+           "lid_check", "check_values"]
 
 #: Below this best silhouette, :func:`choose_k` keeps one cluster (the authors' code).
 SILHOUETTE_THRESHOLD = 0.1
@@ -640,8 +641,8 @@ def largest_gap(gaps: pd.Series, clustered, other: str,
     clustered : pandas.Index
         The layers with K > 1.
     other : str
-        ``"S_inter raw"`` (``local-isotropy``) or ``"S_inter centred"``
-        (``local-beyond-centring``).
+        ``"S_inter centred"`` (``local-beyond-centring``) or ``"S_inter raw"`` (the paper's
+        contrast).
     per_layer_intervals : callable
         ``(statistic, statement, layers)`` to the layers' intervals (:func:`layer_intervals`).
 
@@ -660,10 +661,51 @@ def largest_gap(gaps: pd.Series, clustered, other: str,
          "layers with K > 1": [int(x) for x in clustered]})
 
 
+def largest_per_cluster(per_cluster: pd.Series, raw: pd.Series, clustered,
+                        per_layer_intervals: Callable) -> CheckValue:
+    """``local-isotropy``: the largest |S_inter| left after per-cluster centring over the
+    layers where K-means found clusters, with the interval of that maximum; the details
+    give the raw |S_inter| of that layer and the paper's contrast, the largest per-cluster
+    minus raw |S_inter| over the same layers.
+
+    Parameters
+    ----------
+    per_cluster : pandas.Series
+        Each layer's |S_inter| after per-cluster centring (the mean over the K-means fits),
+        indexed by layer.
+    raw : pandas.Series
+        Each layer's raw S_inter, indexed by layer.
+    clustered : pandas.Index
+        The layers with K > 1.
+    per_layer_intervals : callable
+        ``(statistic, statement, layers)`` to the layers' intervals (:func:`layer_intervals`).
+
+    Returns
+    -------
+    CheckValue
+        The measured value, its Interval and its details.
+    """
+    level = per_cluster.loc[clustered]
+    worst = int(level.idxmax())
+    fall = (per_cluster - raw.abs()).loc[clustered]
+    return CheckValue(
+        float(level.max()),
+        interval_of_max(per_layer_intervals(
+            lambda d: np.abs(d["S_inter per-cluster draws"]), "max", list(clustered)),
+            "layers with K > 1; per-cluster draws mixed over the K-means fits"),
+        {"layer of the maximum": worst, "layers with K > 1": [int(x) for x in clustered],
+         "|S_inter| raw there": float(abs(raw.loc[worst])),
+         "largest per-cluster minus raw |S_inter|": float(fall.max()),
+         "its layer": int(fall.idxmax())})
+
+
 def lid_check(lid: pd.Series, static_lid: dict[str, tuple[float, np.ndarray]],
-              per_layer_intervals: Callable) -> CheckValue:
+              per_layer_intervals: Callable, layer0_lid: float | None = None) -> CheckValue:
     """``lid-below-static``: the largest ratio of a layer's mean cosine LID to the smallest
-    static space's, with the interval of that maximum.
+    static space's, with the interval of that maximum. A static space's points are drawn
+    uniformly from its vocabulary, a layer's from the text's occurrences; the details set
+    beside the ratio the one against layer 0, the input embeddings sampled as the text uses
+    them (``layer0_lid``).
 
     Parameters
     ----------
@@ -673,6 +715,8 @@ def lid_check(lid: pd.Series, static_lid: dict[str, tuple[float, np.ndarray]],
         Each static space's mean cosine LID and its draws.
     per_layer_intervals : callable
         ``(statistic, statement)`` to the layers' intervals (:func:`layer_intervals`).
+    layer0_lid : float or None, optional
+        Layer 0's mean cosine LID on the text's sample; None (default): not recorded.
 
     Returns
     -------
@@ -691,7 +735,9 @@ def lid_check(lid: pd.Series, static_lid: dict[str, tuple[float, np.ndarray]],
             "space's over its points)"),
         {"max layer LID": float(lid.max()),
          "min static LID": float(static_point.min()),
-         "static space of the minimum": static_names[int(static_point.argmin())]})
+         "static space of the minimum": static_names[int(static_point.argmin())],
+         **({} if layer0_lid is None else {
+             "ratio to layer 0 on the text's sample": float(lid.max() / layer0_lid)})})
 
 
 def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tuple[float,
@@ -701,10 +747,10 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
     The paper's statements hold "in every layer", so each check reads the worst layer
     >= 1: the minimum raw S_inter; among the layers where K-means found clusters (K > 1),
     the largest |S_inter| after per-cluster centring (the mean over the K-means fits of
-    each fit's |S_inter|) minus the raw |S_inter| (``local-isotropy``, the paper's
-    contrast) and, a finding, minus |S_inter| after global centring
-    (``local-beyond-centring``: what the clusters add to centring), both None when no layer
-    has K > 1 (per-cluster centring is then global centring); the minimum gap S_intra -
+    each fit's |S_inter|; ``local-isotropy``, with the paper's contrast against the raw
+    |S_inter| in its details) and, a finding, that |S_inter| minus |S_inter| after global
+    centring (``local-beyond-centring``: what the clusters add to centring), both None when
+    no layer has K > 1 (per-cluster centring is then global centring); the minimum gap S_intra -
     S_inter; the largest ratio of a layer's LID to the smallest static LID.
 
     Each layer's interval is :func:`layer_intervals`'; the worst layer's is that of a
@@ -733,6 +779,7 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
     if not contextual:
         raise ValueError("Claim 2's checks need at least one layer >= 1.")
     table = per_layer.set_index("layer").loc[contextual]
+    lids = per_layer.set_index("layer")["LID cosine"]
     method = boot_method(n_boot, n_windows, "context windows (Bayesian bootstrap, the "
                          "same window weights in every layer)")
 
@@ -742,13 +789,10 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
     gap = table["S_intra per-cluster"] - table["S_inter per-cluster"]
     per_cluster = table["|S_inter| per-cluster"]
     clustered = table.index[(table["K"] > 1).to_numpy()]
-    below_raw = per_cluster - table["S_inter raw"].abs()
     closer = per_cluster - table["S_inter centred"].abs()
     if len(clustered):
-        local = largest_gap(below_raw, clustered, "S_inter raw", per_layer_intervals)
-        worst = local.details["layer of the maximum"]
-        local.details.update({"|S_inter| per-cluster there": float(per_cluster.loc[worst]),
-                              "|S_inter| raw there": float(abs(table.loc[worst, "S_inter raw"]))})
+        local = largest_per_cluster(per_cluster, table["S_inter raw"], clustered,
+                                    per_layer_intervals)
         beyond = largest_gap(closer, clustered, "S_inter centred", per_layer_intervals)
     else:
         local = beyond = CheckValue(None, None, {"layers with K > 1": []})
@@ -767,5 +811,6 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
                 "min"),
                 "layers; per-cluster draws mixed over the K-means fits"),
             {"layer of the minimum": int(gap.idxmin())}),
-        LID_BELOW_STATIC: lid_check(table["LID cosine"], static_lid, per_layer_intervals),
+        LID_BELOW_STATIC: lid_check(table["LID cosine"], static_lid, per_layer_intervals,
+                                    lids.get(0)),
     }
