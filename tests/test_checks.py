@@ -631,6 +631,29 @@ def test_paper_value_gives_the_papers_number_per_subject():
     assert _spec().paper_number() is None
 
 
+def test_paper_cell_shows_the_declared_references_per_subject():
+    """The Paper column shows every reference by default, only ``paper_cell``'s when it is
+    declared (none: a threshold's source from another paper is not the paper's number),
+    per subject when declared so; a key outside the check's references is refused."""
+    refs = ("claim4/per_task/baseline", "claim4/per_task/proposed")
+    every = _spec(references=refs)
+    assert every.paper_values_text().startswith("baseline: STS12 (pearson 45.46")
+    assert _spec(references=refs, paper_cell=[]).paper_values_text() == ""
+    per = _spec(references=refs, paper_cell={"STS-B": ["claim4/per_task/baseline/STS-B/spearman",
+                                                       "claim4/per_task/proposed/STS-B"]})
+    assert per.paper_values_text("STS-B") == (
+        "baseline spearman: 54.09; "
+        "proposed STS-B: pearson 70.75, spearman 67.5, isotropy 0.63")
+    assert per.paper_values_text("STS12") == ""
+    with pytest.raises(CheckError, match="not under the check's references"):
+        _spec(references=refs, paper_cell=["claim1/mev_headline/value"])
+    with pytest.raises(CheckError, match="not a key"):
+        _spec(references=refs, paper_cell=["claim4/per_task/baseline/STS99"])
+    with pytest.raises(CheckError, match="lists of reference keys"):
+        _spec(references=refs, paper_cell={"STS-B": "claim4/per_task/baseline"})
+    assert checks.reference_value("claim4/per_task/proposed/STS-B/isotropy") == 0.63
+
+
 def _numbers(value) -> list[float]:
     if isinstance(value, bool):
         return []

@@ -207,3 +207,20 @@ def test_forest_plot_takes_a_log_axis_only_for_positive_numbers_over_two_decades
     signed = [{**_record("change", "a", "reproduced", 12.6, interval=(-0.5, 20.0)),
                "threshold": 0.0}]
     assert display.forest_plot(signed).axes[0].get_xscale() == "linear"
+
+
+def test_the_forest_caption_names_the_panels_that_carry_the_papers_value():
+    from anisotropy.report.display import paper_marks_text
+
+    def record(check, verdict="reproduced", paper=None):
+        return {"check": check, "verdict": verdict, "interval": [0.1, 0.2], "measured": 0.15,
+                "paper_value": paper}
+
+    labels = {"a": "Alpha", "b": "Beta"}
+    assert paper_marks_text([record("a"), record("b")], labels).startswith("No panel here")
+    one = paper_marks_text([record("a", paper=0.3), record("b")], labels)
+    assert one.startswith("An open black diamond marks the paper's own value in “Alpha”.")
+    assert "other panels' papers give no value" in one
+    both = paper_marks_text([record("a", paper=0.3), record("b", paper=0.1),
+                             record("c", verdict="finding", paper=0.2)], labels)
+    assert both == "An open black diamond marks the paper's own value in “Alpha” and “Beta”."

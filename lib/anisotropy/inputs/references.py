@@ -57,7 +57,9 @@ def reference_value(key: str, references: dict | None = None) -> Any:
     ----------
     key : str
         Keys from the top of the file down, joined by ``/``; a part made of digits also
-        matches a numeric YAML key (``"3"`` reads the key ``3``).
+        matches a numeric YAML key (``"3"`` reads the key ``3``), and after a table's row a
+        part may name one of the ``columns`` its table declares
+        (``claim4/per_task/baseline/STS-B/spearman``).
     references : dict, optional
         A parsed references file (:func:`references`); default the file read anew (once
         per version of it).
@@ -75,12 +77,17 @@ def reference_value(key: str, references: dict | None = None) -> Any:
         a block).
     """
     node = _references() if references is None else references
+    columns: list = []
     for part in key.split("/"):
+        if isinstance(node, list) and part in columns and len(node) == len(columns):
+            node = node[columns.index(part)]  # a column of a table's row, by its name
+            continue
         if isinstance(node, dict) and part not in node and part.isdigit() and int(
                 part) in node:
             part = int(part)  # a YAML key that is a number (k = 3 of a kNN table)
         if not isinstance(node, dict) or part not in node:
             raise KeyError(f"No reference {key!r} in {REFERENCES_FILE.name}.")
+        columns = node.get("columns", columns)
         node = node[part]
     return node
 
@@ -161,9 +168,11 @@ def describe_reference(key: str, references: dict | None = None) -> str:
     -------
     str
         A statement's text alone; else the entry's name (its last key, after its parent's
-        when the last key is a number) and a colon before the value: a number (``:g``
-        format), a list of numbers (named by the parent's ``columns`` when they match it,
-        else up to three values, else its range and count), or a table's entries
+        when the last key is a number or the entry is a row of a table, whose ``columns``
+        its grandparent names; for one column of a row, the row's table name and the
+        column's) and a colon before the value: a number (``:g`` format), a
+        list of numbers (named by the parent's ``columns``, or a table row's, when they
+        match it, else up to three values, else its range and count), or a table's entries
         (``source``, ``columns`` and ``note`` left out). Whitespace in texts is collapsed.
 
     Raises
@@ -173,12 +182,20 @@ def describe_reference(key: str, references: dict | None = None) -> str:
     """
     references = _references() if references is None else references
     value = reference_value(key, references)
-    parent = reference_value("/".join(key.split("/")[:-1]), references) \
-        if "/" in key else references
+    parts = key.split("/")
+    parent = reference_value("/".join(parts[:-1]), references) if len(parts) > 1 \
+        else references
     columns = parent.get("columns") if isinstance(parent, dict) else None
+    row_of_table = False  # a row of a table whose columns its grandparent names
+    if columns is None and len(parts) > 2:
+        grandparent = reference_value("/".join(parts[:-2]), references)
+        columns = grandparent.get("columns") if isinstance(grandparent, dict) else None
+        row_of_table = columns is not None
     text = _describe_value(value, columns)
     if isinstance(value, dict) and "statement" in value:
         return text
-    parts = key.split("/")
-    name = f"{parts[-2]} {parts[-1]}" if parts[-1].isdigit() and len(parts) > 1 else parts[-1]
+    if isinstance(parent, list) and len(parts) > 2:  # one column of a table's row
+        return f"{parts[-3]} {parts[-1]}: {text}"
+    name = (f"{parts[-2]} {parts[-1]}" if (parts[-1].isdigit() or row_of_table)
+            and len(parts) > 1 else parts[-1])
     return f"{name}: {text}"

@@ -25,6 +25,9 @@ measured::
         paper_value: claim5/pearson/polarity   # optional: the paper's number on the
                                             # measured scale (a key, or {subject: key}),
                                             # drawn on the forest plot
+        paper_cell: [claim5/pearson]        # optional: the references the verdict table's
+                                            # Paper column shows (keys under the check's
+                                            # references, or {subject: [keys]}; default all)
         scope: {families: [...], studied: "..."}   # optional: overrides the claim's
 
 A claim's ``scope`` (:data:`SCOPE_KEY`, beside its checks) declares the kinds of model its
@@ -109,7 +112,7 @@ KINDS = ("graded", "equivalence", "property", "finding")
 SPREADS = ("platform", "seed")
 _FIELDS = {"label", "statement", "section", "anchor", "references", "quantity", "comparator",
            "threshold", "reason", "bounds", "exempt", "controls", "kind", "spread",
-           "paper_value", "margin", "threshold_basis", "scope"}
+           "paper_value", "paper_cell", "margin", "threshold_basis", "scope"}
 #: The key under a claim in ``data/checks.yaml`` that declares the kinds of model its source
 #: studied (``families``, from :data:`anisotropy.inputs.models.FAMILIES`, and ``studied``,
 #: the models the source names); a check may declare its own ``scope`` (chapter 6 grades
@@ -326,6 +329,11 @@ class CheckSpec:
     paper_value : str or dict of str to str or None
         The paper's number on the measured scale, drawn on the forest plot: a reference key,
         or ``{subject: key}``; default None.
+    paper_cell : list of str or dict of str to list of str or None
+        The reference keys whose numbers the verdict table's "Paper" column shows, each
+        under one of ``references`` (a threshold's source from another paper, or a
+        protocol's parameter, is left out this way); ``{subject: [keys]}`` for a check
+        graded per subject; default None: every reference.
     margin : tuple of (float or None, float or None) or None
         An equivalence check's ``(low, high)``: either end may be None (open on that side,
         stored as the quantity's bound); default None.
@@ -360,6 +368,7 @@ class CheckSpec:
     kind: str = "graded"
     spread: str = "platform"
     paper_value: str | dict[str, str] | None = None
+    paper_cell: list[str] | dict[str, list[str]] | None = None
     margin: tuple[float | None, float | None] | None = None
     threshold_basis: str | None = None
     threshold_expression: str | None = None
@@ -443,6 +452,22 @@ class CheckSpec:
             if isinstance(number, bool) or not isinstance(number, (int, float)):
                 raise CheckError(f"{where}: paper_value {key!r} is {number!r}, not a number "
                                  "on the measured scale.")
+
+        cells = (self.paper_cell.values() if isinstance(self.paper_cell, dict)
+                 else [self.paper_cell] if self.paper_cell is not None else [])
+        for keys in cells:
+            if isinstance(keys, str) or not isinstance(keys, (list, tuple)):
+                raise CheckError(f"{where}: paper_cell holds lists of reference keys; got "
+                                 f"{keys!r}.")
+            for key in keys:
+                if not any(key == r or key.startswith(r + "/") for r in self.references):
+                    raise CheckError(f"{where}: paper_cell {key!r} is not under the check's "
+                                     f"references {list(self.references)}.")
+                try:
+                    reference_value(key, references)
+                except KeyError as error:
+                    raise CheckError(f"{where}: paper_cell {key!r} is not a key of "
+                                     f"{REFERENCES_FILE.name}.") from error
 
     def _check_basis(self, where: str, references: dict) -> None:
         """A graded threshold or a margin declares its basis; ``paper`` and ``derived``
@@ -580,19 +605,29 @@ class CheckSpec:
         references = _references()
         return "; ".join(describe_reference(k, references) for k in self.references)
 
-    def paper_values_text(self) -> str:
+    def paper_values_text(self, subject: str = "") -> str:
         """The paper's numbers for this check (its quoted statements left out), for the
         verdict table's short "Paper" column; empty when the paper states no number.
+
+        Parameters
+        ----------
+        subject : str, optional
+            The subject graded, looked up when ``paper_cell`` is declared per subject;
+            default ``""``.
 
         Returns
         -------
         str
-            :func:`describe_reference` of each reference key whose entry is not a string or a
-            block with a ``statement``, joined with ``"; "``; ``""`` when there is none.
+            :func:`describe_reference` of each key of ``paper_cell`` (for ``subject``; every
+            reference without it) whose entry is not a string or a block with a
+            ``statement``, joined with ``"; "``; ``""`` when there is none.
         """
         references = _references()
+        keys = (self.references if self.paper_cell is None
+                else self.paper_cell.get(subject, ()) if isinstance(self.paper_cell, dict)
+                else self.paper_cell)
         parts = []
-        for key in self.references:
+        for key in keys:
             value = reference_value(key, references)
             if isinstance(value, str) or (isinstance(value, dict) and "statement" in value):
                 continue

@@ -38,9 +38,8 @@ from anisotropy.report.verdicts import GRADED as _GRADED
 from anisotropy.report.verdicts import symbol as verdict_symbol
 
 __all__ = ["sig", "interval_text", "threshold_text", "verdict_frame", "verdict_table_html",
-           "frame_html",
-           "verdict_matrix_html", "forest_plot", "glue", "glue_all", "glue_summary",
-           "settings_table_html",
+           "frame_html", "verdict_matrix_html", "forest_plot", "paper_marks_text", "glue",
+           "glue_all", "glue_summary", "settings_table_html",
            "VERDICT_MARKS", "VERDICT_COLORS"]
 
 VERDICT_MARKS = verdicts.MARKS
@@ -677,9 +676,43 @@ def scope_summary(specs: dict, checks: Iterable[Any]) -> str:
     return text
 
 
+def paper_marks_text(checks: Iterable[Any], labels: dict[str, str] | None = None) -> str:
+    """The forest plot's caption sentence on the paper's values: which panels carry the
+    paper's own value (an open black diamond), and that the others' papers give none on the
+    measured scale.
+
+    Parameters
+    ----------
+    checks : Iterable of Any
+        The check records, as :func:`forest_plot` takes them.
+    labels : dict of str to str or None, optional
+        ``{check id: short label}`` (the panel titles); default ``None``: the ids.
+
+    Returns
+    -------
+    str
+        One or two sentences, naming the panels by their labels.
+    """
+    labels = labels or {}
+    drawn = [c for c in map(_as_dict, checks) if c["verdict"] in _GRADED and c.get("interval")]
+    panels = list(dict.fromkeys(c["check"] for c in drawn))
+    marked = [p for p in panels if any(c.get("paper_value") is not None
+                                       for c in drawn if c["check"] == p)]
+    names = [f"“{labels.get(p, p)}”" for p in marked]
+    if not marked:
+        return ("No panel here has a paper value on the measured scale: each dashed line is "
+                "the threshold derived from the paper, with its reason in the table below.")
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+    rest = ("" if len(marked) == len(panels) else
+            " The other panels' papers give no value on the measured scale: their dashed "
+            "line is the threshold derived from the paper.")
+    return f"An open black diamond marks the paper's own value in {listed}.{rest}"
+
+
 def glue_summary(results) -> None:
     """Glue a claim's ``scope_summary`` (:func:`scope_summary`), ``verdict_matrix`` and
-    ``verdict_table`` (HTML) and ``forest_plot`` (figure) from its
+    ``verdict_table`` (HTML), ``forest_plot`` (figure) and ``forest_paper_marks`` (its
+    caption's sentence on the paper's values, :func:`paper_marks_text`) from its
     :class:`~anisotropy.report.results.Results`, for the page's "At a glance" section, with
     the short labels its checks declare.
 
@@ -698,6 +731,7 @@ def glue_summary(results) -> None:
     glue("verdict_table", HTML(verdict_table_html(results.checks, labels)))
     figure = forest_plot(results.checks, labels)  # each record carries its paper_value
     glue("forest_plot", figure)
+    glue("forest_paper_marks", paper_marks_text(results.checks, labels))
     plt.close(figure)
 
 

@@ -358,7 +358,7 @@ class Results:
             statement=spec.statement, section=spec.section, anchor=spec.anchor,
             reference=spec.references[0], references=list(spec.references),
             paper=spec.paper_text(), source=spec.source_text(),
-            paper_values=spec.paper_values_text(), quantity=spec.quantity,
+            paper_values=spec.paper_values_text(subject), quantity=spec.quantity,
             paper_value=spec.paper_number(subject),
             comparator=spec.comparator, threshold=spec.threshold, threshold_reason=spec.reason,
             tolerance=spec.tolerance(), kind=spec.kind, margin=_margin(spec),
