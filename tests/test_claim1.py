@@ -72,3 +72,11 @@ def test_mev_floor_shows_with_few_contexts(tmp_path):
     assert m.checks["mev-low"].value == pytest.approx(m.summary["mev_uncentred_adj_max"])
     assert m.checks["mev-low"].details["centred PCA (commit 3865f9b)"] == pytest.approx(
         m.summary["mev_adj_max"])
+
+
+def test_a_range_whose_ends_read_the_same_is_one_number():
+    from anisotropy.claims.layerwise.page import _range
+
+    assert _range([0.18, 0.28]) == "0.18–0.28"
+    assert _range([0.031, 0.034]) == "0.031–0.034"  # "0.03–0.03" told nothing
+    assert _range([0.0312, 0.0312]) == "0.0312" and _range([]) == "n/a"

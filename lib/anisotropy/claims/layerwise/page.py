@@ -28,8 +28,17 @@ def _short(measured: dict) -> dict[str, str]:
 
 
 def _range(values) -> str:
+    """``"low–high"`` to 2 decimals; one number when both ends read the same, or to 3
+    significant figures when only more digits tell them apart."""
     values = list(values)
-    return f"{min(values):.2f}–{max(values):.2f}" if values else "n/a"
+    if not values:
+        return "n/a"
+    low, high = min(values), max(values)
+    if f"{low:.2f}" != f"{high:.2f}":
+        return f"{low:.2f}–{high:.2f}"
+    if f"{low:.3g}" != f"{high:.3g}":
+        return f"{low:.3g}–{high:.3g}"
+    return f"{low:.3g}"
 
 
 def decoder_texts(measured: dict) -> dict[str, str]:
