@@ -271,3 +271,12 @@ def test_budget_texts_say_which_budget_is_graded():
     fixed = page.flow_budget_texts(["STS-B"], 60, 1.0, (), "STS-B")
     assert fixed["flow_steps_text"].startswith("60 steps") and "269" in fixed["flow_steps_text"]
     assert "not BERT-flow's" in fixed["graded_budget"] and fixed["sweep_budgets"] == "no budget"
+
+
+def test_the_flow_takes_bert_flows_coupling_width():
+    from anisotropy.claims.frequency import page
+    from anisotropy.claims.frequency.calibration import FlowCalibration
+
+    assert FlowCalibration().hidden == 32  # config_l3_d3_w32 in BERT-flow's run_siamese.py
+    text = page.flow_budget_texts(["STS-B"], None, 1.0, (), "STS-B")["flow_architecture"]
+    assert "two hidden layers of 32 units" in text and "config_l3_d3_w32" in text

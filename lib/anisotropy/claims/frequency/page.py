@@ -8,7 +8,11 @@ import numpy as np
 import pandas as pd
 
 from anisotropy.claims.frequency import measure as frequency
-from anisotropy.claims.frequency.calibration import FlowCalibration, task_flow_budget
+from anisotropy.claims.frequency.calibration import (
+    BERT_FLOW_COUPLING_WIDTH,
+    FlowCalibration,
+    task_flow_budget,
+)
 from anisotropy.claims.frequency.ids import FLOW_HELPS
 from anisotropy.report import plotting
 from anisotropy.report.display import interval_text, sig
@@ -339,8 +343,9 @@ def flow_budget_texts(tasks: list[str], flow_steps: int | None, epochs: float,
     """Glued sentences on the flows' budgets: ``flow_steps_text`` (the steps every target
     flow trains: BERT-flow's per task, or the profile's fixed number beside them),
     ``graded_budget`` (which of the two the verdict reads), ``flow_optimiser`` (the
-    optimiser's settings, :class:`FlowCalibration`'s) and ``sweep_budgets`` (the swept
-    budgets as multiples of BERT-flow's and in steps).
+    optimiser's settings, :class:`FlowCalibration`'s), ``flow_architecture`` (its coupling
+    layers and their width, against BERT-flow's default ``config_l3_d3_w32``) and
+    ``sweep_budgets`` (the swept budgets as multiples of BERT-flow's and in steps).
 
     Parameters
     ----------
@@ -358,7 +363,7 @@ def flow_budget_texts(tasks: list[str], flow_steps: int | None, epochs: float,
     Returns
     -------
     dict of str to str
-        The four sentences by name (``sweep_budgets`` is ``"no budget"`` for an empty
+        The five sentences by name (``sweep_budgets`` is ``"no budget"`` for an empty
         sweep).
     """
     budgets = {task: task_flow_budget(task, epochs) for task in tasks}
@@ -383,8 +388,13 @@ def flow_budget_texts(tasks: list[str], flow_steps: int | None, epochs: float,
                  f"sentences, and the gradient of BERT-flow's loss (bits per dimension, "
                  f"summed over a pair's two sentences) clipped to a global norm of "
                  f"{flow.clip_norm:g}")
+    architecture = (f"{flow.transforms} affine coupling layers, each conditioned by a network "
+                    f"with two hidden layers of {flow.hidden} units; BERT-flow's default "
+                    f"flow (`config_l3_d3_w32` in `run_siamese.py`) has 3 levels of 3 "
+                    f"steps with coupling networks {BERT_FLOW_COUPLING_WIDTH} units wide")
     return {"flow_steps_text": steps_text, "graded_budget": graded,
-            "flow_optimiser": optimiser, "sweep_budgets": sweep_text or "no budget"}
+            "flow_optimiser": optimiser, "flow_architecture": architecture,
+            "sweep_budgets": sweep_text or "no budget"}
 
 
 def flow_sweep_figure(calibrated: dict, epochs: float, flow_steps: int | None = None):
