@@ -186,3 +186,32 @@ def test_the_static_control_lid_is_a_named_result():
     assert isinstance(static, claim.StaticLid) and isinstance(static.model, _Static)
     assert {"n", "dim", "LID euclidean", "LID cosine"} <= set(static.lid)
     assert "LID cosine draws" not in static.lid and len(static.draws) == SETTINGS.n_boot
+
+
+def test_local_isotropy_reads_only_layers_whose_raw_similarity_is_high():
+    """"Falls to about zero from the high raw S_inter": a clustered layer whose raw S_inter
+    is already low has nothing for the clusters to reveal (centring alone would bring it
+    near zero), so it is left out, and with no such layer the check is not measured, with
+    the reason; the level is global-anisotropy's threshold."""
+    import pandas as pd
+
+    from anisotropy.claims.clusters import measure as cm
+    from anisotropy.geometry.intervals import Interval
+    from anisotropy.report.checks import load_checks
+
+    high = claim.high_similarity()
+    assert high == load_checks(claim.SLUG)["global-anisotropy"].threshold
+    per_cluster = pd.Series({1: 0.02, 2: 0.09, 3: 0.05})
+    raw = pd.Series({1: 0.05, 2: 0.40, 3: 0.30})
+    seen = []
+
+    def intervals(statistic, statement, layers):
+        seen.append(list(layers))
+        return [Interval(per_cluster[x] - 0.01, per_cluster[x] + 0.01, "m") for x in layers]
+
+    value = cm.largest_per_cluster(per_cluster, raw, pd.Index([1, 2, 3]), intervals, high)
+    assert seen == [[2, 3]] and value.value == 0.09  # layer 1's raw S_inter is low: left out
+    assert value.details["layers graded (raw |S_inter| high)"] == [2, 3]
+    assert value.details["largest per-cluster minus raw |S_inter|"] == pytest.approx(-0.25)
+    low = cm.largest_per_cluster(per_cluster, raw * 0.2, pd.Index([1, 2, 3]), intervals, high)
+    assert low.value is None and "not high" in low.details["unavailable"]

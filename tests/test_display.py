@@ -212,15 +212,22 @@ def test_forest_plot_takes_a_log_axis_only_for_positive_numbers_over_two_decades
 def test_the_forest_caption_names_the_panels_that_carry_the_papers_value():
     from anisotropy.report.display import paper_marks_text
 
-    def record(check, verdict="reproduced", paper=None):
+    def record(check, verdict="reproduced", paper=None, basis="derived", margin=None):
         return {"check": check, "verdict": verdict, "interval": [0.1, 0.2], "measured": 0.15,
-                "paper_value": paper}
+                "paper_value": paper, "threshold_basis": basis, "margin": margin}
 
-    labels = {"a": "Alpha", "b": "Beta"}
-    assert paper_marks_text([record("a"), record("b")], labels).startswith("No panel here")
-    one = paper_marks_text([record("a", paper=0.3), record("b")], labels)
-    assert one.startswith("An open black diamond marks the paper's own value in “Alpha”.")
-    assert "other panels' papers give no value" in one
-    both = paper_marks_text([record("a", paper=0.3), record("b", paper=0.1),
-                             record("c", verdict="finding", paper=0.2)], labels)
-    assert both == "An open black diamond marks the paper's own value in “Alpha” and “Beta”."
+    labels = {"a": "Alpha", "b": "Beta", "c": "Gamma"}
+    none = paper_marks_text([record("a"), record("b", basis="book")], labels)
+    assert none == ("No panel here has a paper value on the measured scale to mark. The "
+                    "dashed line is derived from the paper's numbers in “Alpha”; the book's "
+                    "own (the paper gives no number) in “Beta”.")
+    one = paper_marks_text([record("a", paper=0.3, basis="paper"), record("b"),
+                            record("c", basis="direction"), record("c", basis="direction"),
+                            record("d", verdict="finding", paper=0.2)], labels)
+    assert one.startswith("An open black diamond marks the paper's own value in “Alpha”; no "
+                          "other panel has one")
+    assert "the paper's own number in “Alpha”; derived from the paper's numbers in “Beta”; "\
+        "the direction the paper states in “Gamma”." in one
+    margin = paper_marks_text([record("a", basis="derived", margin=[-1, 1])], labels)
+    assert margin.endswith("the edges of the declared margin in “Alpha”.")
+    assert paper_marks_text([record("a", verdict="finding")], labels) == ""

@@ -282,7 +282,7 @@ class CheckSpec:
     """One declared check of one claim; the module docstring shows a declaration.
 
     Made by :func:`load_checks` from ``data/checks.yaml`` and validated when made (an error
-    names the check); ``statement`` and ``reason`` have their ``{key}`` quotes of
+    names the check); ``statement``, ``reason`` and ``quantity`` have their ``{key}`` quotes of
     ``data/references.yaml`` filled in.
 
     Attributes
@@ -405,7 +405,7 @@ class CheckSpec:
             except KeyError as error:
                 raise CheckError(f"{where}: unknown reference key {key!r} "
                                  f"(not in {REFERENCES_FILE.name}).") from error
-        for name in ("statement", "reason"):
+        for name in ("statement", "reason", "quantity"):
             object.__setattr__(self, name, _expand(getattr(self, name) or "", references,
                                                    f"{where}: {name}"))
         low, high = (float(b) for b in self.bounds)

@@ -38,7 +38,8 @@ from anisotropy.report.verdicts import GRADED as _GRADED
 from anisotropy.report.verdicts import symbol as verdict_symbol
 
 __all__ = ["sig", "interval_text", "threshold_text", "verdict_frame", "verdict_table_html",
-           "frame_html", "verdict_matrix_html", "forest_plot", "paper_marks_text", "glue",
+           "frame_html", "verdict_matrix_html", "forest_plot", "paper_marks_text",
+           "LINE_MEANINGS", "glue",
            "glue_all", "glue_summary", "settings_table_html",
            "VERDICT_MARKS", "VERDICT_COLORS"]
 
@@ -676,10 +677,18 @@ def scope_summary(specs: dict, checks: Iterable[Any]) -> str:
     return text
 
 
+#: What a forest panel's dashed line is, by the check's ``threshold_basis`` (an equivalence
+#: check's lines are its margin's edges).
+LINE_MEANINGS = {"paper": "the paper's own number", "derived": "derived from the paper's numbers",
+                 "direction": "the direction the paper states",
+                 "book": "the book's own (the paper gives no number)",
+                 "margin": "the edges of the declared margin"}
+
+
 def paper_marks_text(checks: Iterable[Any], labels: dict[str, str] | None = None) -> str:
-    """The forest plot's caption sentence on the paper's values: which panels carry the
-    paper's own value (an open black diamond), and that the others' papers give none on the
-    measured scale.
+    """The forest plot's caption sentences on what each panel draws from the paper: which
+    panels carry the paper's own value (an open black diamond), and what each panel's
+    dashed line is (:data:`LINE_MEANINGS`, by the check's ``threshold_basis``).
 
     Parameters
     ----------
@@ -691,22 +700,32 @@ def paper_marks_text(checks: Iterable[Any], labels: dict[str, str] | None = None
     Returns
     -------
     str
-        One or two sentences, naming the panels by their labels.
+        One to three sentences naming the panels by their labels; ``""`` when no check is
+        graded (the figure says so).
     """
     labels = labels or {}
     drawn = [c for c in map(_as_dict, checks) if c["verdict"] in _GRADED and c.get("interval")]
-    panels = list(dict.fromkeys(c["check"] for c in drawn))
+    if not drawn:
+        return ""
+    panels: dict[str, dict] = {}  # one record per panel, in the figure's order
+    for record in drawn:
+        panels.setdefault(record["check"], record)
+
+    def listed(ids: list[str]) -> str:
+        names = [f"“{labels.get(i, i)}”" for i in ids]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+
     marked = [p for p in panels if any(c.get("paper_value") is not None
                                        for c in drawn if c["check"] == p)]
-    names = [f"“{labels.get(p, p)}”" for p in marked]
-    if not marked:
-        return ("No panel here has a paper value on the measured scale: each dashed line is "
-                "the threshold derived from the paper, with its reason in the table below.")
-    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
-    rest = ("" if len(marked) == len(panels) else
-            " The other panels' papers give no value on the measured scale: their dashed "
-            "line is the threshold derived from the paper.")
-    return f"An open black diamond marks the paper's own value in {listed}.{rest}"
+    by_meaning: dict[str, list[str]] = {}
+    for p, record in panels.items():
+        basis = "margin" if record.get("margin") else record.get("threshold_basis") or "book"
+        by_meaning.setdefault(LINE_MEANINGS.get(basis, LINE_MEANINGS["book"]), []).append(p)
+    lines = "; ".join(f"{meaning} in {listed(ids)}" for meaning, ids in by_meaning.items())
+    diamonds = (f"An open black diamond marks the paper's own value in {listed(marked)}; "
+                "no other panel has one on the measured scale." if marked else
+                "No panel here has a paper value on the measured scale to mark.")
+    return f"{diamonds} The dashed line is {lines}."
 
 
 def glue_summary(results) -> None:

@@ -39,6 +39,7 @@ from anisotropy.geometry.sampling import sample_indices
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs import corpora
 from anisotropy.inputs.jobs import ALL_LAYERS, Extraction, jobs
+from anisotropy.inputs.references import reference_value
 from anisotropy.inputs.resolved import short_name
 from anisotropy.inputs.settings import TRANSFORMERS, ClaimSettings, param
 
@@ -62,7 +63,8 @@ class Settings(ClaimSettings):
     kmeans_restarts: int = param(6, "K-means fits per layer at the chosen K (a fresh sample "
                                  "and start each); the per-cluster values are their mean "
                                  "and the intervals mix their bootstraps (3 fits covered "
-                                 "other seeds' local-isotropy in 65% of 20 seeds, 6 in 84%)",
+                                 "other seeds' per-cluster minus raw |S_inter| in 65% of 20 "
+                                 "seeds, 6 in 84%)",
                                  min=1)
     inter_min_units: int = param(500, "S_inter of a set with few types: up to "
                                  "ceil(this / types) instances per type, every pair of types "
@@ -312,11 +314,26 @@ def check_values(settings: Settings, m: ModelClusters, static_name: str) -> dict
         ``{check id: CheckValue}`` (measured, Interval, details) of ``global-anisotropy``,
         ``local-isotropy``, ``local-beyond-centring``, ``intra-above-inter`` and
         ``lid-below-static``; the two local ones ``CheckValue(None, None, details)`` when
-        no layer >= 1 has K > 1.
+        no layer >= 1 has K > 1, and ``local-isotropy`` also when no such layer has a high
+        raw S_inter (:func:`high_similarity`; the reason under ``unavailable``).
     """
     return clusters.check_values(m.per_layer, m.draws,
                                  {static_name: (m.input_lid["LID cosine"], m.input_draws)},
-                                 settings.n_boot, m.facts["windows"])
+                                 settings.n_boot, m.facts["windows"], high_similarity())
+
+
+def high_similarity() -> float:
+    """The raw S_inter from which a layer counts as anisotropic: Ethayarajh's least
+    anisotropic contextual layer, ELMo's top one (``claim1/baseline/ELMo`` of
+    ``data/references.yaml``), the threshold of ``global-anisotropy`` and the level under
+    which ``local-isotropy`` reads "about zero".
+
+    Returns
+    -------
+    float
+        The last entry of ``claim1/baseline/ELMo``.
+    """
+    return float(reference_value("claim1/baseline/ELMo")[-1])
 
 
 def grade_clusters(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:

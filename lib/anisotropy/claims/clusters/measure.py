@@ -662,11 +662,14 @@ def largest_gap(gaps: pd.Series, clustered, other: str,
 
 
 def largest_per_cluster(per_cluster: pd.Series, raw: pd.Series, clustered,
-                        per_layer_intervals: Callable) -> CheckValue:
+                        per_layer_intervals: Callable, high: float) -> CheckValue:
     """``local-isotropy``: the largest |S_inter| left after per-cluster centring over the
-    layers where K-means found clusters, with the interval of that maximum; the details
-    give the raw |S_inter| of that layer and the paper's contrast, the largest per-cluster
-    minus raw |S_inter| over the same layers.
+    layers where K-means found clusters and the raw |S_inter| is high (at least ``high``),
+    with the interval of that maximum; the details give the raw |S_inter| of that layer
+    and the paper's contrast, the largest per-cluster minus raw |S_inter| over the same
+    layers. With no such layer the statement, a fall "from the high raw S_inter", has
+    nothing to be about (centring alone brings a low S_inter near zero): the value is None,
+    with the reason under ``unavailable``.
 
     Parameters
     ----------
@@ -679,21 +682,34 @@ def largest_per_cluster(per_cluster: pd.Series, raw: pd.Series, clustered,
         The layers with K > 1.
     per_layer_intervals : callable
         ``(statistic, statement, layers)`` to the layers' intervals (:func:`layer_intervals`).
+    high : float
+        The raw |S_inter| from which a layer counts as anisotropic (``global-anisotropy``'s
+        threshold).
 
     Returns
     -------
     CheckValue
         The measured value, its Interval and its details.
     """
-    level = per_cluster.loc[clustered]
+    layers = [int(x) for x in clustered]
+    eligible = [x for x in layers if abs(raw.loc[x]) >= high]
+    if not eligible:
+        return CheckValue(None, None, {
+            "layers with K > 1": layers,
+            "unavailable": f"the raw S_inter is not high (at least {high:.3g}) in any layer "
+                           "with K > 1: no anisotropy for the clusters to reveal as local "
+                           "isotropy, and centring alone would bring it near zero"})
+    level = per_cluster.loc[eligible]
     worst = int(level.idxmax())
-    fall = (per_cluster - raw.abs()).loc[clustered]
+    fall = (per_cluster - raw.abs()).loc[eligible]
     return CheckValue(
         float(level.max()),
         interval_of_max(per_layer_intervals(
-            lambda d: np.abs(d["S_inter per-cluster draws"]), "max", list(clustered)),
-            "layers with K > 1; per-cluster draws mixed over the K-means fits"),
-        {"layer of the maximum": worst, "layers with K > 1": [int(x) for x in clustered],
+            lambda d: np.abs(d["S_inter per-cluster draws"]), "max", eligible),
+            "layers with K > 1 and a high raw S_inter; per-cluster draws mixed over the "
+            "K-means fits"),
+        {"layer of the maximum": worst, "layers with K > 1": layers,
+         "layers graded (raw |S_inter| high)": eligible,
          "|S_inter| raw there": float(abs(raw.loc[worst])),
          "largest per-cluster minus raw |S_inter|": float(fall.max()),
          "its layer": int(fall.idxmax())})
@@ -741,7 +757,8 @@ def lid_check(lid: pd.Series, static_lid: dict[str, tuple[float, np.ndarray]],
 
 
 def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tuple[float,
-                 np.ndarray]], n_boot: int, n_windows: int) -> dict[str, CheckValue]:
+                 np.ndarray]], n_boot: int, n_windows: int, high: float
+                 ) -> dict[str, CheckValue]:
     """The measured value and 95% interval of the per-layer claim-2 checks for one model.
 
     The paper's statements hold "in every layer", so each check reads the worst layer
@@ -767,6 +784,9 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
         Each static space's mean cosine LID and its draws.
     n_boot, n_windows : int
         Bootstrap draws, and the context windows they resample.
+    high : float
+        The raw |S_inter| from which a layer counts as anisotropic (``local-isotropy``
+        grades only such layers: :func:`largest_per_cluster`).
 
     Returns
     -------
@@ -792,7 +812,7 @@ def check_values(per_layer: pd.DataFrame, draws: dict, static_lid: dict[str, tup
     closer = per_cluster - table["S_inter centred"].abs()
     if len(clustered):
         local = largest_per_cluster(per_cluster, table["S_inter raw"], clustered,
-                                    per_layer_intervals)
+                                    per_layer_intervals, high)
         beyond = largest_gap(closer, clustered, "S_inter centred", per_layer_intervals)
     else:
         local = beyond = CheckValue(None, None, {"layers with K > 1": []})

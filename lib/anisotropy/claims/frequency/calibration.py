@@ -144,10 +144,11 @@ class FlowCalibration:
     hidden : int
         Width of the two hidden layers of each coupling network:
         :data:`BERT_FLOW_COUPLING_WIDTH`, BERT-flow's. A width of 512 overfits the few
-        hundred pairs a task is fitted on at BERT-flow's budget (MiniLM's mean change over
-        seven tasks: -24.2 at 512 against -4.3 at 32, November 2026) and costs four to five
-        times as much a step (20.6 against 4.9 ms at 384 dimensions, 32.7 against 6.4 ms at 640; one
-        thread, batch 64).
+        hundred pairs a task is fitted on in the book's profiles at BERT-flow's budget
+        (MiniLM's mean change over seven tasks in the full build: -24.2 at 512 against
+        -4.15 at 32, November 2026) and costs four to five times as much a step (20.6
+        against 4.9 ms at 384 dimensions, 32.7 against 6.4 ms at 640; one thread, batch
+        64).
     seed : int
         Root of the fit's streams: ``init`` (torch's global seed before the flow is built)
         and ``batches`` (the permutations of :func:`epoch_batches`).

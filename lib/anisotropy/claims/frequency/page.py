@@ -390,7 +390,7 @@ def flow_budget_texts(tasks: list[str], flow_steps: int | None, epochs: float,
                  f"{flow.clip_norm:g}")
     architecture = (f"{flow.transforms} affine coupling layers, each conditioned by a network "
                     f"with two hidden layers of {flow.hidden} units; BERT-flow's default "
-                    f"flow (`config_l3_d3_w32` in `run_siamese.py`) has 3 levels of 3 "
+                    f"flow (config_l3_d3_w32 in its run_siamese.py) has 3 levels of 3 "
                     f"steps with coupling networks {BERT_FLOW_COUPLING_WIDTH} units wide")
     return {"flow_steps_text": steps_text, "graded_budget": graded,
             "flow_optimiser": optimiser, "flow_architecture": architecture,

@@ -480,8 +480,8 @@ def _measures(checks: dict, s: Settings, tokens, layers: list[int], rows: np.nda
             "layer of lowest mean cosine": lowest, "its mean cosine": cosine,
             "unavailable": f"no layer that mean cosine calls isotropic: the lowest mean "
                            f"cosine of layers 1-{layers[-1]} is {cosine:.3g} (layer {lowest}), "
-                           f"not below {ceiling:.3g}, the least anisotropic layer Ethayarajh "
-                           "measured (ELMo's top one)"})
+                           f"not below {ceiling:.3g}, the least anisotropic contextual layer "
+                           "Ethayarajh measured (ELMo's top one)"})
         return _agreement(checks, measures)
     X = np.asarray(tokens.layer(lowest), dtype=np.float64)[rows]
     draws = [isoscore(X[draw]) for draw in resample_indices(
@@ -663,9 +663,10 @@ def uniform_first_token_share(tokens: int) -> float:
 
 def low_cosine() -> float:
     """The mean cosine below which a layer counts as one that mean cosine calls isotropic
-    (``measures-disagree``'s premise): ELMo's top layer, the least anisotropic layer in
-    Ethayarajh's published baselines (``claim1/baseline/ELMo`` of ``data/references.yaml``),
-    the level under which claims 1 and 2 stop calling a space anisotropic.
+    (``measures-disagree``'s premise): ELMo's top layer, the least anisotropic contextual
+    layer in Ethayarajh's published baselines (``claim1/baseline/ELMo`` of
+    ``data/references.yaml``), the level under which claims 1 and 2 stop calling a space
+    anisotropic.
 
     Returns
     -------
