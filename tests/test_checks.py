@@ -654,6 +654,26 @@ def test_paper_cell_shows_the_declared_references_per_subject():
     assert checks.reference_value("claim4/per_task/proposed/STS-B/isotropy") == 0.63
 
 
+def test_one_anisotropic_level_for_every_check_that_reads_it():
+    """The level from which a space counts as anisotropic is ELMo's top layer in
+    Ethayarajh's baselines, read from the references (a changed file moves it), and it is
+    the threshold of claim 1's ``baseline-positive``, claim 2's ``global-anisotropy`` and its
+    ``local-isotropy``:
+    the claims that use it as a premise cannot drift apart from the checks that grade it."""
+    from anisotropy.inputs.references import anisotropic_level, references
+
+    elmo = checks.reference_value("claim1/baseline/ELMo")
+    assert anisotropic_level() == elmo[-1] == pytest.approx(0.136)
+    assert elmo[-1] == min(elmo[1:])  # the least anisotropic contextual layer
+    for slug, check in [("01-layerwise-anisotropy", "baseline-positive"),
+                        ("02-clusters-manifolds", "global-anisotropy"),
+                        ("02-clusters-manifolds", "local-isotropy")]:
+        assert checks.load_checks(slug)[check].threshold == anisotropic_level()
+    moved = references()
+    moved["claim1"]["baseline"]["ELMo"][-1] = 0.5
+    assert anisotropic_level(moved) == 0.5
+
+
 def _numbers(value) -> list[float]:
     if isinstance(value, bool):
         return []

@@ -197,9 +197,10 @@ def test_local_isotropy_reads_only_layers_whose_raw_similarity_is_high():
 
     from anisotropy.claims.clusters import measure as cm
     from anisotropy.geometry.intervals import Interval
+    from anisotropy.inputs.references import anisotropic_level
     from anisotropy.report.checks import load_checks
 
-    high = claim.high_similarity()
+    high = anisotropic_level()
     assert high == load_checks(claim.SLUG)["global-anisotropy"].threshold
     per_cluster = pd.Series({1: 0.02, 2: 0.09, 3: 0.05})
     raw = pd.Series({1: 0.05, 2: 0.40, 3: 0.30})

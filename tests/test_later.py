@@ -343,9 +343,10 @@ def test_measures_disagree_is_graded_only_where_mean_cosine_calls_a_layer_isotro
     from anisotropy.claims.base import record_checks
     from anisotropy.claims.later_work import claim
     from anisotropy.claims.later_work.ids import MEASURES_AGREEMENT, MEASURES_DISAGREE
+    from anisotropy.inputs.references import anisotropic_level
     from anisotropy.report.results import Results
 
-    assert claim.low_cosine() == pytest.approx(0.136)
+    assert anisotropic_level() == pytest.approx(0.136)
     settings = claim.Settings.for_profile("smoke", n_boot_isoscore=20)
     tokens, layers = _layered_tokens()
     rows = np.arange(60)

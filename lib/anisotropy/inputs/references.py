@@ -22,7 +22,7 @@ import yaml
 from anisotropy.inputs.data import PROJECT_ROOT
 
 __all__ = ["REFERENCES_FILE", "references", "reference_value", "reference_source",
-           "describe_reference"]
+           "describe_reference", "anisotropic_level"]
 
 REFERENCES_FILE = PROJECT_ROOT / "data" / "references.yaml"
 
@@ -90,6 +90,28 @@ def reference_value(key: str, references: dict | None = None) -> Any:
         columns = node.get("columns", columns)
         node = node[part]
     return node
+
+
+def anisotropic_level(references: dict | None = None) -> float:
+    """The mean cosine (or S_inter) from which a space counts as anisotropic: the least
+    anisotropic contextual layer in Ethayarajh's (2019) published baselines, ELMo's top
+    one (the last entry of ``claim1/baseline/ELMo``). Claim 1's ``baseline-positive``
+    and claim 2's ``global-anisotropy`` take it as their threshold, claim 2's
+    ``local-isotropy`` reads "about zero" as under it and grades only layers whose raw
+    S_inter is above it, and chapter 6's ``measures-disagree`` runs only where a layer's
+    mean cosine is below it.
+
+    Parameters
+    ----------
+    references : dict, optional
+        A parsed references file; the project's ``data/references.yaml`` when omitted.
+
+    Returns
+    -------
+    float
+        The last entry of ``claim1/baseline/ELMo``.
+    """
+    return float(reference_value("claim1/baseline/ELMo", references)[-1])
 
 
 def reference_source(key: str, references: dict | None = None) -> str:

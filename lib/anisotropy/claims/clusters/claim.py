@@ -39,7 +39,7 @@ from anisotropy.geometry.sampling import sample_indices
 from anisotropy.geometry.streams import stream_seed
 from anisotropy.inputs import corpora
 from anisotropy.inputs.jobs import ALL_LAYERS, Extraction, jobs
-from anisotropy.inputs.references import reference_value
+from anisotropy.inputs.references import anisotropic_level
 from anisotropy.inputs.resolved import short_name
 from anisotropy.inputs.settings import TRANSFORMERS, ClaimSettings, param
 
@@ -315,25 +315,13 @@ def check_values(settings: Settings, m: ModelClusters, static_name: str) -> dict
         ``local-isotropy``, ``local-beyond-centring``, ``intra-above-inter`` and
         ``lid-below-static``; the two local ones ``CheckValue(None, None, details)`` when
         no layer >= 1 has K > 1, and ``local-isotropy`` also when no such layer has a high
-        raw S_inter (:func:`high_similarity`; the reason under ``unavailable``).
+        raw S_inter (:func:`~anisotropy.inputs.references.anisotropic_level`; the reason
+        under ``unavailable``).
     """
     return clusters.check_values(m.per_layer, m.draws,
                                  {static_name: (m.input_lid["LID cosine"], m.input_draws)},
-                                 settings.n_boot, m.facts["windows"], high_similarity())
+                                 settings.n_boot, m.facts["windows"], anisotropic_level())
 
-
-def high_similarity() -> float:
-    """The raw S_inter from which a layer counts as anisotropic: Ethayarajh's least
-    anisotropic contextual layer, ELMo's top one (``claim1/baseline/ELMo`` of
-    ``data/references.yaml``), the threshold of ``global-anisotropy`` and the level under
-    which ``local-isotropy`` reads "about zero".
-
-    Returns
-    -------
-    float
-        The last entry of ``claim1/baseline/ELMo``.
-    """
-    return float(reference_value("claim1/baseline/ELMo")[-1])
 
 
 def grade_clusters(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:

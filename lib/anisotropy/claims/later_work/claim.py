@@ -61,7 +61,7 @@ from anisotropy.inputs import corpora, tasks
 from anisotropy.inputs.attention import AttentionUnavailable, first_token_attention, sink_rate
 from anisotropy.inputs.corpora import STS_TASKS
 from anisotropy.inputs.jobs import ALL_LAYERS, FIRST_LAST, LAST, Extraction, jobs
-from anisotropy.inputs.references import reference_value
+from anisotropy.inputs.references import anisotropic_level, reference_value
 from anisotropy.inputs.resolved import short_name
 from anisotropy.inputs.settings import TRANSFORMERS, ClaimSettings, param
 from anisotropy.inputs.tasks import corpus, word_task_words
@@ -470,11 +470,12 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
 def _measures(checks: dict, s: Settings, tokens, layers: list[int], rows: np.ndarray,
               mean_cosine: np.ndarray) -> pd.DataFrame:
     """Four anisotropy measures per layer; IsoScore where the mean cosine is lowest, when
-    that cosine is low enough for the statement to be about it (:func:`low_cosine`)."""
+    that cosine is low enough for the statement to be about it
+    (:func:`~anisotropy.inputs.references.anisotropic_level`)."""
     measures = later.measures_profile(tokens, layers, rows)
     measures["mean_cosine"] = mean_cosine
     lowest = int(measures["mean_cosine"].to_numpy()[1:].argmin()) + 1
-    cosine, ceiling = float(measures.loc[lowest, "mean_cosine"]), low_cosine()
+    cosine, ceiling = float(measures.loc[lowest, "mean_cosine"]), anisotropic_level()
     if cosine >= ceiling:
         checks[MEASURES_DISAGREE] = CheckValue(None, None, {
             "layer of lowest mean cosine": lowest, "its mean cosine": cosine,
@@ -660,20 +661,6 @@ def uniform_first_token_share(tokens: int) -> float:
     """
     return float(sum(1 / k for k in range(1, tokens + 1)) / tokens)
 
-
-def low_cosine() -> float:
-    """The mean cosine below which a layer counts as one that mean cosine calls isotropic
-    (``measures-disagree``'s premise): ELMo's top layer, the least anisotropic contextual
-    layer in Ethayarajh's published baselines (``claim1/baseline/ELMo`` of
-    ``data/references.yaml``), the level under which claims 1 and 2 stop calling a space
-    anisotropic.
-
-    Returns
-    -------
-    float
-        The last entry of ``claim1/baseline/ELMo``.
-    """
-    return float(reference_value("claim1/baseline/ELMo")[-1])
 
 
 def massive_magnitude() -> float:
