@@ -12,6 +12,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 from scipy.stats import pearsonr, spearmanr
 
@@ -368,6 +370,45 @@ def test_spread_half_width_by_hand():
     assert intervals.spread_half_width([np.ones(3)])[0] == 0
     with pytest.raises(ValueError, match="at least 2 draws"):
         intervals.spread_half_width([a, np.ones(1)])
+
+
+def test_delete_half_interval_by_hand_and_for_the_mean():
+    """v = (n - d) / d * mean((theta_s - theta_bar)^2), d = n - n // 2 left out of each
+    subset; centred on the estimate with t(R - 1). For the sample mean the delete-d
+    jackknife over all subsets is s^2 / n exactly, so random halves come close to it."""
+    draws = np.array([1.0, 2.0, 4.0, 5.0])
+    n = 7  # halves of 3: d = 4
+    v = 3 / 4 * np.mean((draws - 3.0) ** 2)
+    got = intervals.delete_half_interval(10.0, draws, n, method="by hand")
+    half = stats.t.ppf(0.975, 3) * np.sqrt(v)
+    assert got.as_list() == pytest.approx([10 - half, 10 + half])
+    assert "delete-4 jackknife over 7 units, 4 random halves" in got.method
+    x = np.random.default_rng(3).normal(size=400)
+    halves = intervals.half_samples(x.size, 4000, seed=5)
+    means = x[halves].mean(axis=1)
+    wide = intervals.delete_half_interval(x.mean(), means, x.size, method="mean")
+    expected = stats.t.ppf(0.975, 3999) * x.std(ddof=1) / np.sqrt(x.size)
+    assert (wide.high - wide.low) / 2 == pytest.approx(expected, rel=0.05)
+    with pytest.raises(ValueError, match="at least 2 finite"):
+        intervals.delete_half_interval(0.0, [1.0, np.nan], 10, method="m")
+    with pytest.raises(ValueError, match="at least 4 units"):
+        intervals.delete_half_interval(0.0, [1.0, 2.0], 3, method="m")
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(4, 300), st.integers(20, 60), st.integers(0, 2**31))
+def test_half_samples_are_seeded_distinct_halves(n, draws, seed):
+    halves = intervals.half_samples(n, draws, seed)
+    assert halves.shape == (draws, n // 2)
+    assert (np.diff(halves, axis=1) > 0).all() and halves.min() >= 0 and halves.max() < n
+    np.testing.assert_array_equal(halves, intervals.half_samples(n, draws, seed))
+
+
+def test_half_samples_refuse_too_few_units_or_draws():
+    with pytest.raises(ValueError, match="at least 4 units; got 3"):
+        intervals.half_samples(3, 20)
+    with pytest.raises(ValueError):
+        intervals.half_samples(10, 5)
 
 
 def test_interval_arithmetic():

@@ -21,6 +21,7 @@ from anisotropy.geometry.dimension import (
     twonn,
     twonn_from_log_ratios,
     twonn_log_ratios,
+    twonn_subset_log_ratios,
 )
 from anisotropy.geometry.outliers import (
     cosine_contributions,
@@ -139,6 +140,32 @@ def test_twonn_duplicates_and_too_few_points():
     assert twonn(doubled) == pytest.approx(twonn(X))
     with pytest.raises(ValueError, match=f"at least {MIN_TWONN_POINTS} distinct points; got 5"):
         twonn(np.vstack([X[:5]] * 10))
+
+
+@pytest.mark.parametrize("ranked", [40, 2])
+def test_twonn_within_subsets_is_twonn_on_each_subset(ranked, monkeypatch):
+    """Each subset's ratios are :func:`twonn_log_ratios` run on that subset alone (the
+    reference), at their rows, duplicates included; the whole sample's are
+    :func:`twonn_log_ratios`'. With 2 ranked neighbours most points need the fallback
+    search, which must agree as well."""
+    from anisotropy.geometry import dimension
+    from anisotropy.geometry.intervals import half_samples
+
+    monkeypatch.setattr(dimension, "SUBSET_NEIGHBOURS", ranked)
+    rng = np.random.default_rng(4)
+    X = np.vstack([rng.normal(size=(150, 5)), np.zeros((1, 5))])
+    X = np.vstack([X, X[:30]])  # repeats, as layer 0 repeats a token's vector
+    subsets = half_samples(X.shape[0], 25, seed=6)
+    whole, within = twonn_subset_log_ratios(X, subsets)
+    np.testing.assert_allclose(whole, twonn_log_ratios(X), rtol=1e-10, equal_nan=True)
+    for rows, got in zip(subsets, within, strict=True):
+        expected = np.full(X.shape[0], np.nan)
+        expected[rows] = twonn_log_ratios(X[rows])
+        np.testing.assert_allclose(got, expected, rtol=1e-10, equal_nan=True)
+    with pytest.raises(ValueError, match="holds 2 distinct points; TwoNN needs at least 3"):
+        twonn_subset_log_ratios(X, [[0, 150]])
+    with pytest.raises(ValueError, match="distinct points; got 5"):
+        twonn_subset_log_ratios(np.vstack([X[:5]] * 10), [[0, 1, 2]])
 
 
 def test_sink_rate_is_gus_per_sequence_strict_rate():

@@ -8,7 +8,8 @@ import numpy as np
 from anisotropy.geometry.validation import check_embeddings, unit_rows
 
 __all__ = ["knn_distances", "knn_distances_among", "lid_mle", "MIN_TWONN_POINTS",
-           "twonn_log_ratios", "twonn_from_log_ratios", "twonn"]
+           "twonn_log_ratios", "twonn_from_log_ratios", "twonn", "twonn_subset_log_ratios",
+           "SUBSET_NEIGHBOURS"]
 
 
 # --------------------------------------------------------------------------- LID
@@ -329,6 +330,110 @@ def twonn_log_ratios(X) -> np.ndarray:
     out = np.full(X.shape[0], np.nan)
     out[first] = np.where(np.isfinite(logs), logs, np.nan)
     return out
+
+
+#: Nearest neighbours per point that :func:`twonn_subset_log_ratios` ranks once: a subset
+#: holding half the points keeps fewer than 2 of them with probability about 41 / 2^40.
+SUBSET_NEIGHBOURS = 40
+
+
+def _ranked_neighbours(Y: np.ndarray, k: int, chunk_size: int = 2048
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` nearest other rows of ``Y`` (centred, float64) per row: their indices and
+    squared distances (:func:`_snapped_squared`), nearest first."""
+    sq = np.einsum("ij,ij->i", Y, Y)
+    index = np.empty((Y.shape[0], k), dtype=np.intp)
+    dist = np.empty((Y.shape[0], k))
+    for i0 in range(0, Y.shape[0], chunk_size):
+        block = _snapped_squared(sq[i0:i0 + chunk_size, None] + sq[None, :],
+                                 Y[i0:i0 + chunk_size] @ Y.T)
+        rows = np.arange(block.shape[0])
+        block[rows, rows + i0] = np.inf
+        part = np.argpartition(block, k - 1, axis=1)[:, :k]
+        d = np.maximum(np.take_along_axis(block, part, axis=1), 0.0)
+        order = np.argsort(d, axis=1, kind="stable")
+        index[i0:i0 + chunk_size] = np.take_along_axis(part, order, axis=1)
+        dist[i0:i0 + chunk_size] = np.take_along_axis(d, order, axis=1)
+    return index, dist
+
+
+def twonn_subset_log_ratios(X, subsets) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`twonn_log_ratios` of the whole sample and within each subset of its rows:
+    every point's first and second nearest neighbours searched again among the subset's
+    distinct rows only, as if the subset were the whole sample (the draws of
+    :func:`~anisotropy.geometry.intervals.half_samples`).
+
+    The distinct rows' :data:`SUBSET_NEIGHBOURS` nearest neighbours are ranked once
+    (centred, float64, a duplicate's rounding noise set to 0 as in :func:`knn_distances`);
+    within a subset, a point's first and second neighbours are the first two of its ranked
+    ones that the subset holds. A point whose ranked neighbours hold fewer than two of the
+    subset's (rare for halves) is searched against the whole subset instead, so the
+    result is exact either way. The whole sample's ratios are the first two ranked
+    neighbours': :func:`twonn_log_ratios`' result up to rounding, for the cost of one
+    search.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        The points, one per row.
+    subsets : array_like of int, shape (n_draws, m)
+        Per row, the indices of a subset of the points (distinct); at least 3 distinct
+        points in each.
+
+    Returns
+    -------
+    whole : numpy.ndarray of shape (n_points,), float64
+        :math:`\\log\\mu_i` of each point in the whole sample, as
+        :func:`twonn_log_ratios` gives it (NaN for a repeat of an earlier point).
+    within : numpy.ndarray of shape (n_draws, n_points), float64
+        Row ``b``: :math:`\\log\\mu_i` of each point of subset ``b`` within it; NaN for
+        a point outside the subset, a repeat of an earlier point of it, or a ratio that
+        is not finite.
+
+    Raises
+    ------
+    ValueError
+        When ``X`` is not 2-D, has fewer than :data:`MIN_TWONN_POINTS` distinct rows, or a
+        subset holds fewer than 3 distinct points.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be (n_points, dim); got shape {X.shape}.")
+    subsets = np.atleast_2d(np.asarray(subsets, dtype=np.intp))
+    _, first, group = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    group = np.asarray(group).ravel()
+    n_groups = first.size
+    if n_groups < MIN_TWONN_POINTS:
+        raise ValueError(f"TwoNN needs at least {MIN_TWONN_POINTS} distinct points; got "
+                         f"{n_groups} (of {X.shape[0]} rows). Sample more tokens.")
+    Y = X[first] - X[first].mean(axis=0)
+    index, dist = _ranked_neighbours(Y, min(SUBSET_NEIGHBOURS, n_groups - 1))
+    sq = np.einsum("ij,ij->i", Y, Y)
+    whole = np.full(X.shape[0], np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = 0.5 * np.log(dist[:, 1] / dist[:, 0])
+    whole[first] = np.where(np.isfinite(logs), logs, np.nan)
+    out = np.full((subsets.shape[0], X.shape[0]), np.nan)
+    for b, rows in enumerate(subsets):
+        groups, at = np.unique(group[rows], return_index=True)
+        if groups.size < 3:
+            raise ValueError(f"subset {b} holds {groups.size} distinct points; TwoNN needs "
+                             "at least 3 (a first and a second neighbour).")
+        held = np.zeros(n_groups, dtype=bool)
+        held[groups] = True
+        kept = held[index[groups]]
+        count = np.cumsum(kept, axis=1)
+        two = np.stack([np.take_along_axis(dist[groups], np.argmax(count >= j, axis=1)[:, None],
+                                           axis=1)[:, 0] for j in (1, 2)], axis=1)
+        for i in np.flatnonzero(count[:, -1] < 2):
+            g = groups[i]
+            others = groups[groups != g]
+            d = _snapped_squared(sq[g] + sq[others], Y[others] @ Y[g])
+            two[i] = np.sort(np.maximum(np.partition(d, 1)[:2], 0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logs = 0.5 * np.log(two[:, 1] / two[:, 0])
+        out[b, rows[at]] = np.where(np.isfinite(logs), logs, np.nan)
+    return whole, out
 
 
 def twonn_from_log_ratios(log_mu, weights=None) -> float | np.ndarray:

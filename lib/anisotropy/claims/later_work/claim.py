@@ -50,7 +50,9 @@ from anisotropy.claims.later_work.measure import (
 from anisotropy.claims.sts import mean_change_interval
 from anisotropy.geometry.intervals import (
     boot_method,
+    delete_half_interval,
     dirichlet_weights,
+    half_samples,
     normal_interval,
     resample_indices,
 )
@@ -67,6 +69,8 @@ from anisotropy.inputs.settings import TRANSFORMERS, ClaimSettings, param
 from anisotropy.inputs.tasks import corpus, word_task_words
 
 SLUG = "06-later-work"
+#: How the intrinsic dimension's draws are made, for its intervals' method text.
+ID_INTERVAL = "one token per sentence, TwoNN's neighbours searched again within each half"
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,9 @@ class Settings(ClaimSettings):
     n_boot: int = param(1000, "bootstrap resamples behind every 95% interval", min=20)
     n_boot_isoscore: int = param(200, "bootstrap resamples behind IsoScore's interval (one "
                                  "eigendecomposition each)", min=20)
+    n_id_halves: int = param(100, "random halves of the sentences behind the intrinsic "
+                             "dimension's intervals (TwoNN's neighbours searched again in "
+                             "each)", min=20)
 
 
 def models(settings: Settings) -> list[str]:
@@ -417,34 +424,35 @@ def _peak_over_ends(values: np.ndarray, L: int) -> np.ndarray:
 
 
 def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
-               layers: list[int], weights: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Intrinsic dimension across depth, and on the shuffled sentences. Returns the token
-    rows (one per sentence) and both TwoNN profiles."""
+               layers: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Intrinsic dimension across depth, and on the shuffled sentences, with delete-half
+    jackknife intervals over the sentences (streams ``chapter6/id-halves`` and, for the
+    shuffled sentences and their ordered copies, paired, ``chapter6/id-halves-shuffled``).
+    Returns the token rows (one per sentence) and both TwoNN profiles."""
     L, n = layers[-1], len(tokens.words)
     rows = later.one_token_per_sentence(tokens, stream_seed(s.seed, "chapter6/id"))
     if rows.size != n:
         raise ValueError(f"{encoder.name}: {n - rows.size} sentences have no token after "
                          "the first; the intrinsic dimension takes one from each.")
-    ids, draws = later.dimension_profile(tokens, layers, rows, weights)
+    halves = half_samples(n, s.n_id_halves, stream_seed(s.seed, "chapter6/id-halves"))
+    ids, draws = later.dimension_profile(tokens, layers, rows, halves)
     interior = slice(2, L) if L > 2 else slice(1, L + 1)
-    peak = later.interval_of(_peak_over_ends(draws, L), "one token per sentence", s.n_boot,
-                             rows.size, "sentences")
+    value = float(_peak_over_ends(ids, L)[0])
     checks[ID_PEAK_INTERIOR] = CheckValue(
-        float(_peak_over_ends(ids, L)[0]), peak,
+        value, delete_half_interval(value, _peak_over_ends(draws, L), n,
+                                    method=ID_INTERVAL),
         {"peak layer": int(np.argmax(ids[interior]) + interior.start),
          "peak over layer 1": float(ids[interior].max() / ids[1])})
     mixed_tokens = encoder.encode_tokens(mixed)
     m = len(mixed)
     mixed_rows = later.one_token_per_sentence(mixed_tokens, stream_seed(s.seed, "chapter6/id"))
-    ids_mixed, mixed_draws = later.dimension_profile(mixed_tokens, layers, mixed_rows,
-                                                     weights[:, :m])
-    same, same_draws = later.dimension_profile(tokens, layers, rows[:m], weights[:, :m])
+    paired = half_samples(m, s.n_id_halves, stream_seed(s.seed, "chapter6/id-halves-shuffled"))
+    ids_mixed, mixed_draws = later.dimension_profile(mixed_tokens, layers, mixed_rows, paired)
+    same, same_draws = later.dimension_profile(tokens, layers, rows[:m], paired)
     ordered = float(_peak_over_ends(same, L)[0])
     shuffled_ = float(_peak_over_ends(ids_mixed, L)[0])
     same_peaks = _peak_over_ends(same_draws, L)
-    ordered_peak = later.interval_of(same_peaks, "one token per sentence", s.n_boot, m,
-                                     "sentences")
+    ordered_peak = delete_half_interval(ordered, same_peaks, m, method=ID_INTERVAL)
     details = {"ordered peak over ends": ordered, "shuffled peak over ends": shuffled_,
                "interior peak, ordered minus shuffled": float(
                    same[interior].max() - ids_mixed[interior].max())}
@@ -460,9 +468,9 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
     else:
         checks[ID_SHUFFLED_FLATTER] = CheckValue(
             ordered - shuffled_,
-            later.interval_of(same_peaks - _peak_over_ends(mixed_draws, L),
-                              "the same sentences' weights in both texts", s.n_boot, m,
-                              "sentences"),
+            delete_half_interval(ordered - shuffled_,
+                                 same_peaks - _peak_over_ends(mixed_draws, L), m,
+                                 method=ID_INTERVAL + ", the same halves in both texts"),
             details)
     return rows, ids, ids_mixed
 
@@ -605,7 +613,7 @@ def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str]
                                massive_magnitude())
     attention = _sinks(checks, s, encoder, base, windows)
     rogue, n_pairs = _rogue(checks, s, tokens, layers, remove)
-    rows, ids, ids_mixed = _dimension(checks, s, encoder, tokens, mixed, layers, weights)
+    rows, ids, ids_mixed = _dimension(checks, s, encoder, tokens, mixed, layers)
     measures = _measures(checks, s, tokens, layers, rows, rogue["mean_cosine"].to_numpy())
     sts_rows, word_rows = _standardisation(checks, s, encoder, sts_sentences, word_contexts)
     per_layer = massive.drop(columns=["top_dims"]).merge(

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from anisotropy.claims.sts import cosine_scores, score_correlations, spearman_change_draws
-from anisotropy.geometry.dimension import twonn_log_ratios
+from anisotropy.geometry.dimension import twonn_subset_log_ratios
 from anisotropy.geometry.intervals import (
     Interval,
     boot_method,
@@ -391,12 +391,18 @@ def rogue_profile(tokens, layers: list[int], first: np.ndarray, second: np.ndarr
                                 "mean_cosine": np.stack(cosines, axis=1)}
 
 
-def dimension_profile(tokens, layers: list[int], rows: np.ndarray, weights: np.ndarray
+def dimension_profile(tokens, layers: list[int], rows: np.ndarray, halves: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray]:
     """TwoNN intrinsic dimension per layer of the token ``rows`` (one per sentence), as
     Facco et al. fit it (:func:`~anisotropy.geometry.twonn.twonn_fit`: the largest 10%
-    of ratios left out), and its draws under ``weights`` over those sentences (the
-    neighbour ratios held fixed, their weights resampled).
+    of ratios left out), and the same on each random half of those sentences, the
+    neighbours searched again within the half
+    (:func:`~anisotropy.geometry.dimension.twonn_subset_log_ratios`): the draws of a
+    delete-half jackknife (:func:`~anisotropy.geometry.intervals.delete_half_interval`).
+
+    A sentence and its token are one unit; a weighted bootstrap that keeps every point's
+    neighbours fixed leaves out how a point's ratio changes with the points around it, and
+    its intervals covered too few of other seeds' estimates (``scripts/coverage.py``).
 
     Parameters
     ----------
@@ -406,22 +412,23 @@ def dimension_profile(tokens, layers: list[int], rows: np.ndarray, weights: np.n
         The layers measured.
     rows : numpy.ndarray of int
         The token rows, one per sentence (:func:`one_token_per_sentence`).
-    weights : numpy.ndarray, shape (n_boot, len(rows))
-        Bootstrap weights over those sentences.
+    halves : numpy.ndarray of int, shape (n_draws, len(rows) // 2)
+        Random halves of the positions in ``rows``
+        (:func:`~anisotropy.geometry.intervals.half_samples`), the same at every layer.
 
     Returns
     -------
     ids : numpy.ndarray, shape (len(layers),)
         The TwoNN estimate per layer of ``layers`` (L + 1 entries for layers 0..L).
-    draws : numpy.ndarray, shape (n_boot, len(layers))
-        Its draws per layer.
+    draws : numpy.ndarray, shape (n_draws, len(layers))
+        Its estimate on each half, per layer.
     """
     ids, draws = [], []
     for layer in layers:
-        log_mu = twonn_log_ratios(_layer(tokens, layer)[rows])
-        ids.append(twonn_fit(log_mu))
-        draws.append(twonn_fit(log_mu, weights))
-    return np.array(ids), np.stack(draws, axis=1)
+        whole, within = twonn_subset_log_ratios(_layer(tokens, layer)[rows], halves)
+        ids.append(twonn_fit(whole))
+        draws.append([twonn_fit(log_mu) for log_mu in within])
+    return np.array(ids), np.array(draws).T
 
 
 def measures_profile(tokens, layers: list[int], rows: np.ndarray) -> pd.DataFrame:
