@@ -798,33 +798,46 @@ def _probe_methods(fitted: dict, tokens, parts: dict, train_labels, dev_labels,
     return rows, correct, pooled_of
 
 
+def _paired_change(difference: np.ndarray, n_boot: int, seed: int, unit: str) -> CheckValue:
+    """The mean of a per-sentence ``difference`` (1 right, -1 wrong, 0 the same) in points,
+    with its paired bootstrap over the dev sentences (stream ``bootstrap/dev``)."""
+    change = 100 * float(difference.mean())
+    draws = 100 * bootstrap_means(difference, n_boot, stream_seed(seed, "bootstrap/dev"))[:, 0]
+    interval = percentile_interval(draws, method=boot_method(n_boot, difference.size, unit))
+    return CheckValue(change, interval, {"dev sentences": int(difference.size)})
+
+
 def _probe_change(correct: dict, method: str, n_boot: int, seed: int) -> CheckValue:
     """The ``sst2-probe`` check of :func:`sst2_probe` from ``correct`` (whether each dev
     sentence is classified right, per method): the accuracy change of ``method`` over the
     Baseline in points, with a paired bootstrap over the dev sentences (stream
     ``bootstrap/dev``; the classifiers held fixed); its details give the dev sentences."""
     difference = correct[method].astype(float) - correct["Baseline"].astype(float)
-    change = 100 * float(difference.mean())
-    draws = 100 * bootstrap_means(difference, n_boot, stream_seed(seed, "bootstrap/dev"))[:, 0]
-    interval = percentile_interval(draws, method=boot_method(
-        n_boot, difference.size, "dev sentences (paired; classifiers held fixed)"))
-    return CheckValue(change, interval, {"dev sentences": int(difference.size)})
+    return _paired_change(difference, n_boot, seed,
+                          "dev sentences (paired; classifiers held fixed)")
 
 
-def _with_refits(check: CheckValue, tokens, H: np.ndarray, train_rows: np.ndarray,
-                 parts: dict, baseline: dict, train_labels, dev_labels, n_train: int,
-                 refits: int, *, method: str, n_clusters: int, n_components: int, seed: int,
+def _with_refits(check: CheckValue, correct: dict, tokens, H: np.ndarray,
+                 train_rows: np.ndarray, parts: dict, baseline: dict, train_labels,
+                 dev_labels, n_train: int, refits: int, n_boot: int, *, method: str,
+                 n_clusters: int, n_components: int, seed: int,
                  fit_max_tokens: int | None, train_seed: int | None) -> CheckValue:
-    """:func:`sst2_probe`'s ``check`` with the spread between ``refits`` fits (the first,
-    ``check``'s own, included) in its interval.
+    """:func:`sst2_probe`'s ``check`` over ``refits`` fits (the first, ``check``'s own,
+    included): the mean change over the fits, with the spread between fits in its
+    interval.
 
     Each refit R resamples the training sentences (with replacement, stream
     ``refit-R/train``), fits ``method`` again on their tokens (stream ``refit-R/fit``) and
-    trains both classifiers again (the Baseline's on its pooled vectors of ``baseline``):
-    the spread of their changes on the dev set, a rerun's other training sample and K-means
-    start, joins the interval in quadrature (:func:`with_fit_spread`); the details add each
-    fit's change (``refit changes``)."""
+    trains both classifiers again (the Baseline's on its pooled vectors of ``baseline``).
+    The value is the mean of the fits' changes on the dev set; its interval is the paired
+    bootstrap over the dev sentences of the per-sentence difference averaged over the
+    fits (stream ``bootstrap/dev``), widened in quadrature by the spread of one fit's
+    change (:func:`with_fit_spread`): a rerun's other training sample and K-means start.
+    The spread is not divided by the number of fits, since the refits' training samples are
+    resampled from one sample and their mean keeps that sample's own error. The details
+    keep the first fit's change and each fit's (``refit changes``)."""
     changes = [check.value]
+    differences = [correct[method].astype(float) - correct["Baseline"].astype(float)]
     train_labels = np.asarray(train_labels)
     of_row = tokens.sentence_index[train_rows]
     base_train, base_dev = baseline["train"][0], baseline["dev"][0]
@@ -840,11 +853,17 @@ def _with_refits(check: CheckValue, tokens, H: np.ndarray, train_rows: np.ndarra
                               for part_rows, X in parts.values())
         right = _probe_accuracy(new_train[drawn], train_labels[drawn], new_dev, dev_labels)
         base = _probe_accuracy(base_train[drawn], train_labels[drawn], base_dev, dev_labels)
-        changes.append(100 * float(right.mean() - base.mean()))
-    interval = with_fit_spread(check.value, check.interval, [np.asarray(changes)],
+        differences.append(right.astype(float) - base.astype(float))
+        changes.append(100 * float(differences[-1].mean()))
+    mean = _paired_change(np.mean(differences, axis=0), n_boot, seed,
+                          f"dev sentences (paired; the difference averaged over {refits} "
+                          "fits, classifiers held fixed)")
+    interval = with_fit_spread(mean.value, mean.interval, [np.asarray(changes)],
                                "training sentences resampled, method and classifiers "
                                "refitted")
-    return CheckValue(check.value, interval, {**check.details, "refit changes": changes})
+    return CheckValue(mean.value, interval, {**check.details, "fits": refits,
+                                             "first fit's change": changes[0],
+                                             "refit changes": changes})
 
 
 def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
@@ -861,10 +880,9 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
     trained on the standardised training sentences is scored on the dev sentences.
 
     Returns one row per method (dev accuracy, log10 I(W) of the dev tokens) and the
-    ``sst2-probe`` check's :class:`~anisotropy.claims.base.CheckValue` (measured, interval,
-    details): the accuracy change in points, with a paired bootstrap over the dev sentences
-    (the classifiers held fixed), widened with ``refits`` >= 2 by the spread between refits
-    of the method and the classifiers (:func:`_with_refits`).
+    ``sst2-probe`` check: the accuracy change in points, with a paired bootstrap over the
+    dev sentences (the classifiers held fixed); with ``refits`` >= 2, the mean change over
+    the fits, its interval widened by the spread between them (:func:`_with_refits`).
 
     Parameters
     ----------
@@ -905,8 +923,8 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
         One row per method (the Baseline and ``method``): ``method``, ``dev accuracy``
         (%) and ``log10 I(W) dev tokens``.
     check : CheckValue
-        Its value, Interval and details: the accuracy change in points; details give the
-        dev sentences and, with refits, each fit's change (``refit changes``).
+        The accuracy change in points (with refits, the mean over the fits), its Interval
+        and details (:func:`_with_refits`' with refits).
     """
     n_sentences = len(tokens.words)
     train_rows = tokens.sentence_rows(np.arange(n_train), exclude_positions)
@@ -921,8 +939,9 @@ def sst2_probe(tokens, layer: int, n_train: int, train_labels, dev_labels, *,
                                               iso_max_tokens, seed)
     check = _probe_change(correct, method, n_boot, seed)
     if refits >= 2:
-        check = _with_refits(check, tokens, H, train_rows, parts, pooled_of["Baseline"],
-                             train_labels, dev_labels, n_train, refits, method=method,
+        check = _with_refits(check, correct, tokens, H, train_rows, parts,
+                             pooled_of["Baseline"], train_labels, dev_labels, n_train,
+                             refits, n_boot, method=method,
                              n_clusters=n_clusters, n_components=n_components, seed=seed,
                              fit_max_tokens=fit_max_tokens, train_seed=train_seed)
     return pd.DataFrame(rows), check
