@@ -369,8 +369,8 @@ def twonn_subset_log_ratios(X, subsets) -> tuple[np.ndarray, np.ndarray]:
     ones that the subset holds. A point whose ranked neighbours hold fewer than two of the
     subset's (rare for halves) is searched against the whole subset instead, so the
     result is exact either way. The whole sample's ratios are the first two ranked
-    neighbours': :func:`twonn_log_ratios`' result up to rounding, for the cost of one
-    search.
+    neighbours': :func:`twonn_log_ratios`' result to the last bit (the same products in
+    the same blocks), for the cost of one search.
 
     Parameters
     ----------
@@ -401,7 +401,11 @@ def twonn_subset_log_ratios(X, subsets) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"X must be (n_points, dim); got shape {X.shape}.")
     subsets = np.atleast_2d(np.asarray(subsets, dtype=np.intp))
     _, first, group = np.unique(X, axis=0, return_index=True, return_inverse=True)
-    group = np.asarray(group).ravel()
+    # the distinct rows in the order of X, as twonn_log_ratios takes them
+    order = np.argsort(first)
+    first, rank = first[order], np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    group = rank[np.asarray(group).ravel()]
     n_groups = first.size
     if n_groups < MIN_TWONN_POINTS:
         raise ValueError(f"TwoNN needs at least {MIN_TWONN_POINTS} distinct points; got "
@@ -411,7 +415,10 @@ def twonn_subset_log_ratios(X, subsets) -> tuple[np.ndarray, np.ndarray]:
     sq = np.einsum("ij,ij->i", Y, Y)
     whole = np.full(X.shape[0], np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
-        logs = 0.5 * np.log(dist[:, 1] / dist[:, 0])
+        # the arithmetic of twonn_log_ratios, so that the whole sample's ratios are its own
+        # to the last bit (the same blocks of the same products)
+        two = np.sqrt(dist[:, :2])
+        logs = np.log(two[:, 1] / two[:, 0])
     whole[first] = np.where(np.isfinite(logs), logs, np.nan)
     out = np.full((subsets.shape[0], X.shape[0]), np.nan)
     for b, rows in enumerate(subsets):
