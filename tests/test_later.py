@@ -292,12 +292,12 @@ def test_the_plan_lists_the_attention_pass_and_the_workflow_runs_it(tmp_path, mo
     monkeypatch.setenv("ANISOTROPY_CACHE", str(tmp_path))
     settings = later_work.Settings.for_profile(
         "smoke", models=["sentence-transformers/all-MiniLM-L6-v2"], n_sentences=40,
-        n_attention_sentences=5, n_shuffled_sentences=20, n_sink_windows=4)
+        n_attention_sentences=5, n_shuffled_sentences=40, n_sink_windows=4)
     jobs = later_work.inputs(settings)
     kinds = sorted({(job.kind, job.corpus, job.layers) for job in jobs})
     assert ("attention", "snli-40-first-5", "all") in kinds
     assert ("attention", "lm-windows-4x64", "T64") in kinds
-    assert ("tokens", "snli-40-shuffled-20", "all") in kinds
+    assert ("tokens", "snli-40-shuffled-40", "all") in kinds
     from anisotropy.inputs import cache
 
     for job in (j for j in jobs if j.kind == "attention"):

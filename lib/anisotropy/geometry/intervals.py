@@ -165,8 +165,10 @@ def delete_half_interval(estimate: float, draws, n_units: int, level: float = LE
               (\\hat\\theta_s - \\bar\\theta)^2, \\qquad
               \\hat\\theta \\pm t_{R-1,\\,(1+\\text{level})/2}\\sqrt{v}
 
-    (Shao & Wu 1989, with R random subsets as Shao & Tu 1995, Sec. 5.2; the jackknife
-    variance is conservative in expectation, Efron & Stein 1981). Only the spread of the
+    (Shao & Wu 1989, with R random subsets as Shao & Tu 1995, Sec. 5.2; like the
+    delete-1 jackknife's, Efron & Stein 1981, it overstates the variance in expectation,
+    Shao & Tu 1995, Sec. 2.3). The t quantile's R - 1 degrees of freedom carry only the
+    Monte Carlo error of using R subsets. Only the spread of the
     subset estimates is used: a statistic whose bias depends on the sample size (TwoNN
     on fewer points) is not shifted.
 

@@ -371,8 +371,9 @@ class SST2Probe:
         One row per method (the Baseline and K-means+Mean+PCA): ``method``, ``dev
         accuracy`` (%) and ``log10 I(W) dev tokens``.
     check : CheckValue
-        The ``sst2-probe`` finding: the accuracy change in points, its Interval and its
-        details (the dev sentences and, with refits, ``refit changes``).
+        The ``sst2-probe`` finding: the accuracy change in points (with refits, the mean
+        over the fits), its Interval and its details (the dev sentences and, with refits,
+        ``fits``, ``first fit's change`` and ``refit changes``).
     """
 
     table: pd.DataFrame

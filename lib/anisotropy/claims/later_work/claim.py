@@ -48,6 +48,7 @@ from anisotropy.claims.later_work.measure import (
     word_contexts,
 )
 from anisotropy.claims.sts import mean_change_interval
+from anisotropy.geometry.dimension import MIN_TWONN_POINTS
 from anisotropy.geometry.intervals import (
     boot_method,
     delete_half_interval,
@@ -81,7 +82,8 @@ class Settings(ClaimSettings):
 
     models: tuple[str, ...] = param(TRANSFORMERS, "models to measure (`anisotropy models`)")
     n_sentences: int = param(4000, "SNLI sentences of claim 1 (equal values share its cached "
-                             "vectors)", min=20)
+                             "vectors); the intrinsic dimension's halves need 2 x 20",
+                             min=2 * MIN_TWONN_POINTS)
     n_sink_windows: int = param(100, "WikiText-2 and PTB windows whose attention weights are "
                                 "computed (Gu et al.: 100 sequences)", min=2)
     sink_tokens: int = param(64, "tokens per window, the model's special tokens included "
@@ -90,8 +92,8 @@ class Settings(ClaimSettings):
                                        "weights give the short-sentence sink rate beside "
                                        "Gu et al.'s", min=2)
     n_shuffled_sentences: int = param(2000, "of those, sentences encoded again with their "
-                                      "words shuffled (the intrinsic-dimension control)",
-                                      min=20)
+                                      "words shuffled (the intrinsic-dimension control); "
+                                      "its halves need 2 x 20", min=2 * MIN_TWONN_POINTS)
     n_pairs: int = param(2000, "random token pairs (two sentences, one token of each) per "
                          "layer for the cosine contributions", min=2)
     rogue_k: int = param(3, "dimensions whose share of the mean cosine is graded", min=1)
@@ -295,8 +297,10 @@ DECLARATION = ClaimDeclaration(
 # --------------------------------------------------------------------------- measurements
 # Each section writes its checks into ``checks`` (``{id: CheckValue}``: measured, Interval
 # or None, details) and returns what the per-layer table and the later sections need. Every
-# interval over sentences shares one set of weights (``weights``), so the sections' layer
-# profiles are resampled as one.
+# bootstrap over sentences shares one set of weights (``weights``), so the sections' layer
+# profiles are resampled as one; the intrinsic dimension, which cannot be reweighted with
+# its neighbours held fixed, uses random halves of the sentences instead (paired between
+# the shuffled sentences and their ordered copies).
 
 
 def _massive(checks: dict, s: Settings, tokens, layers: list[int], weights: np.ndarray,
@@ -446,6 +450,9 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
     mixed_tokens = encoder.encode_tokens(mixed)
     m = len(mixed)
     mixed_rows = later.one_token_per_sentence(mixed_tokens, stream_seed(s.seed, "chapter6/id"))
+    if mixed_rows.size != m:
+        raise ValueError(f"{encoder.name}: {m - mixed_rows.size} shuffled sentences have no "
+                         "token after the first; the intrinsic dimension takes one from each.")
     paired = half_samples(m, s.n_id_halves, stream_seed(s.seed, "chapter6/id-halves-shuffled"))
     ids_mixed, mixed_draws = later.dimension_profile(mixed_tokens, layers, mixed_rows, paired)
     same, same_draws = later.dimension_profile(tokens, layers, rows[:m], paired)
@@ -571,8 +578,8 @@ def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str]
         The sentences (:func:`sentences`), encoded at every layer.
     mixed : list of str
         The first ``len(mixed)`` sentences of ``base`` with their words shuffled
-        (:func:`shuffled`); their intervals reuse the first ``len(mixed)`` sentences'
-        weights.
+        (:func:`shuffled`); their intrinsic-dimension intervals take the same random
+        halves of them as of their ordered copies.
     sts_sentences : list of str
         The STS sentences (the builder of :func:`sts`).
     word_contexts : WordContexts or None

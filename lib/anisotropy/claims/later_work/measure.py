@@ -421,13 +421,30 @@ def dimension_profile(tokens, layers: list[int], rows: np.ndarray, halves: np.nd
     ids : numpy.ndarray, shape (len(layers),)
         The TwoNN estimate per layer of ``layers`` (L + 1 entries for layers 0..L).
     draws : numpy.ndarray, shape (n_draws, len(layers))
-        Its estimate on each half, per layer.
+        Its estimate on each half, per layer; NaN at layer 0, whose spread no statistic
+        reads.
+
+    Raises
+    ------
+    ValueError
+        When a half holds fewer distinct points than TwoNN needs at a layer >= 1, naming
+        the parameters that set the sample.
     """
     ids, draws = [], []
     for layer in layers:
         whole, within = twonn_subset_log_ratios(_layer(tokens, layer)[rows], halves)
         ids.append(twonn_fit(whole))
-        draws.append([twonn_fit(log_mu) for log_mu in within])
+        if layer == 0:
+            # no statistic reads layer 0's spread, and a rotary model's layer 0 repeats a
+            # token's vector, so a half of a small sample can hold too few distinct points
+            draws.append(np.full(len(halves), np.nan))
+            continue
+        try:
+            draws.append([twonn_fit(log_mu) for log_mu in within])
+        except ValueError as error:
+            raise ValueError(f"layer {layer}: a half of the {len(rows):,} sentences holds too "
+                             f"few distinct points for TwoNN ({error}); measure more "
+                             "sentences (n_sentences, n_shuffled_sentences)") from error
     return np.array(ids), np.array(draws).T
 
 
