@@ -168,6 +168,17 @@ def test_twonn_within_subsets_is_twonn_on_each_subset(ranked, monkeypatch):
         twonn_subset_log_ratios(np.vstack([X[:5]] * 10), [[0, 1, 2]])
 
 
+def test_twonn_within_subsets_masks_each_point_beyond_the_first_chunk():
+    """The ranked search runs in chunks of 2,048 rows: a point of a later chunk must not
+    find itself at distance 0 (its ratio would be infinite and dropped)."""
+    from anisotropy.geometry.intervals import half_samples
+
+    X = np.random.default_rng(8).normal(size=(2100, 3))
+    whole, within = twonn_subset_log_ratios(X, half_samples(2100, 20, seed=1))
+    np.testing.assert_array_equal(whole, twonn_log_ratios(X))
+    assert np.isfinite(whole[2048:]).all()
+
+
 def test_sink_rate_is_gus_per_sequence_strict_rate():
     a = np.zeros((4, 2, 3))
     a[:, 0, :] = 0.9  # layer 0: every head a sink in every sequence

@@ -348,7 +348,7 @@ def _ranked_neighbours(Y: np.ndarray, k: int, chunk_size: int = 2048
         block = _snapped_squared(sq[i0:i0 + chunk_size, None] + sq[None, :],
                                  Y[i0:i0 + chunk_size] @ Y.T)
         rows = np.arange(block.shape[0])
-        block[rows, rows + i0] = np.inf
+        block[rows, i0 + rows] = np.inf  # each row itself
         part = np.argpartition(block, k - 1, axis=1)[:, :k]
         d = np.maximum(np.take_along_axis(block, part, axis=1), 0.0)
         order = np.argsort(d, axis=1, kind="stable")

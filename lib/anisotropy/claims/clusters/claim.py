@@ -323,7 +323,6 @@ def check_values(settings: Settings, m: ModelClusters, static_name: str) -> dict
                                  settings.n_boot, m.facts["windows"], anisotropic_level())
 
 
-
 def grade_clusters(results, settings: Settings, measured: dict[str, ModelClusters]) -> None:
     """The similarity checks per model (local isotropy not run when K = 1 everywhere),
     per-cluster against global centring (a finding with its interval and the interval's

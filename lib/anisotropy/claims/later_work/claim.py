@@ -677,7 +677,6 @@ def uniform_first_token_share(tokens: int) -> float:
     return float(sum(1 / k for k in range(1, tokens + 1)) / tokens)
 
 
-
 def massive_magnitude() -> float:
     """Sun et al.'s other condition: a massive activation's magnitude exceeds this
     (``data/references.yaml``).
