@@ -74,9 +74,21 @@ def knn_distances(X, k: int, metric: str = "euclidean", chunk_size: int = 2048) 
     Y = unit_rows(X64) if cosine else X64 - X64.mean(axis=0)
     sq = None if cosine else np.einsum("ij,ij->i", Y, Y)
     out = np.empty((Y.shape[0], k))
+    for i0, block in _self_masked_blocks(Y, sq, chunk_size):
+        part = np.sort(np.maximum(np.partition(block, k - 1, axis=1)[:, :k], 0.0), axis=1)
+        out[i0 : i0 + chunk_size] = part if cosine else np.sqrt(part)
+    return out
+
+
+def _self_masked_blocks(Y: np.ndarray, sq: np.ndarray | None, chunk_size: int):
+    """The exact searches' one loop: per block of ``chunk_size`` rows of ``Y``, its start
+    and its distances to every row (a GEMM): squared Euclidean (:func:`_snapped_squared`)
+    with the rows' squared norms ``sq``, or cosine distance ``1 - cos`` of unit rows when
+    ``sq`` is None (below ``_ZERO_DISTANCE``, 0), each row's distance to itself set to
+    infinity."""
     for i0 in range(0, Y.shape[0], chunk_size):
         gram = Y[i0 : i0 + chunk_size] @ Y.T
-        if cosine:
+        if sq is None:
             block = 1.0 - gram
             block[block < _ZERO_DISTANCE] = 0.0
         else:
@@ -84,9 +96,7 @@ def knn_distances(X, k: int, metric: str = "euclidean", chunk_size: int = 2048) 
             block = _snapped_squared(scale, gram)
         rows = np.arange(block.shape[0])
         block[rows, rows + i0] = np.inf
-        part = np.sort(np.maximum(np.partition(block, k - 1, axis=1)[:, :k], 0.0), axis=1)
-        out[i0 : i0 + chunk_size] = part if cosine else np.sqrt(part)
-    return out
+        yield i0, block
 
 
 #: Candidates per query that :func:`knn_distances_among` keeps beyond the k it returns.
@@ -341,14 +351,9 @@ def _ranked_neighbours(Y: np.ndarray, k: int, chunk_size: int = 2048
                        ) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` nearest other rows of ``Y`` (centred, float64) per row: their indices and
     squared distances (:func:`_snapped_squared`), nearest first."""
-    sq = np.einsum("ij,ij->i", Y, Y)
     index = np.empty((Y.shape[0], k), dtype=np.intp)
     dist = np.empty((Y.shape[0], k))
-    for i0 in range(0, Y.shape[0], chunk_size):
-        block = _snapped_squared(sq[i0:i0 + chunk_size, None] + sq[None, :],
-                                 Y[i0:i0 + chunk_size] @ Y.T)
-        rows = np.arange(block.shape[0])
-        block[rows, i0 + rows] = np.inf  # each row itself
+    for i0, block in _self_masked_blocks(Y, np.einsum("ij,ij->i", Y, Y), chunk_size):
         part = np.argpartition(block, k - 1, axis=1)[:, :k]
         d = np.maximum(np.take_along_axis(block, part, axis=1), 0.0)
         order = np.argsort(d, axis=1, kind="stable")
