@@ -13,16 +13,23 @@ from hypothesis import strategies as st
 from scipy.integrate import quad
 from scipy.stats import betaprime
 
+from anisotropy.geometry.dimension import knn_distances
 from anisotropy.geometry.gride import (
     GRIDE_EPS,
+    MIN_PLATEAU_POINTS,
+    PLATEAU_SHARE,
     gride,
     gride_error,
     gride_fit,
     gride_kept,
     gride_log_likelihood,
+    gride_plateau,
     gride_ratios,
     gride_scales,
     gride_scaling,
+    gride_scaling_from_distances,
+    gride_subset_plateaus,
+    plateau_index,
 )
 
 #: DADApy's tests/2gaussians_in_2d.npy (commit d9038b3), 100 x 2 float64, C order.
@@ -213,3 +220,85 @@ MUS = np.array([1.5, 2.0, 1.2, 3.0, 1.1])
 def test_refuses_bad_input_naming_the_value(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --------------------------------------------------------------------------- the plateau
+
+
+@pytest.mark.parametrize(("d", "expected"), [
+    ([5.0, 4.0, 4.1, 4.0, 7.0], 2),        # the flat middle
+    ([3.0, 3.0, 3.0, 9.0], 1),             # a tie of flat windows: the first
+    ([1.0, 2.0, 4.0, 8.0, 8.0, 8.2], 4),   # flat at the end of the range
+    ([10.0, 10.5, 20.0], 1),               # three scales: the only window
+])
+def test_plateau_is_the_flattest_window_of_three(d, expected):
+    assert plateau_index(d) == expected
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(0.1, 100.0), min_size=3, max_size=12), st.floats(0.01, 100.0))
+def test_plateau_is_interior_and_scale_free(d, factor):
+    j = plateau_index(d)
+    assert 1 <= j <= len(d) - 2
+    assert plateau_index(np.array(d) * factor) == j
+
+
+@pytest.mark.parametrize("d", [[1.0, 2.0], [1.0, np.nan, 2.0], [1.0, 0.0, 2.0], [[1.0] * 3]])
+def test_plateau_refuses_too_few_or_bad_scales(d):
+    with pytest.raises(ValueError, match="scales|finite"):
+        plateau_index(d)
+
+
+def test_plateau_of_a_uniform_cube_finds_its_dimension():
+    X = np.random.default_rng(3).random((1500, 5)) @ np.random.default_rng(4).normal(
+        size=(5, 20))
+    found = gride_plateau(knn_distances(X, 1500 // PLATEAU_SHARE))
+    assert found.d == pytest.approx(5.0, rel=0.12)
+    assert found.n2 == found.scaling.n2[plateau_index(found.scaling.d)]
+    assert found.scaling.n2[-1] <= 1500 // PLATEAU_SHARE
+    assert found.scaling.d == pytest.approx(
+        gride_scaling(X, range_max=1500 // PLATEAU_SHARE).d, rel=1e-12)
+
+
+def test_plateau_refuses_too_few_points():
+    with pytest.raises(ValueError, match=f"at least {MIN_PLATEAU_POINTS}"):
+        gride_plateau(np.sort(np.random.default_rng(0).random((MIN_PLATEAU_POINTS - 1, 8)),
+                              axis=1))
+
+
+def test_subset_plateaus_are_each_subsets_own_search():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(300, 6)) @ rng.normal(size=(6, 30)) + 5.0
+    subsets = np.sort(np.stack([rng.choice(300, 150, replace=False) for _ in range(4)]),
+                      axis=1)
+    whole, within = gride_subset_plateaus(X, subsets)
+    alone = gride_plateau(knn_distances(X, 300 // PLATEAU_SHARE))
+    assert whole.d == alone.d and whole.n2 == alone.n2
+    for rows, d in zip(subsets, within, strict=True):
+        assert d == pytest.approx(
+            gride_plateau(knn_distances(X[rows], 150 // PLATEAU_SHARE)).d, rel=1e-9)
+
+
+def test_subset_plateaus_drop_repeated_points():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(200, 4))
+    doubled = np.concatenate([X, X[:40]])        # rows 200..239 repeat rows 0..39
+    subsets = np.r_[np.arange(100), np.arange(200, 240)][None, :]
+    whole, within = gride_subset_plateaus(doubled, subsets)
+    assert whole.d == pytest.approx(gride_subset_plateaus(X, subsets[:, :100])[0].d, rel=1e-12)
+    assert within[0] == pytest.approx(
+        gride_plateau(knn_distances(X[:100], 100 // PLATEAU_SHARE)).d, rel=1e-9)
+
+
+def test_subset_plateaus_refuse_a_small_subset_naming_it():
+    X = np.random.default_rng(9).normal(size=(200, 4))
+    subsets = np.stack([np.arange(100), np.r_[np.arange(50), np.zeros(50, dtype=int)]])
+    with pytest.raises(ValueError, match="subset 1 holds 50 distinct points"):
+        gride_subset_plateaus(X, subsets)
+
+
+def test_scaling_from_distances_is_gride_scaling():
+    X = np.random.default_rng(10).normal(size=(120, 3))
+    ours, theirs = gride_scaling_from_distances(knn_distances(X, 64), 64), gride_scaling(X, 64)
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -302,13 +302,13 @@ def test_the_plan_lists_the_attention_pass_and_the_workflow_runs_it(tmp_path, mo
 
     monkeypatch.setenv("ANISOTROPY_CACHE", str(tmp_path))
     settings = later_work.Settings.for_profile(
-        "smoke", models=["sentence-transformers/all-MiniLM-L6-v2"], n_sentences=40,
+        "smoke", models=["sentence-transformers/all-MiniLM-L6-v2"], n_sentences=128,
         n_attention_sentences=5, n_shuffled_sentences=40, n_sink_windows=4)
     jobs = later_work.inputs(settings)
     kinds = sorted({(job.kind, job.corpus, job.layers) for job in jobs})
-    assert ("attention", "snli-40-first-5", "all") in kinds
+    assert ("attention", "snli-128-first-5", "all") in kinds
     assert ("attention", "lm-windows-4x64", "T64") in kinds
-    assert ("tokens", "snli-40-shuffled-40", "all") in kinds
+    assert ("tokens", "snli-128-shuffled-40", "all") in kinds
     from anisotropy.inputs import cache
 
     for job in (j for j in jobs if j.kind == "attention"):
@@ -402,3 +402,19 @@ def test_measures_disagree_is_graded_only_where_mean_cosine_calls_a_layer_isotro
     record_checks(results, "m", high, [MEASURES_DISAGREE])
     (recorded,) = results.checks
     assert recorded.verdict == "not run" and "mean cosine calls isotropic" in recorded.note
+
+
+def test_the_central_band_and_its_peak_over_the_ends():
+    from anisotropy.claims.later_work.claim import _central, _peak_over_ends
+
+    central, ends = _central(6)
+    assert central.tolist() == [2, 3, 4] and ends.tolist() == [1, 5, 6]
+    central, ends = _central(30)
+    assert central.tolist() == list(range(6, 25))
+    assert ends.tolist() == [1, 2, 3, 4, 5, *range(25, 31)]
+    rising = np.arange(31.0)            # layer 0..30, highest at the last layer
+    assert _peak_over_ends(rising, 30)[0] == pytest.approx(24 / 30)
+    humped = np.r_[0.0, 1.0, 2.0, 5.0, 2.0, 1.0, 3.0]
+    assert _peak_over_ends(humped, 6)[0] == pytest.approx(5 / 3)
+    with pytest.raises(ValueError, match="no central band"):
+        _central(1)

@@ -37,11 +37,14 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import betaln
 
-from anisotropy.geometry.dimension import knn_distances
+from anisotropy.geometry.dimension import _self_masked_blocks, knn_distances
 
 __all__ = ["GRIDE_D0", "GRIDE_D1", "GRIDE_EPS", "GRIDE_RANGE_MAX", "MIN_GRIDE_RATIOS",
-           "GrideEstimate", "GrideScaling", "gride_kept", "gride_log_likelihood", "gride_fit",
-           "gride_error", "gride_ratios", "gride", "gride_scales", "gride_scaling"]
+           "PLATEAU_SHARE", "MIN_PLATEAU_POINTS", "MAX_PLATEAU_POINTS", "GrideEstimate",
+           "GrideScaling", "GridePlateau", "gride_kept", "gride_log_likelihood", "gride_fit",
+           "gride_error", "gride_ratios", "gride", "gride_scales", "gride_scaling",
+           "gride_scaling_from_distances", "plateau_index", "gride_plateau",
+           "gride_subset_plateaus"]
 
 #: The lower end of DADApy's search for :math:`\hat d` (``d0=0.001``).
 GRIDE_D0 = 0.001
@@ -54,6 +57,17 @@ GRIDE_EPS = 1e-7
 GRIDE_RANGE_MAX = 64
 #: The fewest ratios a fit needs: with one, DADApy's score :math:`(N-1)/d` vanishes.
 MIN_GRIDE_RATIOS = 2
+
+#: The plateau rule's largest scale: :math:`n_2 \le N /` this. Larger scales reach across a
+#: sizeable share of the sample, where the estimate falls on this book's profiles (the
+#: sample's extent and curvature, not its local dimension).
+PLATEAU_SHARE = 8
+#: The fewest distinct points the plateau rule takes: three scales, :math:`n_2 = 2, 4, 8`,
+#: within :math:`N / 8`.
+MIN_PLATEAU_POINTS = 64
+#: The most distinct points :func:`gride_subset_plateaus` takes: it holds all
+#: :math:`N^2` distances (0.8 GB at this many).
+MAX_PLATEAU_POINTS = 10_000
 
 #: float64 machine epsilon: DADApy's floor for a zero distance, its step off a tie
 #: (:math:`\mu = 1` becomes :math:`1 + 10\epsilon`) and, times 5, its floor for
@@ -511,7 +525,39 @@ def gride_scaling(X, range_max: int = GRIDE_RANGE_MAX, metric: str = "euclidean"
     if X.ndim != 2:
         raise ValueError(f"X must be (n_points, dim); got shape {X.shape}.")
     n2s = gride_scales(range_max, X.shape[0])
-    distances = knn_distances(X, int(n2s[-1]), metric=metric)
+    return gride_scaling_from_distances(knn_distances(X, int(n2s[-1]), metric=metric),
+                                        range_max)
+
+
+def gride_scaling_from_distances(distances, range_max: int) -> GrideScaling:
+    """:func:`gride_scaling` from the points' sorted neighbour distances: per scale of
+    :func:`gride_scales` (:math:`N` the number of rows), :func:`gride_fit`,
+    :func:`gride_error` and the mean distance :math:`(r_{n_1} + r_{n_2})/2`.
+
+    Parameters
+    ----------
+    distances : array_like of shape (n_points, k)
+        Row ``i``: the distances of point ``i`` to its ``k`` nearest other points,
+        ascending (:func:`~anisotropy.geometry.dimension.knn_distances`), ``k`` at least
+        the largest :math:`n_2`.
+    range_max : int
+        The largest neighbour rank, >= 2.
+
+    Returns
+    -------
+    GrideScaling
+        Per scale: :math:`n_1`, :math:`n_2`, :math:`\\hat d`, its error and the mean
+        distance.
+
+    Raises
+    ------
+    ValueError
+        As :func:`gride_scales`, :func:`gride_ratios` and :func:`gride_fit` do.
+    """
+    distances = np.asarray(distances, dtype=np.float64)
+    if distances.ndim != 2:
+        raise ValueError(f"distances must be (n_points, k); got shape {distances.shape}.")
+    n2s = gride_scales(range_max, distances.shape[0])
     n1s = n2s // 2
     ds, errors, rs = [], [], []
     for n1, n2 in zip(n1s.tolist(), n2s.tolist(), strict=True):
@@ -521,3 +567,164 @@ def gride_scaling(X, range_max: int = GRIDE_RANGE_MAX, metric: str = "euclidean"
         errors.append(gride_error(d, mus, n1, n2))
         rs.append(np.maximum(distances[:, [n1 - 1, n2 - 1]], _TINY).mean())
     return GrideScaling(n1s, n2s, np.array(ds), np.array(errors), np.array(rs))
+
+
+# --------------------------------------------------------------------------- the plateau
+
+
+class GridePlateau(NamedTuple):
+    """GRIDE at the plateau of its scaling (:func:`gride_plateau`).
+
+    Attributes
+    ----------
+    d : float
+        :math:`\\hat d` at the plateau's scale.
+    n1, n2 : int
+        That scale's neighbour orders.
+    scaling : GrideScaling
+        Every scale the rule looked at.
+    """
+
+    d: float
+    n1: int
+    n2: int
+    scaling: GrideScaling
+
+
+def plateau_index(d) -> int:
+    """The scale where a GRIDE scaling is flattest: the interior index :math:`j` whose
+    estimate and its two neighbours' vary least relative to it,
+
+    .. math:: j^* = \\arg\\min_{0 < j < m - 1}
+              \\frac{\\max(d_{j-1}, d_j, d_{j+1}) - \\min(d_{j-1}, d_j, d_{j+1})}{d_j},
+
+    the first such :math:`j` on a tie. Denti et al. (2022, Sec. 4) read the dimension where
+    the estimate is stable across scales, and Cheng et al. (2025) chose each layer's scale
+    by eye from these curves (their repository's readme); this is a stated stand-in for
+    that choice, not theirs.
+
+    Parameters
+    ----------
+    d : array_like of shape (m,)
+        :math:`\\hat d` per scale, ascending scales, finite and > 0; at least 3 of them.
+
+    Returns
+    -------
+    int
+        :math:`j^*`, in ``1 .. m - 2``.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 3 scales, or an estimate not finite and > 0.
+    """
+    d = np.asarray(d, dtype=np.float64)
+    if d.ndim != 1 or d.size < 3:
+        raise ValueError(f"the plateau needs at least 3 scales; got shape {d.shape}.")
+    if not (np.isfinite(d).all() and (d > 0).all()):
+        raise ValueError("every scale's estimate must be finite and > 0.")
+    windows = np.lib.stride_tricks.sliding_window_view(d, 3)
+    spread = (windows.max(axis=1) - windows.min(axis=1)) / d[1:-1]
+    return int(np.argmin(spread)) + 1
+
+
+def gride_plateau(distances) -> GridePlateau:
+    """GRIDE at the plateau of the scales :math:`n_2 = 2, 4, \\dots \\le N/8`: the
+    scaling of :func:`gride_scaling_from_distances` with ``range_max`` :math:`N /`
+    :data:`PLATEAU_SHARE`, read at :func:`plateau_index`.
+
+    Parameters
+    ----------
+    distances : array_like of shape (n_points, k)
+        Sorted neighbour distances of :math:`N` = ``n_points`` >=
+        :data:`MIN_PLATEAU_POINTS` points, ``k`` >= :math:`N / 8`.
+
+    Returns
+    -------
+    GridePlateau
+        The plateau's estimate and scale, and the scaling.
+
+    Raises
+    ------
+    ValueError
+        For fewer than :data:`MIN_PLATEAU_POINTS` rows, or as
+        :func:`gride_scaling_from_distances` does.
+    """
+    distances = np.asarray(distances, dtype=np.float64)
+    n = distances.shape[0] if distances.ndim == 2 else 0
+    if n < MIN_PLATEAU_POINTS:
+        raise ValueError(f"the GRIDE plateau needs at least {MIN_PLATEAU_POINTS} points "
+                         f"(three scales up to N / {PLATEAU_SHARE}); got {n}.")
+    scaling = gride_scaling_from_distances(distances, n // PLATEAU_SHARE)
+    j = plateau_index(scaling.d)
+    return GridePlateau(float(scaling.d[j]), int(scaling.n1[j]), int(scaling.n2[j]), scaling)
+
+
+def _sorted_rows(block: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` smallest squared distances per row of ``block``, as sorted distances."""
+    return np.sqrt(np.sort(np.maximum(np.partition(block, k - 1, axis=1)[:, :k], 0.0), axis=1))
+
+
+def gride_subset_plateaus(X, subsets) -> tuple[GridePlateau, np.ndarray]:
+    """:func:`gride_plateau` of the distinct rows of ``X`` and within each subset of them,
+    every neighbour searched again among the subset's distinct rows only, the scale chosen
+    again on each (the draws of a delete-half jackknife,
+    :func:`~anisotropy.geometry.intervals.half_samples`).
+
+    Repeated rows are dropped first, as Cheng et al. (2025) do with DADApy's
+    ``remove_identical_points``. The Euclidean distances of the distinct rows are computed
+    once (centred, float64, a duplicate's rounding noise set to 0, as
+    :func:`~anisotropy.geometry.dimension.knn_distances` computes them) and held whole:
+    :math:`8N^2` bytes.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_points, dim)
+        The points, one per row; :data:`MIN_PLATEAU_POINTS` to :data:`MAX_PLATEAU_POINTS`
+        of them distinct.
+    subsets : array_like of int, shape (n_draws, m)
+        Per row, the indices of a subset of the points; each holding at least
+        :data:`MIN_PLATEAU_POINTS` distinct ones.
+
+    Returns
+    -------
+    whole : GridePlateau
+        The plateau of the whole sample's distinct rows.
+    within : numpy.ndarray of shape (n_draws,)
+        The plateau's :math:`\\hat d` within each subset.
+
+    Raises
+    ------
+    ValueError
+        When ``X`` is not 2-D, has too few or too many distinct rows, or a subset too few
+        (naming it), or as :func:`gride_plateau` does.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be (n_points, dim); got shape {X.shape}.")
+    subsets = np.atleast_2d(np.asarray(subsets, dtype=np.intp))
+    _, first, group = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    group = rank[np.asarray(group).ravel()]
+    first = first[order]
+    n = first.size
+    if not MIN_PLATEAU_POINTS <= n <= MAX_PLATEAU_POINTS:
+        raise ValueError(f"the GRIDE plateau's search takes {MIN_PLATEAU_POINTS} to "
+                         f"{MAX_PLATEAU_POINTS:,} distinct points; got {n:,} (of "
+                         f"{X.shape[0]:,} rows).")
+    Y = X[first] - X[first].mean(axis=0)
+    squared = np.empty((n, n))
+    for i0, block in _self_masked_blocks(Y, np.einsum("ij,ij->i", Y, Y), 2048):
+        squared[i0:i0 + block.shape[0]] = block
+    whole = gride_plateau(_sorted_rows(squared, n // PLATEAU_SHARE))
+    within = np.empty(subsets.shape[0])
+    for b, rows in enumerate(subsets):
+        held = np.unique(group[rows])
+        if held.size < MIN_PLATEAU_POINTS:
+            raise ValueError(f"subset {b} holds {held.size} distinct points; the GRIDE "
+                             f"plateau needs at least {MIN_PLATEAU_POINTS}.")
+        block = squared[np.ix_(held, held)]
+        within[b] = gride_plateau(_sorted_rows(block, held.size // PLATEAU_SHARE)).d
+    return whole, within

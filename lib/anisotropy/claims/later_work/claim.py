@@ -25,6 +25,7 @@ from anisotropy.claims.declaration import ClaimDeclaration
 from anisotropy.claims.later_work import measure as later
 from anisotropy.claims.later_work.ids import (
     ALL_BUT_THE_TOP,
+    ID_PEAK_GRIDE,
     ID_PEAK_INTERIOR,
     ID_SHUFFLED_FLATTER,
     MASSIVE_ACTIVATIONS,
@@ -49,6 +50,7 @@ from anisotropy.claims.later_work.measure import (
 )
 from anisotropy.claims.sts import mean_change_interval
 from anisotropy.geometry.dimension import MIN_TWONN_POINTS
+from anisotropy.geometry.gride import MIN_PLATEAU_POINTS
 from anisotropy.geometry.intervals import (
     boot_method,
     delete_half_interval,
@@ -72,6 +74,9 @@ from anisotropy.inputs.tasks import corpus, word_task_words
 SLUG = "06-later-work"
 #: How the intrinsic dimension's draws are made, for its intervals' method text.
 ID_INTERVAL = "one token per sentence, TwoNN's neighbours searched again within each half"
+#: The same for GRIDE, whose scale is chosen again on each half.
+GRIDE_INTERVAL = ("one token per sentence, GRIDE's neighbours searched and its plateau scale "
+                  "chosen again within each half")
 
 
 @dataclass(frozen=True)
@@ -82,8 +87,8 @@ class Settings(ClaimSettings):
 
     models: tuple[str, ...] = param(TRANSFORMERS, "models to measure (`anisotropy models`)")
     n_sentences: int = param(4000, "SNLI sentences of claim 1 (equal values share its cached "
-                             "vectors); the intrinsic dimension's halves need 2 x 20",
-                             min=2 * MIN_TWONN_POINTS)
+                             "vectors); the intrinsic dimension's halves need 2 x 64 (GRIDE's "
+                             "three scales up to N / 8)", min=2 * MIN_PLATEAU_POINTS)
     n_sink_windows: int = param(100, "WikiText-2 and PTB windows whose attention weights are "
                                 "computed (Gu et al.: 100 sequences)", min=2)
     sink_tokens: int = param(64, "tokens per window, the model's special tokens included "
@@ -276,7 +281,8 @@ def inputs(settings: Settings) -> list[Extraction]:
 
 # --------------------------------------------------------------------------- checks
 GRADED = (MASSIVE_ACTIVATIONS, MASSIVE_AT_SINK, SINK_HEADS, ROGUE_DIMENSIONS, STANDARDISE_HELPS,
-          STANDARDISE_HELPS_WORDS, ID_PEAK_INTERIOR, ID_SHUFFLED_FLATTER, MEASURES_DISAGREE)
+          STANDARDISE_HELPS_WORDS, ID_PEAK_INTERIOR, ID_PEAK_GRIDE, ID_SHUFFLED_FLATTER,
+          MEASURES_DISAGREE)
 FINDINGS = (MASSIVE_ONSET, MASSIVE_DIMS, MASSIVE_REMOVAL, SINK_HEADS_SHORT, MEASURES_AGREEMENT,
             ALL_BUT_THE_TOP)
 CHECKS = GRADED + FINDINGS
@@ -420,19 +426,40 @@ def _rogue(checks: dict, s: Settings, tokens, layers: list[int], remove: list[in
     return rogue, int(first.size)
 
 
+#: The central phase of depth whose intrinsic-dimension peak is graded: layers whose relative
+#: depth (layer / L) lies in this band; the ends are the other layers >= 1. Cheng et al.
+#: (2025) describe a central high-dimension phase; the band is the book's stated reading of
+#: "mid-depth" (a peak at the last layers is not one).
+CENTRAL_DEPTH = (0.2, 0.8)
+
+
+def _central(L: int) -> tuple[np.ndarray, np.ndarray]:
+    """The layers of the central band (:data:`CENTRAL_DEPTH`) and the ends (the other layers
+    >= 1), of a model with layers 0..L."""
+    layers = np.arange(1, L + 1)
+    inside = (layers >= CENTRAL_DEPTH[0] * L) & (layers <= CENTRAL_DEPTH[1] * L)
+    if not inside.any() or inside.all():
+        raise ValueError(f"a model of {L} layers has no central band and ends at relative "
+                         f"depths {CENTRAL_DEPTH}; the intrinsic-dimension peak needs both.")
+    return layers[inside], layers[~inside]
+
+
 def _peak_over_ends(values: np.ndarray, L: int) -> np.ndarray:
-    """Per row: the largest value over layers 2..L-1 over the larger of layers 1 and L."""
+    """Per row: the largest value over the central layers over the largest over the ends
+    (:func:`_central`)."""
     values = np.atleast_2d(values)
-    interior = slice(2, L) if L > 2 else slice(1, L + 1)
-    return values[:, interior].max(axis=1) / np.maximum(values[:, 1], values[:, L])
+    central, ends = _central(L)
+    return values[:, central].max(axis=1) / values[:, ends].max(axis=1)
 
 
 def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
-               layers: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Intrinsic dimension across depth, and on the shuffled sentences, with delete-half
-    jackknife intervals over the sentences (streams ``chapter6/id-halves`` and, for the
-    shuffled sentences and their ordered copies, paired, ``chapter6/id-halves-shuffled``).
-    Returns the token rows (one per sentence) and both TwoNN profiles."""
+               layers: list[int]) -> tuple[np.ndarray, dict]:
+    """Intrinsic dimension across depth (TwoNN and GRIDE, on the same halves), and on the
+    shuffled sentences (TwoNN), with delete-half jackknife intervals over the sentences
+    (streams ``chapter6/id-halves`` and, for the shuffled sentences and their ordered
+    copies, paired, ``chapter6/id-halves-shuffled``). Returns the token rows (one per
+    sentence) and the per-layer profiles: ``twonn``, ``twonn_shuffled``, ``gride`` and
+    ``gride_scale``."""
     L, n = layers[-1], len(tokens.words)
     rows = later.one_token_per_sentence(tokens, stream_seed(s.seed, "chapter6/id"))
     if rows.size != n:
@@ -440,13 +467,21 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
                          "the first; the intrinsic dimension takes one from each.")
     halves = half_samples(n, s.n_id_halves, stream_seed(s.seed, "chapter6/id-halves"))
     ids, draws = later.dimension_profile(tokens, layers, rows, halves)
-    interior = slice(2, L) if L > 2 else slice(1, L + 1)
+    central = _central(L)[0]
     value = float(_peak_over_ends(ids, L)[0])
     checks[ID_PEAK_INTERIOR] = CheckValue(
         value, delete_half_interval(value, _peak_over_ends(draws, L), n,
                                     method=ID_INTERVAL),
-        {"peak layer": int(np.argmax(ids[interior]) + interior.start),
-         "peak over layer 1": float(ids[interior].max() / ids[1])})
+        {"peak layer": int(central[np.argmax(ids[central])]),
+         "peak over layer 1": float(ids[central].max() / ids[1])})
+    gride_ids, gride_draws, scales = later.gride_profile(tokens, layers, rows, halves)
+    value = float(_peak_over_ends(gride_ids, L)[0])
+    peak = int(central[np.argmax(gride_ids[central])])
+    checks[ID_PEAK_GRIDE] = CheckValue(
+        value, delete_half_interval(value, _peak_over_ends(gride_draws, L), n,
+                                    method=GRIDE_INTERVAL),
+        {"peak layer": peak, "peak over layer 1": float(gride_ids[peak] / gride_ids[1]),
+         "scale (n2) at the peak": int(scales[peak])})
     mixed_tokens = encoder.encode_tokens(mixed)
     m = len(mixed)
     mixed_rows = later.one_token_per_sentence(mixed_tokens, stream_seed(s.seed, "chapter6/id"))
@@ -461,15 +496,15 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
     same_peaks = _peak_over_ends(same_draws, L)
     ordered_peak = delete_half_interval(ordered, same_peaks, m, method=ID_INTERVAL)
     details = {"ordered peak over ends": ordered, "shuffled peak over ends": shuffled_,
-               "interior peak, ordered minus shuffled": float(
-                   same[interior].max() - ids_mixed[interior].max())}
+               "central peak, ordered minus shuffled": float(
+                   same[central].max() - ids_mixed[central].max())}
     if ordered_peak.low <= 1:
         # Cheng et al.'s claim is about a peak: where these sentences as written show no
-        # interior peak that its interval sets above both ends, none is established to
+        # central peak that its interval sets above both ends, none is established to
         # flatten
         details["unavailable"] = (
-            f"no interior peak established on these {m:,} sentences as written: their "
-            f"interior peak over the ends is {ordered:.3g}, 95% interval "
+            f"no central peak established on these {m:,} sentences as written: their "
+            f"central peak over the ends is {ordered:.3g}, 95% interval "
             f"[{ordered_peak.low:.3g}, {ordered_peak.high:.3g}], not above 1")
         checks[ID_SHUFFLED_FLATTER] = CheckValue(None, None, details)
     else:
@@ -479,7 +514,8 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
                                  same_peaks - _peak_over_ends(mixed_draws, L), m,
                                  method=ID_INTERVAL + ", the same halves in both texts"),
             details)
-    return rows, ids, ids_mixed
+    return rows, {"twonn": ids, "twonn_shuffled": ids_mixed, "gride": gride_ids,
+                  "gride_scale": scales}
 
 
 def _measures(checks: dict, s: Settings, tokens, layers: list[int], rows: np.ndarray,
@@ -595,13 +631,13 @@ def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str]
     Returns
     -------
     LaterMeasurement
-        The model's name and kind; ``per_layer``, one row per layer 0..L (the massive,
-        rogue and measures tables merged on ``layer``, with ``twonn``, ``twonn_shuffled``
-        and ``relative_depth``); ``checks``, ``{id: CheckValue}`` (measured, Interval or
-        None, details) for every id of :data:`CHECKS`; ``facts`` (the counts of sentences,
-        tokens, points, shuffled sentences, pairs and attention windows, and the STS and
-        word-similarity tables as dicts of lists, ``words`` None without word tasks); and
-        the windows' attention to the first token, or None when the model gives none.
+        The model's name and kind; ``per_layer``, one row per layer 0..L (the massive, rogue and
+        measures tables merged on ``layer``, with ``twonn``, ``twonn_shuffled``, ``gride``,
+        ``gride_scale`` and ``relative_depth``); ``checks``, ``{id: CheckValue}`` (measured,
+        Interval or None, details) for every id of :data:`CHECKS`; ``facts`` (the counts of
+        sentences, tokens, points, shuffled sentences, pairs and attention windows, and the STS and
+        word-similarity tables as dicts of lists, ``words`` None without word tasks); and the
+        windows' attention to the first token, or None when the model gives none.
 
     Raises
     ------
@@ -620,13 +656,13 @@ def measure_model(settings: Settings, encoder, base: list[str], mixed: list[str]
                                massive_magnitude())
     attention = _sinks(checks, s, encoder, base, windows)
     rogue, n_pairs = _rogue(checks, s, tokens, layers, remove)
-    rows, ids, ids_mixed = _dimension(checks, s, encoder, tokens, mixed, layers)
+    rows, profiles = _dimension(checks, s, encoder, tokens, mixed, layers)
     measures = _measures(checks, s, tokens, layers, rows, rogue["mean_cosine"].to_numpy())
     sts_rows, word_rows = _standardisation(checks, s, encoder, sts_sentences, word_contexts)
     per_layer = massive.drop(columns=["top_dims"]).merge(
         rogue.drop(columns=["top_dims"]), on="layer").merge(measures, on="layer")
-    per_layer["twonn"] = ids
-    per_layer["twonn_shuffled"] = ids_mixed
+    for column, values in profiles.items():
+        per_layer[column] = values
     per_layer["relative_depth"] = per_layer["layer"] / L
     facts = {"sentences": len(base), "tokens": int(len(tokens)), "id points": int(rows.size),
              "shuffled sentences": len(mixed), "pairs": n_pairs,

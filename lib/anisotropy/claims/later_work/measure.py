@@ -21,6 +21,7 @@ import pandas as pd
 
 from anisotropy.claims.sts import cosine_scores, score_correlations, spearman_change_draws
 from anisotropy.geometry.dimension import twonn_subset_log_ratios
+from anisotropy.geometry.gride import gride_subset_plateaus
 from anisotropy.geometry.intervals import (
     Interval,
     boot_method,
@@ -446,6 +447,62 @@ def dimension_profile(tokens, layers: list[int], rows: np.ndarray, halves: np.nd
                              f"few distinct points for TwoNN ({error}); measure more "
                              "sentences (n_sentences, n_shuffled_sentences)") from error
     return np.array(ids), np.array(draws).T
+
+
+def gride_profile(tokens, layers: list[int], rows: np.ndarray, halves: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """GRIDE intrinsic dimension per layer of the token ``rows`` (one per sentence), the
+    estimator Cheng et al. (2025) use, at the plateau of its scales
+    (:func:`~anisotropy.geometry.gride.gride_plateau`: :math:`n_2 = 2, 4, \\dots \\le N/8`,
+    the flattest three), repeated rows dropped as theirs are; and the same on each random
+    half of the sentences, the neighbours searched and the scale chosen again within the
+    half (:func:`~anisotropy.geometry.gride.gride_subset_plateaus`): the draws of a
+    delete-half jackknife.
+
+    Parameters
+    ----------
+    tokens : TokenEmbeddings
+        The sentences' token vectors at ``layers``.
+    layers : list of int
+        The layers measured.
+    rows : numpy.ndarray of int
+        The token rows, one per sentence (:func:`one_token_per_sentence`).
+    halves : numpy.ndarray of int, shape (n_draws, len(rows) // 2)
+        Random halves of the positions in ``rows``, the same at every layer.
+
+    Returns
+    -------
+    ids : numpy.ndarray, shape (len(layers),)
+        The plateau's estimate per layer; NaN at layer 0 (the input embeddings, which no
+        statistic reads and where a rotary model repeats a token's vector).
+    draws : numpy.ndarray, shape (n_draws, len(layers))
+        Its estimate on each half, per layer; NaN at layer 0.
+    scales : numpy.ndarray of int, shape (len(layers),)
+        The plateau's :math:`n_2` per layer (0 at layer 0).
+
+    Raises
+    ------
+    ValueError
+        When the sample or a half holds too few distinct points at a layer >= 1, naming the
+        parameter that sets it.
+    """
+    ids, draws, scales = [], [], []
+    for layer in layers:
+        if layer == 0:
+            ids.append(np.nan)
+            draws.append(np.full(len(halves), np.nan))
+            scales.append(0)
+            continue
+        try:
+            whole, within = gride_subset_plateaus(_layer(tokens, layer)[rows], halves)
+        except ValueError as error:
+            raise ValueError(f"layer {layer}: GRIDE's plateau cannot be found on the "
+                             f"{len(rows):,} sentences or a half of them ({error}); measure "
+                             "more sentences (n_sentences)") from error
+        ids.append(whole.d)
+        draws.append(within)
+        scales.append(whole.n2)
+    return np.array(ids), np.array(draws).T, np.array(scales)
 
 
 def measures_profile(tokens, layers: list[int], rows: np.ndarray) -> pd.DataFrame:

@@ -152,29 +152,39 @@ def rogue_figure(measured: dict, k: int):
     return fig
 
 
-def dimension_figure(measured: dict):
-    """TwoNN intrinsic dimension (Facco et al.'s fit) per layer, on the sentences (solid)
-    and on their word-shuffled copies (dashed).
+def dimension_figure(measured: dict, central: tuple[float, float]):
+    """Intrinsic dimension per layer: TwoNN (Facco et al.'s fit) on the sentences (solid)
+    and on their word-shuffled copies (dashed); and GRIDE at each layer's plateau scale
+    (Cheng et al.'s estimator) on the sentences. Layer 0 has no GRIDE point. The central
+    band of relative depth whose peak is graded is shaded.
 
     Parameters
     ----------
     measured : dict of str to LaterMeasurement
         The measurements per model
         (:func:`anisotropy.claims.later_work.claim.measure`).
+    central : tuple of float
+        The central band of relative depth
+        (:data:`anisotropy.claims.later_work.claim.CENTRAL_DEPTH`).
 
     Returns
     -------
     matplotlib.figure.Figure
-        One panel against relative depth, two lines per model.
+        Two panels against relative depth, sharing the y axis.
     """
-    fig, ax = plt.subplots(figsize=(7, 4))
-    _lines(ax, measured, "twonn")
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    _lines(axes[0], measured, "twonn")
     for name, m in measured.items():
-        ax.plot(m.per_layer["relative_depth"], m.per_layer["twonn_shuffled"], ls="--",
-                color=plotting.color(name), alpha=0.7)
-    ax.set_xlabel("relative depth (layer / L)")
-    ax.set_ylabel("TwoNN intrinsic dimension")
-    ax.legend(loc="best", title="solid: text; dashed: shuffled")
+        axes[0].plot(m.per_layer["relative_depth"], m.per_layer["twonn_shuffled"], ls="--",
+                     color=plotting.color(name), alpha=0.7)
+    axes[0].set_title("TwoNN (Facco et al.)")
+    axes[0].set_ylabel("intrinsic dimension")
+    axes[0].legend(loc="best", title="solid: text; dashed: shuffled")
+    _lines(axes[1], measured, "gride")
+    axes[1].set_title("GRIDE at each layer's plateau scale (Cheng et al.'s estimator)")
+    for ax in axes:
+        ax.axvspan(*central, color="0.9", zorder=0)
+        ax.set_xlabel("relative depth (layer / L)")
     fig.tight_layout()
     return fig
 
@@ -310,7 +320,8 @@ def layers_table(measured: dict) -> pd.DataFrame:
                "graded": "share graded",
                "mean_cosine_without_massive": "cosine, massive dims at 0",
                "top_pc_share": "first-PC share", "isoscore": "IsoScore",
-               "log10_iw": "log10 I(W)", "twonn": "TwoNN", "twonn_shuffled": "TwoNN shuffled"}
+               "log10_iw": "log10 I(W)", "twonn": "TwoNN", "twonn_shuffled": "TwoNN shuffled",
+               "gride": "GRIDE", "gride_scale": "GRIDE scale (n2)"}
     frames = []
     for name, m in measured.items():
         table = m.per_layer.set_index("layer")[list(columns)].rename(columns=columns)
