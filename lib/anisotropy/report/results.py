@@ -54,7 +54,7 @@ from anisotropy.report.checks import (
     references,
 )
 from anisotropy.report.display import glue, glue_all, sig
-from anisotropy.report.verdicts import GRADED, VERDICTS
+from anisotropy.report.verdicts import GRADED, VERDICTS, mark
 
 __all__ = ["Check", "Results", "VERDICTS", "ResultsError", "add_models_not_run", "glue",
            "glue_all",
@@ -542,8 +542,10 @@ class Results:
 
     def table(self, check: str | None = None):
         """The recorded checks (of one declared check id, or all) as a DataFrame for display:
-        model, measured, 95% interval, threshold and verdict (interval and threshold to 3
-        significant figures, :func:`anisotropy.report.display.sig`).
+        the check's label, model, measured value, 95% interval and threshold to 3 significant
+        figures (:func:`anisotropy.report.display.sig`), and the verdict as the verdict table
+        writes it (:func:`anisotropy.report.verdicts.mark`: a generalisation reads "carries
+        over" or "does not carry over").
 
         Parameters
         ----------
@@ -553,17 +555,19 @@ class Results:
         Returns
         -------
         pandas.DataFrame
-            One row per record, indexed by the record id (``check``), with columns ``model``,
-            ``measured``, ``95% interval``, ``threshold`` (empty without a comparator), ``verdict``
-            and ``note``; an empty DataFrame when nothing is recorded.
+            One row per record, indexed by the check's label from ``data/checks.yaml``
+            (``check``), with columns ``model``, ``measured``, ``95% interval``, ``threshold``
+            (empty without a comparator), ``verdict`` and ``note``; an empty DataFrame when
+            nothing is recorded.
         """
-        rows = [{"check": c.id, "model": short_names(c.model) or "all",
-                 "measured": c.measured,
+        rows = [{"check": self._spec(c.check).label or c.check,
+                 "model": short_names(c.model) or "all",
+                 "measured": sig(c.measured),
                  "95% interval": ("[" + ", ".join(sig(float(v)) for v in c.interval) + "]")
                  if c.interval else "",
                  "threshold": f"{c.comparator} {sig(float(c.threshold))}" if c.comparator
                  else "",
-                 "verdict": c.verdict, "note": c.note}
+                 "verdict": mark(c.verdict, c.scope), "note": c.note}
                 for c in self.checks if check is None or c.check == check]
         return pd.DataFrame(rows).set_index("check") if rows else pd.DataFrame()
 
