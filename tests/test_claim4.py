@@ -72,7 +72,15 @@ def test_the_method_raises_isotropy_and_every_check_is_recorded(tmp_path):
     assert fits.groupby("task")["spearman K-means+Mean+PCA"].nunique().min() > 1
     assert fits.groupby("task")["spearman Baseline"].nunique().max() == 1
     assert "fits per task" in checks["sts-improves"].interval_method
-    assert "quadrature" in checks["sts-improves-per-task"].interval_method
+    per_task = [c for c in results.checks if c.check == "sts-improves-per-task"]
+    assert all("quadrature" in c.details["interval method"] for c in per_task)
+    assert {c.verdict for c in per_task} == {"finding"}
+    # the conjunction over tasks: the worst task's change and the smallest interval ends
+    every = checks["sts-improves-every-task"]
+    assert every.measured == min(c.measured for c in per_task)
+    assert every.interval == [min(c.details["95% interval"][0] for c in per_task),
+                              min(c.details["95% interval"][1] for c in per_task)]
+    assert every.details["worst task"] in {c.subject for c in per_task}
     assert checks["finetune-accuracy-falls"].verdict == "not run"
     table = measured["org/fake"].comparison
     transductive = table[table["mode"] == "transductive"]

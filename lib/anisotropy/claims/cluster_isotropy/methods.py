@@ -47,8 +47,8 @@ from anisotropy.geometry.transforms import AllButTheTop, Center, ClusterIsotropy
 from anisotropy.inputs.tasks import classification_task, sts_task
 
 __all__ = ["METHODS", "GLOBAL_METHODS", "KMEANS_N_INIT", "abtt_components", "fit_methods",
-           "evaluate_methods", "sweep", "check_values", "task_changes", "sst2_probe_data",
-           "sst2_probe"]
+           "evaluate_methods", "sweep", "check_values", "task_changes", "every_task",
+           "sst2_probe_data", "sst2_probe"]
 
 #: The methods compared: the baseline, three global post-processings and the cluster-based
 #: ones. "Mean+PCA" removes the same D directions as the cluster-based method, globally;
@@ -1009,3 +1009,37 @@ def sweep(tokens, layer: int, sentences: list[str], task: str, cluster_counts, c
                                                      rows, frame, index, iso_max_tokens,
                                                      stream_seed(seed, "iso-sample"))})
     return pd.DataFrame(records)
+
+
+def every_task(changes: dict) -> CheckValue:
+    """The smallest Spearman change over the tasks, graded as "improves every task": an
+    intersection-union test, whose 95% interval for the smallest of the tasks' true changes
+    is the smallest lower end and the smallest upper end of the tasks' own 95% intervals
+    (each end holds with at least the per-task level whichever task is the worst, so no
+    multiplicity correction is needed: every task must clear 0 on its own).
+
+    Parameters
+    ----------
+    changes : dict of str to CheckValue
+        ``{task: CheckValue}`` (change, Interval), as
+        :func:`~anisotropy.claims.cluster_isotropy.methods.task_changes` gives them; at
+        least one task.
+
+    Returns
+    -------
+    CheckValue
+        The smallest change, its interval, and the details: the worst task and how many
+        tasks' intervals lie above 0.
+    """
+    if not changes:
+        raise ValueError("no task was measured: the smallest change needs at least one.")
+    worst = min(changes, key=lambda task: changes[task].value)
+    lows = [c.interval.low for c in changes.values()]
+    highs = [c.interval.high for c in changes.values()]
+    interval = Interval(min(lows), min(highs),
+                        f"smallest ends of the {len(changes)} tasks' intervals (each: "
+                        f"{changes[worst].interval.method})")
+    above = sum(low > 0 for low in lows)
+    return CheckValue(float(changes[worst].value), interval,
+                      {"worst task": worst,
+                       "tasks whose interval lies above 0": f"{above} of {len(changes)}"})

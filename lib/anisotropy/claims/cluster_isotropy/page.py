@@ -445,14 +445,14 @@ def finetune_figure(runs: pd.DataFrame):
 
 def task_change_table(results, measured: dict, tasks: list[str]) -> pd.DataFrame:
     """Per task, the paper's BERT-base row beside each model's, with 95% intervals: the
-    Spearman x 100 change of K-means+Mean+PCA over the baseline (the per-task check's
+    Spearman x 100 change of K-means+Mean+PCA over the baseline (the per-task finding's
     paired bootstrap) and the I(W) it ends at (mean over the method's fits, t-interval over
     them); cells are text.
 
     Parameters
     ----------
     results : Results
-        The claim's results, holding the graded ``sts-improves-per-task`` checks.
+        The claim's results, holding the ``sts-improves-per-task`` findings.
     measured : dict
         ``{model: ModelComparison}``; its ``fits`` give the I(W) after.
     tasks : list of str
@@ -475,8 +475,10 @@ def task_change_table(results, measured: dict, tasks: list[str]) -> pd.DataFrame
         for name, m in measured.items():
             short = plotting.short_name(name)
             check = changes.get((name, task))
+            # a finding: its interval is in its details
             row[f"{short} Spearman change"] = (
-                f"{sig(check.measured)} {interval_text(check.interval)}" if check else "–")
+                f"{sig(check.measured)} {interval_text(check.details['95% interval'])}"
+                if check else "–")
             ends = 10 ** m.fits.loc[m.fits["task"] == task, "method"].to_numpy()
             low, high = seed_interval(ends, unit="fits").as_list()
             row[f"{short} I(W) after"] = (f"{sig(float(ends.mean()))} "
