@@ -495,9 +495,11 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
     shuffled_ = float(_peak_over_ends(ids_mixed, L)[0])
     same_peaks = _peak_over_ends(same_draws, L)
     ordered_peak = delete_half_interval(ordered, same_peaks, m, method=ID_INTERVAL)
+    higher = int((ids_mixed[1:] > same[1:]).sum())
     details = {"ordered peak over ends": ordered, "shuffled peak over ends": shuffled_,
                "central peak, ordered minus shuffled": float(
-                   same[central].max() - ids_mixed[central].max())}
+                   same[central].max() - ids_mixed[central].max()),
+               "layers where shuffled text's dimension is higher": f"{higher} of {L}"}
     if ordered_peak.low <= 1:
         # Cheng et al.'s claim is about a peak: where these sentences as written show no
         # central peak that its interval sets above both ends, none is established to
@@ -505,7 +507,8 @@ def _dimension(checks: dict, s: Settings, encoder, tokens, mixed: list[str],
         details["unavailable"] = (
             f"no central peak established on these {m:,} sentences as written: their "
             f"central peak over the ends is {ordered:.3g}, 95% interval "
-            f"[{ordered_peak.low:.3g}, {ordered_peak.high:.3g}], not above 1")
+            f"[{ordered_peak.low:.3g}, {ordered_peak.high:.3g}], not above 1; the "
+            f"shuffled copies' dimension is above theirs at {higher} of {L} layers")
         checks[ID_SHUFFLED_FLATTER] = CheckValue(None, None, details)
     else:
         checks[ID_SHUFFLED_FLATTER] = CheckValue(
