@@ -231,3 +231,18 @@ def test_the_forest_caption_names_the_panels_that_carry_the_papers_value():
     margin = paper_marks_text([record("a", basis="derived", margin=[-1, 1])], labels)
     assert margin.endswith("the edges of the declared margin in “Alpha”.")
     assert paper_marks_text([record("a", verdict="finding")], labels) == ""
+
+
+def test_a_findings_interval_is_read_from_its_details_and_shown():
+    finding = {"id": "f:m", "check": "f", "model": "org/m", "verdict": "finding",
+               "measured": 1.5, "interval": None,
+               "details": {"95% interval over fits": [1.0, 2.0], "fits": 5}}
+    assert display.finding_interval(finding) == [1.0, 2.0]
+    assert display.verdict_frame([finding]).loc[0, "Measured [95% interval]"] == "1.50 [1.00, 2.00]"
+    # a graded check's own interval is the one shown; details never stand in for it
+    graded = {**finding, "verdict": "reproduced", "interval": [1.2, 1.8]}
+    assert display.finding_interval(graded) is None
+    assert display.verdict_frame([graded]).loc[0, "Measured [95% interval]"] == "1.50 [1.20, 1.80]"
+    # text or a wrong shape under the label is not an interval
+    assert display.finding_interval({**finding, "details": {"95% interval": "n/a"}}) is None
+    assert display.finding_interval({**finding, "details": {"95% interval": [1, 2, 3]}}) is None

@@ -37,7 +37,8 @@ from anisotropy.report.verdicts import BEYOND, BEYOND_TEXT
 from anisotropy.report.verdicts import GRADED as _GRADED
 from anisotropy.report.verdicts import symbol as verdict_symbol
 
-__all__ = ["sig", "interval_text", "threshold_text", "verdict_frame", "verdict_table_html",
+__all__ = ["sig", "interval_text", "finding_interval", "threshold_text", "verdict_frame",
+           "verdict_table_html",
            "frame_html", "verdict_matrix_html", "forest_plot", "paper_marks_text",
            "LINE_MEANINGS", "glue",
            "glue_all", "glue_summary", "settings_table_html",
@@ -125,6 +126,30 @@ def interval_text(interval: Iterable[float] | None, digits: int = 3) -> str:
     return f"[{sig(float(low), digits)}, {sig(float(high), digits)}]"
 
 
+def finding_interval(check: dict) -> list[float] | None:
+    """A finding's 95% interval, which it keeps in its details (under a label that starts
+    with ``"95% interval"``, as :func:`anisotropy.claims.base.record_checks` records it);
+    None for a graded check or a finding without one.
+
+    Parameters
+    ----------
+    check : dict
+        A check record (a results file's dict).
+
+    Returns
+    -------
+    list of float or None
+        ``[low, high]``, or None.
+    """
+    if check.get("verdict") != "finding" or not isinstance(check.get("details"), dict):
+        return None
+    for label, value in check["details"].items():
+        if (label.startswith("95% interval") and isinstance(value, (list, tuple))
+                and len(value) == 2 and all(isinstance(v, (int, float)) for v in value)):
+            return [float(v) for v in value]
+    return None
+
+
 def _as_dict(check: Any) -> dict:
     return asdict(check) if is_dataclass(check) else dict(check)
 
@@ -174,8 +199,9 @@ def verdict_frame(checks: Iterable[Any], labels: dict[str, str] | None = None) -
     for check in map(_as_dict, checks):
         threshold = threshold_text(check)
         measured = sig(check.get("measured"))
-        if check.get("interval"):
-            measured = f"{measured} {interval_text(check['interval'])}"
+        interval = check.get("interval") or finding_interval(check)
+        if interval:
+            measured = f"{measured} {interval_text(interval)}"
         rows.append({"Check": labels.get(check["check"], check["check"]),
                      "Model": _model(check), "Measured [95% interval]": measured,
                      "Paper": _paper_cell(check),

@@ -53,7 +53,7 @@ from anisotropy.report.checks import (
     reference_value,
     references,
 )
-from anisotropy.report.display import glue, glue_all, sig
+from anisotropy.report.display import finding_interval, glue, glue_all, sig
 from anisotropy.report.verdicts import GRADED, VERDICTS, mark
 
 __all__ = ["Check", "Results", "VERDICTS", "ResultsError", "add_models_not_run", "glue",
@@ -563,8 +563,7 @@ class Results:
         rows = [{"check": self._spec(c.check).label or c.check,
                  "model": short_names(c.model) or "all",
                  "measured": sig(c.measured),
-                 "95% interval": ("[" + ", ".join(sig(float(v)) for v in c.interval) + "]")
-                 if c.interval else "",
+                 "95% interval": _interval_cell(c),
                  "threshold": f"{c.comparator} {sig(float(c.threshold))}" if c.comparator
                  else "",
                  "verdict": mark(c.verdict, c.scope), "note": c.note}
@@ -800,3 +799,11 @@ def write_json(path: str | Path, data: Any) -> Path:
     tmp.write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
     os.replace(tmp, path)
     return path
+
+
+def _interval_cell(check: Check) -> str:
+    """A section table's interval cell: the check's interval, or a finding's from its
+    details (:func:`~anisotropy.report.display.finding_interval`); empty without one."""
+    interval = check.interval or finding_interval({"verdict": check.verdict,
+                                                   "details": check.details})
+    return "[" + ", ".join(sig(float(v)) for v in interval) + "]" if interval else ""
