@@ -78,8 +78,9 @@ def test_the_method_raises_isotropy_and_every_check_is_recorded(tmp_path):
     # the conjunction over tasks: the worst task's change and the smallest interval ends
     every = checks["sts-improves-every-task"]
     assert every.measured == min(c.measured for c in per_task)
-    assert every.interval == [min(c.details["95% interval"][0] for c in per_task),
-                              min(c.details["95% interval"][1] for c in per_task)]
+    assert every.interval[0] == min(c.details["95% interval"][0] for c in per_task)
+    # the upper end is simultaneous over the tasks: wider than the pointwise smallest
+    assert every.interval[1] >= min(c.details["95% interval"][1] for c in per_task)
     assert every.details["worst task"] in {c.subject for c in per_task}
     assert checks["finetune-accuracy-falls"].verdict == "not run"
     table = measured["org/fake"].comparison
@@ -168,3 +169,26 @@ def test_fit_spread_widens_the_pairs_interval_by_one_fits_spread():
     got = with_fit_spread(2.0, Interval(1.0, 3.0, "pairs"), changes)
     spread = stats.t.ppf(0.975, 3) * np.std([2, 1, 4, 3], ddof=1)
     assert got.as_list() == [2.0 - np.hypot(1.0, spread), 2.0 + np.hypot(1.0, spread)]
+
+
+def test_every_task_is_an_intersection_union_test_with_a_simultaneous_upper_end():
+    from scipy.stats import norm
+
+    from anisotropy.claims.base import CheckValue
+    from anisotropy.claims.cluster_isotropy.methods import every_task
+    from anisotropy.geometry.intervals import Interval
+
+    changes = {"a": CheckValue(5.0, Interval(3.0, 7.0, "m"), None),
+               "b": CheckValue(1.0, Interval(-0.5, 2.5, "m"), None),
+               "c": CheckValue(2.0, Interval(1.0, 3.0, "m"), None)}
+    out = every_task(changes)
+    widen = norm.ppf(0.975 ** (1 / 3)) / norm.ppf(0.975)
+    assert out.value == 1.0 and out.details["worst task"] == "b"
+    assert out.interval.low == -0.5                      # any task's lower end below 0
+    assert out.interval.high == pytest.approx(min(5 + 2 * widen, 1 + 1.5 * widen, 2 + widen))
+    assert out.details["tasks whose own interval lies above 0"] == "2 of 3"
+    # one task: the task's own interval
+    alone = every_task({"b": changes["b"]})
+    assert (alone.interval.low, alone.interval.high) == pytest.approx((-0.5, 2.5))
+    with pytest.raises(ValueError, match="at least one"):
+        every_task({})
