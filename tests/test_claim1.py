@@ -5,6 +5,7 @@ context-specificity, so each check must come out the way the construction says."
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from synthetic import token_embeddings
 
@@ -41,6 +42,12 @@ def test_rising_anisotropy_and_falling_self_similarity_are_found(tmp_path):
     assert verdicts["baseline-rises"] == "reproduced"
     assert verdicts["selfsim-falls"] == "reproduced"
     assert verdicts["baseline-positive"] == "reproduced"
+    from anisotropy.claims.layerwise import page
+
+    # the fall holds with any one layer left out of the synthetic space
+    table = page.left_out_table(results, "selfsim-falls")
+    assert table.loc["synthetic", "all layers"] == pytest.approx(falls.value)
+    assert table.loc["synthetic", "largest, one layer left out"] < 0
 
 
 def test_a_flat_isotropic_space_does_not_reproduce_rising_anisotropy(tmp_path):
@@ -80,3 +87,17 @@ def test_a_range_whose_ends_read_the_same_is_one_number():
     assert _range([0.18, 0.28]) == "0.18–0.28"
     assert _range([0.031, 0.034]) == "0.031–0.034"  # "0.03–0.03" told nothing
     assert _range([0.0312, 0.0312]) == "0.0312" and _range([]) == "n/a"
+
+
+def test_leave_one_layer_out_finds_the_layer_a_difference_rests_on():
+    from anisotropy.claims.layerwise.measure import leave_one_layer_out
+
+    layers = np.arange(7)
+    lower = np.array([False, True, True, True, False, False, False])
+    upper = np.array([False, False, False, False, True, True, True])
+    values = np.array([0.0, 0.9, 0.1, 0.1, 0.2, 0.2, 0.2])   # falls only through layer 1
+    out = leave_one_layer_out(values, layers, lower, upper)
+    assert out["layer left out for it"] == 1
+    assert out["largest, one layer left out"] == pytest.approx(0.2 - 0.1)
+    assert leave_one_layer_out(values, layers, np.eye(7, dtype=bool)[1],
+                               np.eye(7, dtype=bool)[4]) == {}

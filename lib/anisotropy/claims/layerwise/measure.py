@@ -49,7 +49,8 @@ from anisotropy.inputs.extraction import TokenEmbeddings
 __all__ = ["RANDOM_WORDS", "SUMMARY_LABELS", "WordSample", "WordStats", "sink_halves",
            "eligible_words", "word_sample", "layer_stats", "layerwise_word_stats",
            "size_matched_mev_baseline", "sink_effect", "split_halves", "summarize_layers",
-           "stable_word", "layer_halves", "mev_adjusted_draws", "CheckDraws", "check_draws",
+           "stable_word", "layer_halves", "leave_one_layer_out", "mev_adjusted_draws",
+           "CheckDraws", "check_draws",
            "centred_mev", "baseline_checks", "check_values", "baseline_band"]
 
 
@@ -671,6 +672,45 @@ def baseline_band(pair_cosines: np.ndarray, units: SentenceUnits, n_boot: int = 
     return np.quantile(draws, 0.025, axis=0), np.quantile(draws, 0.975, axis=0)
 
 
+def leave_one_layer_out(values: np.ndarray, layers: np.ndarray, lower: np.ndarray,
+                        upper: np.ndarray) -> dict:
+    """How much a half-layer difference rests on one layer: the upper half's mean minus the
+    lower half's with each layer of either half left out in turn, and the largest of those
+    with the layer whose removal gives it (a robustness detail; the check grades all
+    layers).
+
+    Parameters
+    ----------
+    values : numpy.ndarray of shape (len(layers),)
+        One value per layer.
+    layers : numpy.ndarray of int
+        The layers.
+    lower, upper : numpy.ndarray of bool
+        The halves (:func:`layer_halves`), each of at least two layers for a layer to be
+        left out of it.
+
+    Returns
+    -------
+    dict
+        ``{"largest, one layer left out": value, "layer left out for it": layer}``; empty
+        when no half has two layers.
+    """
+    out = []
+    for half, other in ((lower, upper), (upper, lower)):
+        if half.sum() < 2:
+            continue
+        for i in np.flatnonzero(half):
+            kept = half.copy()
+            kept[i] = False
+            rest_lower, rest_upper = (kept, other) if half is lower else (other, kept)
+            out.append((float(values[rest_upper].mean() - values[rest_lower].mean()),
+                        int(layers[i])))
+    if not out:
+        return {}
+    value, layer = max(out)
+    return {"largest, one layer left out": value, "layer left out for it": layer}
+
+
 def layer_halves(per_layer: pd.DataFrame, pair_cosines: np.ndarray, units: SentenceUnits
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Check that claim 1's measurements of one model agree, and split its layers.
@@ -1023,7 +1063,8 @@ def check_values(per_layer: pd.DataFrame, per_word: pd.DataFrame, pair_cosines: 
         SELFSIM_FALLS: CheckValue(
             float(halves(adjusted)), percentile_interval(halves(adjusted_draws), method=both),
             {"upper half": float(adjusted[upper].mean()),
-             "lower half": float(adjusted[lower].mean())}),
+             "lower half": float(adjusted[lower].mean()),
+             **leave_one_layer_out(adjusted, layers, lower, upper)}),
         MEV_LOW: CheckValue(
             float(mev_adj[contextual].max()),
             _worst_layer_interval(mev_adj_draws, contextual, mev_method, interval_of_max),

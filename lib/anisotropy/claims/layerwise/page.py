@@ -13,9 +13,9 @@ from anisotropy.claims.layerwise.measure import SUMMARY_LABELS, sink_halves, sta
 from anisotropy.report import plotting
 from anisotropy.report.results import ranges_text, reference
 
-__all__ = ["decoder_texts", "facts_table", "summary_frame", "baseline_texts", "layer_panels",
-           "sink_tables", "word_mev_figure", "frequency_figure", "mev_texts", "layers_table",
-           "summary_columns", "MEV_COLUMNS"]
+__all__ = ["decoder_texts", "facts_table", "left_out_table", "summary_frame", "baseline_texts",
+           "layer_panels", "sink_tables", "word_mev_figure", "frequency_figure", "mev_texts",
+           "layers_table", "summary_columns", "MEV_COLUMNS"]
 
 #: The MEV variants' columns of the per-layer table, each beside its random-word baseline.
 MEV_COLUMNS = ["mev", "mev_uncentred_baseline", "mev_adj", "mev_baseline",
@@ -99,6 +99,36 @@ def facts_table(measured: dict) -> pd.DataFrame:
     frame = frame[list(columns)].rename(columns=columns)
     frame["positions dropped"] = frame["positions dropped"].map(
         lambda p: ", ".join(map(str, p)) or "none")
+    return frame
+
+
+def left_out_table(results, check: str) -> pd.DataFrame:
+    """Per model, a half-layer check's value beside the largest it takes with one layer
+    left out, and that layer (its details, :func:`~anisotropy.claims.layerwise.measure.
+    leave_one_layer_out`): whether the verdict rests on one layer.
+
+    Parameters
+    ----------
+    results : Results
+        The claim's results, holding ``check``.
+    check : str
+        The check's id (``selfsim-falls``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by model (short name): ``all layers``, ``largest, one layer left out`` and
+        ``layer left out for it``.
+    """
+    rows = {}
+    for c in results.checks:
+        if c.check == check and isinstance(c.details, dict) and c.measured is not None:
+            rows[plotting.short_name(c.model)] = {
+                "all layers": c.measured,
+                "largest, one layer left out": c.details.get("largest, one layer left out"),
+                "layer left out for it": c.details.get("layer left out for it")}
+    frame = pd.DataFrame(rows).T
+    frame.index.name = "model"
     return frame
 
 
