@@ -281,10 +281,9 @@ def inputs(settings: Settings) -> list[Extraction]:
 
 # --------------------------------------------------------------------------- checks
 GRADED = (MASSIVE_ACTIVATIONS, MASSIVE_AT_SINK, SINK_HEADS, ROGUE_DIMENSIONS, STANDARDISE_HELPS,
-          STANDARDISE_HELPS_WORDS, ID_PEAK_INTERIOR, ID_PEAK_GRIDE, ID_SHUFFLED_FLATTER,
-          MEASURES_DISAGREE)
+          STANDARDISE_HELPS_WORDS, ID_PEAK_INTERIOR, ID_SHUFFLED_FLATTER, MEASURES_DISAGREE)
 FINDINGS = (MASSIVE_ONSET, MASSIVE_DIMS, MASSIVE_REMOVAL, SINK_HEADS_SHORT, MEASURES_AGREEMENT,
-            ALL_BUT_THE_TOP)
+            ALL_BUT_THE_TOP, ID_PEAK_GRIDE)
 CHECKS = GRADED + FINDINGS
 #: The claim, declared once (:class:`~anisotropy.claims.declaration.ClaimDeclaration`).
 DECLARATION = ClaimDeclaration(
@@ -799,9 +798,11 @@ def grade(results, measured: dict) -> None:
     measured : dict of str to LaterMeasurement
         The measurements per model (:func:`measure`). A check of :data:`GRADED` measured
         as None is recorded as not run, with its details' ``unavailable`` reason; a check
-        of :data:`FINDINGS` is recorded with its measured value.
+        of :data:`FINDINGS` is recorded with its measured value and details, its 95%
+        interval among them (``"95% interval"``) when it has one.
     """
-    grade_each(results, measured, GRADED, FINDINGS)
+    grade_each(results, measured, GRADED, FINDINGS, finding_interval="95% interval",
+               finding_method=True)
 
 
 def frame(measured: dict) -> pd.DataFrame:
