@@ -302,3 +302,13 @@ def test_scaling_from_distances_is_gride_scaling():
     ours, theirs = gride_scaling_from_distances(knn_distances(X, 64), 64), gride_scaling(X, 64)
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_distinct_rows_keep_first_occurrences_in_order():
+    from anisotropy.geometry.dimension import distinct_rows
+
+    X = np.array([[3.0, 0.0], [1.0, 0.0], [3.0, 0.0], [2.0, 0.0], [1.0, 0.0]])
+    first, group = distinct_rows(X)
+    assert first.tolist() == [0, 1, 3]
+    assert group.tolist() == [0, 1, 0, 2, 1]
+    np.testing.assert_array_equal(X[first][group], X)

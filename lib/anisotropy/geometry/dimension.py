@@ -9,7 +9,7 @@ from anisotropy.geometry.validation import check_embeddings, unit_rows
 
 __all__ = ["knn_distances", "knn_distances_among", "lid_mle", "MIN_TWONN_POINTS",
            "twonn_log_ratios", "twonn_from_log_ratios", "twonn", "twonn_subset_log_ratios",
-           "SUBSET_NEIGHBOURS"]
+           "distinct_rows", "SUBSET_NEIGHBOURS"]
 
 
 # --------------------------------------------------------------------------- LID
@@ -362,6 +362,29 @@ def _ranked_neighbours(Y: np.ndarray, k: int, chunk_size: int = 2048
     return index, dist
 
 
+def distinct_rows(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``X`` in the order of their first occurrence, as
+    :func:`twonn_log_ratios` takes them.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n_points, dim)
+        The points.
+
+    Returns
+    -------
+    first : numpy.ndarray of int
+        The index of each distinct row's first occurrence, ascending.
+    group : numpy.ndarray of int, shape (n_points,)
+        For each row, the position in ``first`` of the distinct row it repeats.
+    """
+    _, first, group = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return first[order], rank[np.asarray(group).ravel()]
+
+
 def twonn_subset_log_ratios(X, subsets) -> tuple[np.ndarray, np.ndarray]:
     """:func:`twonn_log_ratios` of the whole sample and within each subset of its rows:
     every point's first and second nearest neighbours searched again among the subset's
@@ -405,12 +428,7 @@ def twonn_subset_log_ratios(X, subsets) -> tuple[np.ndarray, np.ndarray]:
     if X.ndim != 2:
         raise ValueError(f"X must be (n_points, dim); got shape {X.shape}.")
     subsets = np.atleast_2d(np.asarray(subsets, dtype=np.intp))
-    _, first, group = np.unique(X, axis=0, return_index=True, return_inverse=True)
-    # the distinct rows in the order of X, as twonn_log_ratios takes them
-    order = np.argsort(first)
-    first, rank = first[order], np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    group = rank[np.asarray(group).ravel()]
+    first, group = distinct_rows(X)
     n_groups = first.size
     if n_groups < MIN_TWONN_POINTS:
         raise ValueError(f"TwoNN needs at least {MIN_TWONN_POINTS} distinct points; got "

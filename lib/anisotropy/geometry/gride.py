@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import betaln
 
-from anisotropy.geometry.dimension import _self_masked_blocks, knn_distances
+from anisotropy.geometry.dimension import _self_masked_blocks, distinct_rows, knn_distances
 
 __all__ = ["GRIDE_D0", "GRIDE_D1", "GRIDE_EPS", "GRIDE_RANGE_MAX", "MIN_GRIDE_RATIOS",
            "PLATEAU_SHARE", "MIN_PLATEAU_POINTS", "MAX_PLATEAU_POINTS", "GrideEstimate",
@@ -703,12 +703,7 @@ def gride_subset_plateaus(X, subsets) -> tuple[GridePlateau, np.ndarray]:
     if X.ndim != 2:
         raise ValueError(f"X must be (n_points, dim); got shape {X.shape}.")
     subsets = np.atleast_2d(np.asarray(subsets, dtype=np.intp))
-    _, first, group = np.unique(X, axis=0, return_index=True, return_inverse=True)
-    order = np.argsort(first)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    group = rank[np.asarray(group).ravel()]
-    first = first[order]
+    first, group = distinct_rows(X)
     n = first.size
     if not MIN_PLATEAU_POINTS <= n <= MAX_PLATEAU_POINTS:
         raise ValueError(f"the GRIDE plateau's search takes {MIN_PLATEAU_POINTS} to "
