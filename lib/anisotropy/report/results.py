@@ -53,7 +53,7 @@ from anisotropy.report.checks import (
     reference_value,
     references,
 )
-from anisotropy.report.display import finding_interval, glue, glue_all, sig
+from anisotropy.report.display import finding_interval, glue, glue_all, interval_text, sig
 from anisotropy.report.verdicts import GRADED, VERDICTS, mark
 
 __all__ = ["Check", "Results", "VERDICTS", "ResultsError", "add_models_not_run", "glue",
@@ -804,6 +804,5 @@ def write_json(path: str | Path, data: Any) -> Path:
 def _interval_cell(check: Check) -> str:
     """A section table's interval cell: the check's interval, or a finding's from its
     details (:func:`~anisotropy.report.display.finding_interval`); empty without one."""
-    interval = check.interval or finding_interval({"verdict": check.verdict,
-                                                   "details": check.details})
-    return "[" + ", ".join(sig(float(v)) for v in interval) + "]" if interval else ""
+    return interval_text(check.interval or finding_interval({"verdict": check.verdict,
+                                                             "details": check.details}))
